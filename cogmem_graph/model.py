@@ -1,0 +1,315 @@
+"""Domain model: the MemoryTrace envelope and the vocabulary around it.
+
+Python attributes are snake_case; graph properties are the camelCase aliases
+(`trace.to_graph_props()`), the convention Neo4j Browser users expect. Every
+number that has a natural range is validated, so a bad value fails at the edge
+with an error that names the field instead of corrupting decay maths later.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import uuid
+from enum import StrEnum
+from typing import Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
+
+# ---------------------------------------------------------------- vocabulary
+
+
+class MemoryType(StrEnum):
+    EPISODIC = "episodic"
+    SEMANTIC = "semantic"
+    PROCEDURAL = "procedural"
+    PROSPECTIVE = "prospective"
+    RELATIONAL = "relational"
+
+
+class Scope(StrEnum):
+    """Who may see a memory. `agent` is the agent's own private store."""
+
+    THREAD = "thread"
+    USER = "user"
+    PERSONA = "persona"
+    ORGANIZATION = "organization"
+    AGENT = "agent"
+
+
+class SourceType(StrEnum):
+    USER_STATEMENT = "user_statement"
+    AGENT_INFERENCE = "agent_inference"
+    TOOL_RESULT = "tool_result"
+    OBSERVATION = "observation"
+    REFLECTION = "reflection"
+    EXTERNAL = "external"
+
+
+class EdgeType(StrEnum):
+    """The eight associative edge types. Values are the relationship types in the graph."""
+
+    SHARED_ENTITY = "SHARED_ENTITY"
+    TEMPORAL_SEQUENCE = "TEMPORAL_SEQUENCE"
+    SAME_TOPIC = "SAME_TOPIC"
+    CONTRADICTS = "CONTRADICTS"
+    SUPERSEDES = "SUPERSEDES"
+    CAUSED_BY = "CAUSED_BY"
+    CO_ACTIVATED = "CO_ACTIVATED"
+    SCHEMA_INSTANCE = "SCHEMA_INSTANCE"
+
+
+class NodeLabel(StrEnum):
+    """Node labels. A trace also carries its type label (Episodic, Semantic, ...)."""
+
+    TRACE = "Trace"
+    ENTITY = "Entity"
+    SCHEMA = "Schema"
+    ARCHIVED_TRACE = "ArchivedTrace"
+    PROSPECTIVE = "Prospective"
+    OBSERVATION_NOTE = "ObservationNote"
+
+
+class LinkType(StrEnum):
+    """Structural (non-associative) relationship types."""
+
+    MENTIONS = "MENTIONS"
+
+
+TYPE_LABELS: dict[MemoryType, str] = {t: t.value.capitalize() for t in MemoryType}
+"""Second label per memory type so Neo4j Browser colours each kind differently."""
+
+
+def scope_key(scope: Scope | str, scope_id: str) -> str:
+    """The single string every read filters on: `"<scope>:<scope id>"`."""
+    return f"{Scope(scope).value}:{scope_id}"
+
+
+def content_hash(content: str) -> str:
+    """SHA-256 of the content: identical-content detection without embeddings."""
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+def new_trace_id() -> str:
+    return "mt_" + uuid.uuid4().hex
+
+
+# ---------------------------------------------------------------- text hygiene
+
+
+def check_text(value: str, field: str, *, allow_empty: bool = True, max_len: int | None = None) -> str:
+    """Reject text the stores cannot keep verbatim: NUL bytes and lone surrogates
+    (not encodable as UTF-8). Everything else, quotes and Cypher included, is data."""
+    if not isinstance(value, str):
+        raise ValueError(f"{field} must be a string")
+    if not allow_empty and not value.strip():
+        raise ValueError(f"{field} must not be empty")
+    if "\x00" in value:
+        raise ValueError(f"{field} must not contain NUL bytes")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"{field} contains characters that are not valid UTF-8 (lone surrogates)") from exc
+    if max_len is not None and len(value) > max_len:
+        raise ValueError(f"{field} is longer than {max_len} characters")
+    return value
+
+
+MAX_CONTENT_CHARS = 1_000_000
+MAX_ID_CHARS = 256
+
+
+class _Strict(BaseModel):
+    """Base: camelCase aliases, no NaN/inf, assignment validated, unknown fields refused."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        validate_assignment=True,
+        allow_inf_nan=False,
+        extra="forbid",
+        use_enum_values=False,
+    )
+
+
+Unit = Field(ge=0.0, le=1.0)
+
+
+# ---------------------------------------------------------------- personality and mood
+
+
+class Hexaco(_Strict):
+    """HEXACO personality traits, each in [0, 1]; 0.5 is the neutral midpoint."""
+
+    honesty: float = Field(0.5, ge=0.0, le=1.0)
+    emotionality: float = Field(0.5, ge=0.0, le=1.0)
+    extraversion: float = Field(0.5, ge=0.0, le=1.0)
+    agreeableness: float = Field(0.5, ge=0.0, le=1.0)
+    conscientiousness: float = Field(0.5, ge=0.0, le=1.0)
+    openness: float = Field(0.5, ge=0.0, le=1.0)
+
+    def dominant(self) -> str:
+        """Name of the highest trait (ties: the order above)."""
+        values = self.model_dump()
+        return max(values, key=lambda k: values[k])
+
+
+class Mood(_Strict):
+    """PAD mood (pleasure/valence, arousal, dominance), each in [-1, 1]."""
+
+    valence: float = Field(0.0, ge=-1.0, le=1.0)
+    arousal: float = Field(0.0, ge=-1.0, le=1.0)
+    dominance: float = Field(0.0, ge=-1.0, le=1.0)
+
+    @property
+    def arousal01(self) -> float:
+        """Arousal mapped to [0, 1], the range the Yerkes-Dodson curve expects."""
+        return (self.arousal + 1.0) / 2.0
+
+
+NEUTRAL_MOOD = Mood()
+
+
+# ---------------------------------------------------------------- the trace envelope
+
+
+Metadata = dict[str, str | int | float | bool | None]
+
+
+class MemoryTrace(_Strict):
+    """One memory. Field groups follow the reference envelope."""
+
+    # identity
+    id: str = Field(default_factory=new_trace_id)
+    type: MemoryType = MemoryType.EPISODIC
+    scope: Scope = Scope.USER
+    scope_id: str
+    scope_key: str = ""
+    agent_id: str
+
+    # content
+    content: str
+    tags: list[str] = Field(default_factory=list)
+    entities: list[str] = Field(default_factory=list)
+    structured_data: dict[str, Any] | None = None
+    metadata: Metadata = Field(default_factory=dict)
+    content_hash: str = ""
+
+    # provenance
+    source_type: SourceType = SourceType.USER_STATEMENT
+    source_id: str | None = None
+    confidence: float = Field(1.0, ge=0.0, le=1.0)
+    verification_count: int = Field(0, ge=0)
+    contradicted_by: list[str] = Field(default_factory=list)
+
+    # emotional context (PAD snapshot at encoding + intensity)
+    valence: float = Field(0.0, ge=-1.0, le=1.0)
+    arousal: float = Field(0.0, ge=-1.0, le=1.0)
+    dominance: float = Field(0.0, ge=-1.0, le=1.0)
+    intensity: float = Field(0.0, ge=0.0, le=1.0)
+
+    # decay parameters
+    encoding_strength: float = Field(0.5, ge=0.0, le=1.0)
+    stability: float = Field(3_600_000.0, gt=0.0, description="decay time constant, ms")
+    retrieval_count: int = Field(0, ge=0)
+    last_accessed_at: int = Field(0, ge=0)
+
+    # spaced repetition
+    reinforcement_interval: int = Field(86_400_000, gt=0, description="ms")
+    next_reinforcement_at: int = Field(0, ge=0)
+
+    # graph links (read side; edges are the truth)
+    associated_trace_ids: list[str] = Field(default_factory=list)
+
+    # lifecycle
+    created_at: int = Field(0, ge=0, description="event time, epoch ms")
+    recorded_at: int = Field(0, ge=0, description="when the memory learned it, epoch ms")
+    updated_at: int = Field(0, ge=0)
+    consolidated_at: int | None = None
+    is_active: bool = True
+
+    # consistency between graph and vectors
+    indexed: bool = False
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, v: str) -> str:
+        return check_text(v, "content", allow_empty=False, max_len=MAX_CONTENT_CHARS)
+
+    @field_validator("scope_id", "agent_id", "id")
+    @classmethod
+    def _ids(cls, v: str, info) -> str:
+        return check_text(v, info.field_name, allow_empty=False, max_len=MAX_ID_CHARS)
+
+    @field_validator("tags", "entities")
+    @classmethod
+    def _str_list(cls, v: list[str], info) -> list[str]:
+        out: list[str] = []
+        for item in v:
+            check_text(item, info.field_name, allow_empty=False, max_len=1_000)
+            if item not in out:
+                out.append(item)
+        return out
+
+    @field_validator("metadata")
+    @classmethod
+    def _metadata(cls, v: Metadata) -> Metadata:
+        for key, val in v.items():
+            check_text(key, "metadata key", allow_empty=False, max_len=200)
+            if isinstance(val, str):
+                check_text(val, f"metadata[{key!r}]")
+            elif isinstance(val, float) and not math.isfinite(val):
+                raise ValueError(f"metadata[{key!r}] must be a finite number")
+        return v
+
+    @model_validator(mode="after")
+    def _derived(self) -> MemoryTrace:
+        # object.__setattr__ avoids re-running validation recursively.
+        expected_key = scope_key(self.scope, self.scope_id)
+        if self.scope_key and self.scope_key != expected_key:
+            raise ValueError(f"scope_key {self.scope_key!r} does not match scope/scope_id ({expected_key!r})")
+        object.__setattr__(self, "scope_key", expected_key)
+        if not self.content_hash:
+            object.__setattr__(self, "content_hash", content_hash(self.content))
+        if not self.recorded_at:
+            object.__setattr__(self, "recorded_at", self.created_at)
+        if not self.last_accessed_at:
+            object.__setattr__(self, "last_accessed_at", self.recorded_at)
+        if not self.updated_at:
+            object.__setattr__(self, "updated_at", self.recorded_at)
+        return self
+
+    # ------------------------------------------------------------ graph mapping
+
+    @property
+    def type_label(self) -> str:
+        return TYPE_LABELS[self.type]
+
+    def to_graph_props(self) -> dict[str, Any]:
+        """Flat property map for a graph node: camelCase keys, primitives and
+        lists of strings only (maps are stored as JSON strings)."""
+        props = self.model_dump(by_alias=True, mode="json", exclude={"associated_trace_ids"})
+        props["structuredData"] = json.dumps(self.structured_data) if self.structured_data is not None else None
+        props["metadata"] = json.dumps(self.metadata, sort_keys=True)
+        return props
+
+    @classmethod
+    def from_graph_props(cls, props: dict[str, Any]) -> MemoryTrace:
+        data = dict(props)
+        sd = data.get("structuredData")
+        data["structuredData"] = json.loads(sd) if isinstance(sd, str) else sd
+        md = data.get("metadata")
+        data["metadata"] = json.loads(md) if isinstance(md, str) else (md or {})
+        for list_field in ("tags", "entities", "contradictedBy"):
+            if data.get(list_field) is None:
+                data[list_field] = []
+        known = {f.alias or name for name, f in cls.model_fields.items()} | set(cls.model_fields)
+        return cls.model_validate({k: v for k, v in data.items() if k in known and v is not None or k == "consolidatedAt"})
