@@ -227,6 +227,9 @@ class MemoryTrace(_Strict):
     next_reinforcement_at: int = Field(0, ge=0)
 
     # graph links (read side; edges are the truth)
+    sequence_key: str | None = Field(
+        None, description="thread or source this trace continues; TEMPORAL_SEQUENCE chains follow it"
+    )
     associated_trace_ids: list[str] = Field(default_factory=list)
 
     # lifecycle

@@ -1,0 +1,72 @@
+"""Graph-layer configuration: where the graph lives and how association behaves in it.
+
+Defaults are the reference values: activation depth 3, decay 0.5 per hop,
+threshold 0.1, at most 20 activated traces; Hebbian learning rate 0.1; edge
+weights SHARED_ENTITY 0.5, TEMPORAL_SEQUENCE 0.3 (within 5 minutes),
+SCHEMA_INSTANCE 0.6.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+from cogmem_graph.clock import MS_PER_MINUTE
+
+
+class _Config(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, validate_assignment=True)
+
+
+class ActivationConfig(_Config):
+    """Spreading activation (ACT-R style) over the associative edges."""
+
+    max_depth: int = Field(3, ge=1, le=5, description="maximum hops from the seed traces")
+    decay_per_hop: float = Field(0.5, gt=0.0, le=1.0, description="activation multiplier per hop")
+    threshold: float = Field(0.1, ge=0.0, le=1.0, description="paths weaker than this stop spreading")
+    max_results: int = Field(20, ge=1, le=1000, description="activated traces returned at most")
+    max_seeds: int = Field(5, ge=1, le=100, description="top retrieval hits used as seeds")
+
+
+class EdgeDefaults(_Config):
+    """Default weights of derived edges and the rules that derive them."""
+
+    shared_entity_weight: float = Field(0.5, ge=0.0, le=1.0)
+    temporal_sequence_weight: float = Field(0.3, ge=0.0, le=1.0)
+    schema_instance_weight: float = Field(0.6, ge=0.0, le=1.0)
+    temporal_window_ms: int = Field(5 * MS_PER_MINUTE, gt=0, description="TEMPORAL_SEQUENCE links traces this close in time")
+    shared_entity_max_links: int = Field(
+        10, ge=0, le=1000,
+        description="per new trace and entity, link to at most this many most recent traces (keeps hub entities from making cliques)",
+    )
+    hebbian_learning_rate: float = Field(0.1, gt=0.0, le=1.0, description="eta in w <- w + eta * (1 - w)")
+
+
+class GraphConfig(_Config):
+    """Where the graph lives.
+
+    `uri` None means the embedded FalkorDB under the memory home; `falkor://host:port`
+    (or `redis://`) an external FalkorDB; `bolt://`, `neo4j://` (and `+s` variants) Neo4j.
+    """
+
+    uri: str | None = None
+    graph_name: str = Field("cogmem", min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_\-]+$")
+    neo4j_database: str = Field(default_factory=lambda: os.environ.get("NEO4J_DATABASE", "neo4j"))
+    neo4j_user: str = Field(default_factory=lambda: os.environ.get("NEO4J_USER", os.environ.get("NEO4J_USERNAME", "neo4j")))
+    neo4j_password: SecretStr | None = Field(
+        default_factory=lambda: SecretStr(os.environ["NEO4J_PASSWORD"]) if os.environ.get("NEO4J_PASSWORD") else None
+    )
+    falkor_password: SecretStr | None = Field(
+        default_factory=lambda: SecretStr(os.environ["FALKORDB_PASSWORD"]) if os.environ.get("FALKORDB_PASSWORD") else None
+    )
+    appendfsync: Literal["always", "everysec", "no"] = Field(
+        "always", description="embedded FalkorDB AOF fsync policy; 'always' never loses an acknowledged write"
+    )
+    startup_timeout_s: float = Field(20.0, gt=0.0)
+    query_timeout_ms: int = Field(60_000, gt=0)
+    retry_attempts: int = Field(4, ge=1, le=20, description="tries for transient connection faults")
+    retry_max_wait_s: float = Field(2.0, ge=0.0)
+    activation: ActivationConfig = Field(default_factory=ActivationConfig)
+    edges: EdgeDefaults = Field(default_factory=EdgeDefaults)

@@ -1,0 +1,31 @@
+"""Errors a caller can act on. Each message says what failed and what to do."""
+
+from __future__ import annotations
+
+
+class CogmemError(Exception):
+    """Base of every error raised by cogmem-graph."""
+
+
+class BackendUnavailable(CogmemError):
+    """A store could not be reached. The message names the URL and what to start."""
+
+    def __init__(self, message: str, *, url: str | None = None) -> None:
+        super().__init__(message)
+        self.url = url
+
+
+class GraphStoreUnavailable(BackendUnavailable):
+    pass
+
+
+class EmbeddedServerError(GraphStoreUnavailable):
+    """The embedded FalkorDB could not be started (missing binaries, port, locked home)."""
+
+
+class HomeLocked(EmbeddedServerError):
+    """Another process already runs the embedded graph server on this memory home."""
+
+
+class GraphQueryError(CogmemError):
+    """The database rejected a statement; names the statement."""

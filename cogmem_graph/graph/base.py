@@ -1,0 +1,371 @@
+"""Operations shared by both graph adapters.
+
+Each operation is one named statement and one round trip. Subclasses only know
+how to execute a statement on their engine (`_run`), set up their schema, and
+phrase a full-text query; everything else (batching, deduplication, scope checks,
+result shaping) lives here once.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tenacity import (
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential,
+)
+
+from cogmem_graph.clock import Clock, SystemClock
+from cogmem_graph.config.graph import ActivationConfig, GraphConfig
+from cogmem_graph.errors import GraphStoreUnavailable
+from cogmem_graph.graph.cypher import CypherLibrary
+from cogmem_graph.graph.port import (
+    AccessUpdate,
+    Activation,
+    Edge,
+    GraphStats,
+    LexicalHit,
+    Mention,
+    Subgraph,
+)
+from cogmem_graph.model import EdgeType, MemoryTrace
+
+log = logging.getLogger(__name__)
+
+BATCH_SIZE = 2_000
+
+
+def require_scope_keys(scope_keys: Sequence[str] | None) -> list[str]:
+    """Tenancy is never optional: a read without scope keys is a programming error."""
+    if scope_keys is None or isinstance(scope_keys, str) or len(scope_keys) == 0:
+        raise ValueError("scope_keys must be a non-empty list of scope keys")
+    keys = list(scope_keys)
+    for key in keys:
+        if not isinstance(key, str) or not key:
+            raise ValueError("scope_keys must contain non-empty strings")
+    return keys
+
+
+def _chunks(items: Sequence[Any], size: int = BATCH_SIZE):
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+class CypherGraphStore(ABC):
+    """A GraphStore over a Cypher engine."""
+
+    dialect: str = ""
+
+    def __init__(self, config: GraphConfig | None = None, clock: Clock | None = None) -> None:
+        self.config = config or GraphConfig()
+        self.clock = clock or SystemClock()
+        self.cypher = CypherLibrary(self.dialect)
+
+    # ------------------------------------------------------------ engine hooks
+
+    url: str = ""
+
+    @abstractmethod
+    def _run(self, text: str, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]:
+        """Execute one statement, returning rows as dicts keyed by column name."""
+
+    @abstractmethod
+    def _is_transient(self, exc: BaseException) -> bool:
+        """True for faults worth retrying (dropped connection, timeout, leader switch)."""
+
+    @abstractmethod
+    def _fulltext_query(self, text: str) -> str | None:
+        """The engine's escaped full-text query for free text (None: nothing to search)."""
+
+    @abstractmethod
+    def setup_schema(self) -> None: ...
+
+    @abstractmethod
+    def clear(self) -> None: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    # ------------------------------------------------------------ execution
+
+    def run(self, name: str, params: dict[str, Any] | None = None, *, write: bool = False) -> list[dict[str, Any]]:
+        """Run a named statement with bounded retries on transient faults."""
+        return self._run_text(self.cypher.get(name), params or {}, write=write, name=name)
+
+    def _run_text(self, text: str, params: dict[str, Any], *, write: bool, name: str) -> list[dict[str, Any]]:
+        retrying = Retrying(
+            stop=stop_after_attempt(self.config.retry_attempts),
+            wait=wait_exponential(multiplier=0.05, max=self.config.retry_max_wait_s),
+            retry=retry_if_exception(self._is_transient),
+            reraise=True,
+        )
+        try:
+            for attempt in retrying:
+                with attempt:
+                    return self._run(text, params, write=write)
+        except Exception as exc:
+            if self._is_transient(exc):
+                raise GraphStoreUnavailable(
+                    f"{self.dialect} graph at {self.url} is unreachable after "
+                    f"{self.config.retry_attempts} attempts ({type(exc).__name__}: {exc}). "
+                    f"{self._start_hint()}",
+                    url=self.url,
+                ) from exc
+            raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _start_hint(self) -> str:
+        return "Start the graph server, or open the store without a graph URL to use the embedded default."
+
+    def _now(self) -> int:
+        return self.clock.now_ms()
+
+    # ------------------------------------------------------------ traces
+
+    def upsert_traces(self, traces: Sequence[MemoryTrace]) -> int:
+        rows = list({t.id: t.to_graph_props() for t in traces}.values())
+        written = 0
+        for chunk in _chunks(rows):
+            written += self.run("upsert_traces", {"rows": chunk}, write=True)[0]["written"]
+        return written
+
+    def get_traces(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[MemoryTrace]:
+        keys = require_scope_keys(scope_keys)
+        if not ids:
+            return []
+        rows = self.run("get_traces", {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys})
+        return [MemoryTrace.from_graph_props(r["trace"]) for r in rows]
+
+    def list_traces(
+        self, scope_keys: Sequence[str], *, include_inactive: bool = False, skip: int = 0, limit: int = 100
+    ) -> list[MemoryTrace]:
+        keys = require_scope_keys(scope_keys)
+        if skip < 0 or limit < 0:
+            raise ValueError("skip and limit must be >= 0")
+        rows = self.run(
+            "list_traces",
+            {"scopeKeys": keys, "includeInactive": include_inactive, "skip": skip, "limit": limit},
+        )
+        return [MemoryTrace.from_graph_props(r["trace"]) for r in rows]
+
+    def soft_delete(self, ids: Sequence[str], scope_keys: Sequence[str], reason: str) -> list[str]:
+        keys = require_scope_keys(scope_keys)
+        if not ids:
+            return []
+        rows = self.run(
+            "soft_delete_traces",
+            {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys, "now": self._now(), "reason": reason},
+            write=True,
+        )
+        return [r["id"] for r in rows]
+
+    def set_indexed(self, ids: Sequence[str], indexed: bool = True) -> int:
+        updated = 0
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            updated += self.run("set_indexed", {"ids": chunk, "indexed": indexed}, write=True)[0]["updated"]
+        return updated
+
+    def unindexed_traces(self, limit: int = 1000) -> list[MemoryTrace]:
+        rows = self.run("unindexed_traces", {"limit": limit})
+        return [MemoryTrace.from_graph_props(r["trace"]) for r in rows]
+
+    # ------------------------------------------------------------ entities and edges
+
+    def merge_mentions(self, mentions: Sequence[Mention]) -> int:
+        rows = list(
+            {
+                (m.trace_id, m.key): {"traceId": m.trace_id, "key": m.key, "name": m.name, "kind": m.kind}
+                for m in mentions
+            }.values()
+        )
+        linked = 0
+        for chunk in _chunks(rows):
+            linked += self.run("merge_mentions", {"rows": chunk, "now": self._now()}, write=True)[0]["linked"]
+        return linked
+
+    def merge_edges(self, edge_type: EdgeType, edges: Sequence[Edge]) -> int:
+        edge_type = EdgeType(edge_type)
+        by_pair: dict[tuple[str, str], float] = {}
+        for e in edges:
+            if not 0.0 <= e.weight <= 1.0:
+                raise ValueError(f"edge weight must be in [0, 1], got {e.weight} for {e.src}->{e.dst}")
+            if e.src == e.dst:
+                continue
+            by_pair[(e.src, e.dst)] = max(e.weight, by_pair.get((e.src, e.dst), 0.0))
+        rows = [{"src": s, "dst": d, "weight": w} for (s, d), w in by_pair.items()]
+        text = self.cypher.for_edge("merge_edges", edge_type)
+        merged = 0
+        for chunk in _chunks(rows):
+            result = self._run_text(text, {"rows": chunk, "now": self._now()}, write=True, name="merge_edges")
+            merged += result[0]["merged"]
+        return merged
+
+    def get_edges(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[Edge]:
+        keys = require_scope_keys(scope_keys)
+        if not ids:
+            return []
+        rows = self.run("get_edges", {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys})
+        return [Edge(r["src"], r["dst"], float(r["weight"]), EdgeType(r["type"])) for r in rows]
+
+    def derive_shared_entity_edges(self, ids: Sequence[str], scope_keys: Sequence[str]) -> int:
+        keys = require_scope_keys(scope_keys)
+        if not ids:
+            return 0
+        edges = self.config.edges
+        rows = self.run(
+            "derive_shared_entity",
+            {
+                "ids": list(dict.fromkeys(ids)),
+                "scopeKeys": keys,
+                "maxLinks": edges.shared_entity_max_links,
+                "weight": edges.shared_entity_weight,
+                "now": self._now(),
+            },
+            write=True,
+        )
+        return rows[0]["linked"] if rows else 0
+
+    def derive_temporal_edges(self, ids: Sequence[str], scope_keys: Sequence[str]) -> int:
+        keys = require_scope_keys(scope_keys)
+        if not ids:
+            return 0
+        edges = self.config.edges
+        rows = self.run(
+            "derive_temporal_sequence",
+            {
+                "ids": list(dict.fromkeys(ids)),
+                "scopeKeys": keys,
+                "windowMs": edges.temporal_window_ms,
+                "weight": edges.temporal_sequence_weight,
+                "now": self._now(),
+            },
+            write=True,
+        )
+        return rows[0]["linked"] if rows else 0
+
+    # ------------------------------------------------------------ association in the database
+
+    def spread_activation(
+        self, seed_ids: Sequence[str], scope_keys: Sequence[str], config: ActivationConfig | None = None
+    ) -> list[Activation]:
+        keys = require_scope_keys(scope_keys)
+        cfg = config or self.config.activation
+        seeds = list(dict.fromkeys(seed_ids))[: cfg.max_seeds]
+        if not seeds:
+            return []
+        rows = self.run(
+            "spread_activation",
+            {
+                "seeds": seeds,
+                "scopeKeys": keys,
+                "maxDepth": cfg.max_depth,
+                "decay": cfg.decay_per_hop,
+                "threshold": cfg.threshold,
+                "maxResults": cfg.max_results,
+            },
+        )
+        return [Activation(r["id"], float(r["activation"])) for r in rows]
+
+    def hebbian_update(
+        self, co_retrieved: Sequence[Sequence[str]], scope_keys: Sequence[str]
+    ) -> dict[tuple[str, str], float]:
+        """Strengthen CO_ACTIVATED between every pair retrieved together.
+
+        Several sets may name the same pair; they are folded into one row with a
+        count k, so each edge is touched once per call (one round trip)."""
+        keys = require_scope_keys(scope_keys)
+        pairs: Counter[tuple[str, str]] = Counter()
+        for group in co_retrieved:
+            unique = sorted(set(group))
+            pairs.update(itertools.combinations(unique, 2))
+        if not pairs:
+            return {}
+        rows = [{"a": a, "b": b, "k": k} for (a, b), k in pairs.items()]
+        out: dict[tuple[str, str], float] = {}
+        for chunk in _chunks(rows):
+            result = self.run(
+                "hebbian_update",
+                {"rows": chunk, "scopeKeys": keys, "eta": self.config.edges.hebbian_learning_rate, "now": self._now()},
+                write=True,
+            )
+            out.update({(r["a"], r["b"]): float(r["weight"]) for r in result})
+        return out
+
+    def record_access(self, updates: Sequence[AccessUpdate], scope_keys: Sequence[str]) -> dict[str, int]:
+        keys = require_scope_keys(scope_keys)
+        rows = [
+            {
+                "id": u.trace_id,
+                "lastAccessedAt": u.last_accessed_at,
+                "stability": u.stability,
+                "reinforcementInterval": u.reinforcement_interval,
+                "nextReinforcementAt": u.next_reinforcement_at,
+            }
+            for u in {u.trace_id: u for u in updates}.values()
+        ]
+        if not rows:
+            return {}
+        result = self.run("record_access", {"rows": rows, "scopeKeys": keys, "now": self._now()}, write=True)
+        return {r["id"]: int(r["retrievalCount"]) for r in result}
+
+    # ------------------------------------------------------------ lexical search
+
+    def fulltext_search(self, text: str, scope_keys: Sequence[str], limit: int = 50) -> list[LexicalHit]:
+        keys = require_scope_keys(scope_keys)
+        query = self._fulltext_query(text)
+        if query is None or limit <= 0:
+            return []
+        rows = self.run("fulltext_search", {"query": query, "scopeKeys": keys, "limit": limit})
+        return [LexicalHit(r["id"], float(r["score"])) for r in rows]
+
+    # ------------------------------------------------------------ inspection
+
+    def subgraph(self, ids: Sequence[str], scope_keys: Sequence[str]) -> Subgraph:
+        keys = require_scope_keys(scope_keys)
+        if not ids:
+            return Subgraph()
+        rows = self.run("subgraph", {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys})
+        if not rows:
+            return Subgraph()
+        row = rows[0]
+        return Subgraph(
+            traces=[dict(t) for t in row["traces"] if t],
+            entities=[dict(e) for e in row["entities"] if e],
+            edges=[dict(e) for e in row["edges"] if e],
+        )
+
+    def stats(self, scope_keys: Sequence[str] | None = None) -> GraphStats:
+        keys = None if scope_keys is None else require_scope_keys(scope_keys)
+        stats = GraphStats()
+        for r in self.run("stats_traces", {"scopeKeys": keys}):
+            n = int(r["n"])
+            stats.traces_by_type[r["type"]] = stats.traces_by_type.get(r["type"], 0) + n
+            if r["active"]:
+                stats.active_traces += n
+            else:
+                stats.inactive_traces += n
+            if r["indexed"] is False:
+                stats.unindexed_traces += n
+        for r in self.run("stats_edges", {"scopeKeys": keys}):
+            stats.edges_by_type[r["type"]] = int(r["n"])
+        rows = self.run("stats_entities", {"scopeKeys": keys})
+        stats.entities = int(rows[0]["n"]) if rows else 0
+        return stats
+
+    # ------------------------------------------------------------ context manager
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+SchemaStep = Callable[[], None]

@@ -1,0 +1,177 @@
+"""FalkorDB adapter: the embedded default (a server the library starts) or an external URL.
+
+Uses the native `falkordb` client (FalkorDB's Bolt endpoint is experimental).
+Facts of the engine this adapter respects:
+- index creation is not idempotent ("already indexed" is success here);
+- a unique constraint needs its exact-match index first and is created through
+  the GRAPH.CONSTRAINT command, whose arguments come only from our enums;
+- one query must not MERGE the same relationship twice (the server crashes),
+  so batches are deduplicated by the shared layer before they are sent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import redis
+from falkordb import FalkorDB
+
+from cogmem_graph.clock import Clock
+from cogmem_graph.config.graph import GraphConfig
+from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable
+from cogmem_graph.graph.base import CypherGraphStore
+from cogmem_graph.graph.fulltext import redisearch_query
+from cogmem_graph.graph.launcher import EmbeddedFalkorDB, acquire_embedded, release_embedded
+from cogmem_graph.model import NodeLabel
+
+_UNIQUE_KEYS: tuple[tuple[NodeLabel, str], ...] = (
+    (NodeLabel.TRACE, "id"),
+    (NodeLabel.ENTITY, "key"),
+    (NodeLabel.SCHEMA, "id"),
+)
+
+
+def _plain(value: Any) -> Any:
+    """OrderedDicts and nested lists from the client into plain Python values."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+class FalkorGraphStore(CypherGraphStore):
+    dialect = "falkordb"
+
+    def __init__(
+        self,
+        *,
+        url: str | None = None,
+        data_dir: Path | None = None,
+        config: GraphConfig | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        """Either `url` (external server: falkor://host:port, redis://host:port) or
+        `data_dir` (embedded server started and owned by this process)."""
+        super().__init__(config, clock)
+        if (url is None) == (data_dir is None):
+            raise ValueError("FalkorGraphStore needs exactly one of url= or data_dir=")
+        self._server: EmbeddedFalkorDB | None = None
+        if data_dir is not None:
+            self._server = acquire_embedded(
+                Path(data_dir),
+                appendfsync=self.config.appendfsync,
+                startup_timeout_s=self.config.startup_timeout_s,
+            )
+            host, port, password = "127.0.0.1", self._server.port, None
+            self.url = self._server.url
+        else:
+            parsed = urlparse(url)
+            if parsed.scheme not in ("falkor", "falkordb", "redis"):
+                raise ValueError(f"graph url scheme must be falkor:// or redis://, got {url!r}")
+            host, port = parsed.hostname or "127.0.0.1", parsed.port or 6379
+            password = parsed.password or (
+                self.config.falkor_password.get_secret_value() if self.config.falkor_password else None
+            )
+            self.url = f"{parsed.scheme}://{host}:{port}"
+        self._db = FalkorDB(
+            host=host,
+            port=port,
+            password=password,
+            socket_connect_timeout=2.0,
+            socket_timeout=self.config.query_timeout_ms / 1000 + 5,
+        )
+        self._graph = self._db.select_graph(self.config.graph_name)
+        self._closed = False
+        self._check_reachable()
+
+    def __repr__(self) -> str:
+        return f"FalkorGraphStore(url={self.url!r}, graph={self.config.graph_name!r})"
+
+    @property
+    def embedded_server(self) -> EmbeddedFalkorDB | None:
+        return self._server
+
+    def _check_reachable(self) -> None:
+        """Fail fast with the URL if the server is not there; the write form of the
+        ping also creates the graph key, so read-only queries on a new graph work."""
+        try:
+            self.run("ping", write=True)
+        except GraphStoreUnavailable:
+            self.close()
+            raise
+
+    def _start_hint(self) -> str:
+        if self._server is not None:
+            return "The embedded graph server stopped; reopen the store to restart it."
+        return (
+            "Start FalkorDB (e.g. `docker run -p 6379:6379 falkordb/falkordb`) or open the store "
+            "without a graph URL to use the embedded default."
+        )
+
+    # ------------------------------------------------------------ engine hooks
+
+    def _run(self, text: str, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]:
+        if self._closed:
+            raise GraphStoreUnavailable(f"graph store {self.url} is closed", url=self.url)
+        timeout = self.config.query_timeout_ms
+        try:
+            if write:
+                result = self._graph.query(text, params, timeout=timeout)
+            else:
+                result = self._graph.ro_query(text, params, timeout=timeout)
+        except redis.ResponseError as exc:
+            raise GraphQueryError(f"FalkorDB rejected a statement: {exc}") from exc
+        header = [column[1] for column in (result.header or [])]
+        return [dict(zip(header, (_plain(v) for v in row), strict=True)) for row in result.result_set]
+
+    def _is_transient(self, exc: BaseException) -> bool:
+        return isinstance(exc, (redis.ConnectionError, redis.TimeoutError, ConnectionError, TimeoutError))
+
+    def _fulltext_query(self, text: str) -> str | None:
+        return redisearch_query(text)
+
+    # ------------------------------------------------------------ schema
+
+    def setup_schema(self) -> None:
+        for name in self.cypher.names("schema_"):
+            try:
+                self.run(name, write=True)
+            except GraphQueryError as exc:
+                if "already indexed" not in str(exc) and "already exists" not in str(exc):
+                    raise
+        existing = {
+            (r["label"], tuple(r["properties"]))
+            for r in self.run("list_constraints")
+        }
+        for label, prop in _UNIQUE_KEYS:
+            if (label.value, (prop,)) in existing:
+                continue
+            try:
+                self._db.connection.execute_command(
+                    "GRAPH.CONSTRAINT", "CREATE", self.config.graph_name, "UNIQUE", "NODE",
+                    label.value, "PROPERTIES", 1, prop,
+                )
+            except redis.ResponseError as exc:
+                if "already exists" not in str(exc):
+                    raise GraphQueryError(f"FalkorDB refused the unique constraint on {label}.{prop}: {exc}") from exc
+
+    def clear(self) -> None:
+        """Delete the whole graph (tests and `cogmem import --replace`)."""
+        with contextlib.suppress(redis.ResponseError):
+            self._graph.delete()
+        self._graph = self._db.select_graph(self.config.graph_name)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        with contextlib.suppress(Exception):
+            self._db.connection.close()
+        if self._server is not None:
+            release_embedded(self._server)
+            self._server = None

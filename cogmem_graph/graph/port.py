@@ -1,0 +1,108 @@
+"""The `GraphStore` port: what the rest of the library may ask of a graph database.
+
+Two adapters implement it (Neo4j and FalkorDB) by running the same named Cypher
+statements. Every read takes the caller's visible scope keys; nothing here keeps
+per-tenant state, so one store object can serve every agent safely.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from cogmem_graph.config.graph import ActivationConfig
+from cogmem_graph.model import EdgeType, MemoryTrace
+
+
+@dataclass(frozen=True)
+class Edge:
+    src: str
+    dst: str
+    weight: float
+    type: EdgeType | None = None
+
+
+@dataclass(frozen=True)
+class Mention:
+    trace_id: str
+    key: str
+    name: str
+    kind: str = "thing"
+
+
+@dataclass(frozen=True)
+class Activation:
+    trace_id: str
+    activation: float
+
+
+@dataclass(frozen=True)
+class LexicalHit:
+    trace_id: str
+    score: float
+
+
+@dataclass(frozen=True)
+class AccessUpdate:
+    """New spaced-repetition values for a retrieved trace (computed by the cognitive core)."""
+
+    trace_id: str
+    last_accessed_at: int
+    stability: float
+    reinforcement_interval: int
+    next_reinforcement_at: int
+
+
+@dataclass
+class Subgraph:
+    traces: list[dict] = field(default_factory=list)
+    entities: list[dict] = field(default_factory=list)
+    edges: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class GraphStats:
+    traces_by_type: dict[str, int] = field(default_factory=dict)
+    active_traces: int = 0
+    inactive_traces: int = 0
+    unindexed_traces: int = 0
+    edges_by_type: dict[str, int] = field(default_factory=dict)
+    entities: int = 0
+
+    @property
+    def total_traces(self) -> int:
+        return self.active_traces + self.inactive_traces
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    dialect: str
+    url: str
+
+    def setup_schema(self) -> None: ...
+    def upsert_traces(self, traces: Sequence[MemoryTrace]) -> int: ...
+    def get_traces(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[MemoryTrace]: ...
+    def list_traces(
+        self, scope_keys: Sequence[str], *, include_inactive: bool = False, skip: int = 0, limit: int = 100
+    ) -> list[MemoryTrace]: ...
+    def soft_delete(self, ids: Sequence[str], scope_keys: Sequence[str], reason: str) -> list[str]: ...
+    def set_indexed(self, ids: Sequence[str], indexed: bool = True) -> int: ...
+    def unindexed_traces(self, limit: int = 1000) -> list[MemoryTrace]: ...
+    def merge_mentions(self, mentions: Sequence[Mention]) -> int: ...
+    def merge_edges(self, edge_type: EdgeType, edges: Sequence[Edge]) -> int: ...
+    def get_edges(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[Edge]: ...
+    def derive_shared_entity_edges(self, ids: Sequence[str], scope_keys: Sequence[str]) -> int: ...
+    def derive_temporal_edges(self, ids: Sequence[str], scope_keys: Sequence[str]) -> int: ...
+    def spread_activation(
+        self, seed_ids: Sequence[str], scope_keys: Sequence[str], config: ActivationConfig | None = None
+    ) -> list[Activation]: ...
+    def hebbian_update(
+        self, co_retrieved: Sequence[Sequence[str]], scope_keys: Sequence[str]
+    ) -> dict[tuple[str, str], float]: ...
+    def record_access(self, updates: Sequence[AccessUpdate], scope_keys: Sequence[str]) -> dict[str, int]: ...
+    def fulltext_search(self, text: str, scope_keys: Sequence[str], limit: int = 50) -> list[LexicalHit]: ...
+    def subgraph(self, ids: Sequence[str], scope_keys: Sequence[str]) -> Subgraph: ...
+    def stats(self, scope_keys: Sequence[str] | None = None) -> GraphStats: ...
+    def clear(self) -> None: ...
+    def close(self) -> None: ...

@@ -1,0 +1,2 @@
+// Remove everything (tests, and imports that replace a store).
+MATCH (n) DETACH DELETE n

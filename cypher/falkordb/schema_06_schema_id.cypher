@@ -1,0 +1,1 @@
+CREATE INDEX FOR (s:Schema) ON (s.id)

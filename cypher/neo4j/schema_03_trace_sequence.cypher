@@ -1,0 +1,1 @@
+CREATE INDEX trace_sequence IF NOT EXISTS FOR (t:Trace) ON (t.sequenceKey)

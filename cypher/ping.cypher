@@ -1,0 +1,2 @@
+// Connectivity check.
+RETURN 1 AS ok

@@ -1,0 +1,12 @@
+// After a retrieval: the counter is incremented in the database (no lost update under
+// concurrency); the spaced-repetition values were computed by the cognitive core.
+UNWIND $rows AS row
+MATCH (t:Trace {id: row.id})
+WHERE t.scopeKey IN $scopeKeys
+SET t.retrievalCount = coalesce(t.retrievalCount, 0) + 1,
+    t.lastAccessedAt = row.lastAccessedAt,
+    t.stability = row.stability,
+    t.reinforcementInterval = row.reinforcementInterval,
+    t.nextReinforcementAt = row.nextReinforcementAt,
+    t.updatedAt = $now
+RETURN t.id AS id, t.retrievalCount AS retrievalCount

@@ -1,0 +1,4 @@
+// Trace counts by type and state; $scopeKeys null means the whole store (operators only).
+MATCH (t:Trace)
+WHERE $scopeKeys IS NULL OR t.scopeKey IN $scopeKeys
+RETURN t.type AS type, t.isActive AS active, t.indexed AS indexed, count(t) AS n

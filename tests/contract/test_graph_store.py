@@ -1,0 +1,395 @@
+"""GraphStore contract: the same behaviour on every backend present."""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import pytest
+
+from cogmem_graph.config.graph import ActivationConfig
+from cogmem_graph.graph.port import AccessUpdate, Edge, Mention
+from cogmem_graph.model import EdgeType, MemoryTrace, MemoryType, Scope
+
+U1 = ["user:u1"]
+
+
+def make(content: str, *, scope_id: str = "u1", scope: Scope = Scope.USER, **kw) -> MemoryTrace:
+    kw.setdefault("created_at", 1_700_000_000_000)
+    return MemoryTrace(content=content, scope=scope, scope_id=scope_id, agent_id="agent-1", **kw)
+
+
+def ids_of(traces) -> list[str]:
+    return [t.id for t in traces]
+
+
+# ---------------------------------------------------------------- traces
+
+
+def test_upsert_and_read_back_every_field(graph):
+    t = make(
+        "I prefer deploying with Docker Compose",
+        type=MemoryType.SEMANTIC,
+        tags=["deployment", "docker"],
+        entities=["Docker Compose"],
+        structured_data={"tool": "compose", "n": [1, 2]},
+        metadata={"dia_id": "D1:3", "turn": 3},
+        valence=0.4,
+        arousal=0.2,
+        intensity=0.35,
+        encoding_strength=0.7,
+        stability=7_200_000.0,
+        sequence_key="thread-1",
+    )
+    assert graph.upsert_traces([t]) == 1
+    (back,) = graph.get_traces([t.id], U1)
+    assert back == t
+
+
+def test_type_label_follows_type_changes(graph):
+    t = make("fact", type=MemoryType.EPISODIC)
+    graph.upsert_traces([t])
+    graph.upsert_traces([t.model_copy(update={"type": MemoryType.SEMANTIC})])
+    (back,) = graph.get_traces([t.id], U1)
+    assert back.type is MemoryType.SEMANTIC
+    sub = graph.subgraph([t.id], U1)
+    assert sub.traces[0]["type"] == "semantic"
+
+
+def test_upsert_is_idempotent_and_deduplicates_a_batch(graph):
+    t = make("same")
+    graph.upsert_traces([t, t])
+    graph.upsert_traces([t])
+    assert graph.stats(U1).total_traces == 1
+
+
+def test_reads_are_scoped(graph):
+    mine, theirs = make("mine"), make("theirs", scope_id="u2")
+    graph.upsert_traces([mine, theirs])
+    assert ids_of(graph.get_traces([mine.id, theirs.id], U1)) == [mine.id]
+    assert ids_of(graph.list_traces(U1)) == [mine.id]
+    assert graph.stats(U1).total_traces == 1
+    assert graph.stats().total_traces == 2
+    with pytest.raises(ValueError, match="scope_keys"):
+        graph.get_traces([mine.id], [])
+    with pytest.raises(ValueError, match="scope_keys"):
+        graph.list_traces("user:u1")  # a bare string is not a list of keys
+
+
+def test_list_orders_by_event_time_and_pages(graph):
+    traces = [make(f"t{i}", created_at=1_000 + i) for i in range(5)]
+    graph.upsert_traces(traces)
+    listed = graph.list_traces(U1, skip=1, limit=2)
+    assert [t.content for t in listed] == ["t3", "t2"]
+
+
+def test_soft_delete_keeps_the_trace_but_hides_it_from_active_reads(graph):
+    a, b = make("a"), make("b")
+    graph.upsert_traces([a, b])
+    assert graph.soft_delete([a.id], U1, reason="test") == [a.id]
+    assert graph.soft_delete([a.id], U1, reason="again") == []  # already inactive
+    assert ids_of(graph.list_traces(U1)) == [b.id]
+    assert {t.id for t in graph.list_traces(U1, include_inactive=True)} == {a.id, b.id}
+    (gone,) = graph.get_traces([a.id], U1)
+    assert gone.is_active is False
+    # another tenant cannot delete
+    assert graph.soft_delete([b.id], ["user:u2"], reason="attack") == []
+
+
+def test_indexed_flag_and_unindexed_listing(graph):
+    a, b = make("a"), make("b")
+    graph.upsert_traces([a, b])
+    assert {t.id for t in graph.unindexed_traces()} == {a.id, b.id}
+    graph.set_indexed([a.id])
+    assert ids_of(graph.unindexed_traces()) == [b.id]
+    assert graph.stats().unindexed_traces == 1
+
+
+# ---------------------------------------------------------------- edges
+
+
+def test_all_eight_edge_types_created_and_read_back(graph):
+    traces = [make(f"t{i}") for i in range(9)]
+    graph.upsert_traces(traces)
+    weights = {}
+    for i, edge_type in enumerate(EdgeType):
+        if edge_type is EdgeType.SCHEMA_INSTANCE:
+            continue  # trace -> schema node; covered with schemas
+        w = round(0.1 * (i + 1), 2)
+        assert graph.merge_edges(edge_type, [Edge(traces[i].id, traces[i + 1].id, w)]) == 1
+        weights[edge_type] = (traces[i].id, traces[i + 1].id, w)
+    edges = graph.get_edges(ids_of(traces), U1)
+    got = {e.type: (e.src, e.dst, pytest.approx(e.weight)) for e in edges}
+    assert got == {k: (s, d, pytest.approx(w)) for k, (s, d, w) in weights.items()}
+    stats = graph.stats(U1)
+    assert set(stats.edges_by_type) == set(weights)
+
+
+def test_schema_instance_edge_type_is_accepted(graph):
+    # SCHEMA_INSTANCE can also link trace to trace (a trace standing for a schema).
+    a, b = make("instance"), make("schema-like")
+    graph.upsert_traces([a, b])
+    assert graph.merge_edges(EdgeType.SCHEMA_INSTANCE, [Edge(a.id, b.id, 0.6)]) == 1
+    assert graph.stats().edges_by_type == {"SCHEMA_INSTANCE": 1}
+
+
+def test_merge_edges_keeps_the_stronger_weight_and_rejects_bad_weights(graph):
+    a, b = make("a"), make("b")
+    graph.upsert_traces([a, b])
+    graph.merge_edges(EdgeType.SAME_TOPIC, [Edge(a.id, b.id, 0.4), Edge(a.id, b.id, 0.7)])
+    graph.merge_edges(EdgeType.SAME_TOPIC, [Edge(a.id, b.id, 0.5)])
+    (edge,) = graph.get_edges([a.id], U1)
+    assert edge.weight == pytest.approx(0.7)
+    with pytest.raises(ValueError, match="weight"):
+        graph.merge_edges(EdgeType.SAME_TOPIC, [Edge(a.id, b.id, 1.5)])
+    with pytest.raises(ValueError):
+        graph.merge_edges("DROP_ALL", [Edge(a.id, b.id, 0.5)])
+
+
+def test_shared_entity_edges_link_traces_mentioning_the_same_entity(graph):
+    a, b, c = make("Alice met Bob", created_at=1), make("Alice again", created_at=2), make("nothing", created_at=3)
+    other = make("Alice elsewhere", scope_id="u2")
+    graph.upsert_traces([a, b, c, other])
+    graph.merge_mentions(
+        [Mention(a.id, "alice", "Alice", "person"), Mention(b.id, "alice", "Alice", "person"),
+         Mention(a.id, "bob", "Bob", "person"), Mention(other.id, "alice", "Alice", "person")]
+    )
+    assert graph.derive_shared_entity_edges([a.id, b.id], U1) == 1
+    edges = graph.get_edges([a.id, b.id, c.id], U1)
+    assert [(e.type, {e.src, e.dst}, e.weight) for e in edges] == [(EdgeType.SHARED_ENTITY, {a.id, b.id}, 0.5)]
+    # the other tenant's trace was never linked
+    assert graph.get_edges([other.id], ["user:u2"]) == []
+    assert graph.stats(U1).entities == 2
+
+
+def test_temporal_sequence_is_a_chain_within_the_window(graph):
+    minute = 60_000
+    seq = [make(f"turn {i}", created_at=10 * minute + i * minute, sequence_key="th1") for i in range(4)]
+    late = make("much later", created_at=10 * minute + 20 * minute, sequence_key="th1")
+    other_thread = make("other thread", created_at=10 * minute + 1, sequence_key="th2")
+    graph.upsert_traces([*seq, late, other_thread])
+    created = graph.derive_temporal_edges(ids_of([*seq, late, other_thread]), U1)
+    assert created == 3
+    edges = {(e.src, e.dst) for e in graph.get_edges(ids_of(seq), U1)}
+    assert edges == {(seq[i].id, seq[i - 1].id) for i in range(1, 4)}  # a chain, not a clique
+
+
+# ---------------------------------------------------------------- spreading activation
+
+
+def _activation_graph(graph):
+    """S is the seed. Edges (undirected for spreading): S-A 0.8, A-B 1.0, S-B 0.6, B-C 0.9, C-F 1.0."""
+    names = ["S", "A", "B", "C", "F"]
+    t = {n: make(n) for n in names}
+    graph.upsert_traces(list(t.values()))
+    graph.merge_edges(EdgeType.CO_ACTIVATED, [Edge(t["S"].id, t["A"].id, 0.8)])
+    graph.merge_edges(EdgeType.SHARED_ENTITY, [Edge(t["A"].id, t["B"].id, 1.0), Edge(t["B"].id, t["S"].id, 0.6)])
+    graph.merge_edges(EdgeType.CAUSED_BY, [Edge(t["C"].id, t["B"].id, 0.9)])
+    graph.merge_edges(EdgeType.TEMPORAL_SEQUENCE, [Edge(t["C"].id, t["F"].id, 1.0)])
+    return t
+
+
+def test_activation_matches_hand_computation(graph):
+    t = _activation_graph(graph)
+    got = {a.trace_id: a.activation for a in graph.spread_activation([t["S"].id], U1)}
+    # decay 0.5 per hop, threshold 0.1:
+    # A: S-A 0.8*0.5 = 0.4, plus S-B-A 0.6*0.5*1.0*0.5 = 0.15           -> 0.55
+    # B: S-B 0.6*0.5 = 0.3, plus S-A-B 0.8*0.5*1.0*0.5 = 0.2            -> 0.5
+    # C: S-B-C 0.3*0.9*0.5 = 0.135; S-A-B-C 0.2*0.9*0.5 = 0.09 < 0.1    -> 0.135
+    # F: S-B-C-F 0.135*1.0*0.5 = 0.0675 < 0.1                          -> not activated
+    expected = {t["A"].id: 0.55, t["B"].id: 0.5, t["C"].id: 0.135}
+    assert got.keys() == expected.keys()
+    for trace_id, value in expected.items():
+        assert got[trace_id] == pytest.approx(value)
+    order = [a.trace_id for a in graph.spread_activation([t["S"].id], U1)]
+    assert order == [t["A"].id, t["B"].id, t["C"].id]
+
+
+def test_activation_respects_depth_threshold_and_max_results(graph):
+    t = _activation_graph(graph)
+    one_hop = graph.spread_activation([t["S"].id], U1, ActivationConfig(max_depth=1))
+    assert {a.trace_id: round(a.activation, 6) for a in one_hop} == {t["A"].id: 0.4, t["B"].id: 0.3}
+    low = graph.spread_activation([t["S"].id], U1, ActivationConfig(threshold=0.05))
+    assert t["F"].id in {a.trace_id for a in low}
+    top1 = graph.spread_activation([t["S"].id], U1, ActivationConfig(max_results=1))
+    assert [a.trace_id for a in top1] == [t["A"].id]
+
+
+def test_multi_path_summation_is_capped_at_one(graph):
+    seeds = [make(f"seed{i}") for i in range(3)]
+    x = make("hub")
+    graph.upsert_traces([*seeds, x])
+    graph.merge_edges(EdgeType.CO_ACTIVATED, [Edge(s.id, x.id, 1.0) for s in seeds])
+    # three paths of 1.0 * 0.5 each = 1.5, capped at 1.0
+    (act,) = graph.spread_activation(ids_of(seeds), U1)
+    assert act.trace_id == x.id and act.activation == pytest.approx(1.0)
+    single = {a.trace_id: a.activation for a in graph.spread_activation(ids_of(seeds[:1]), U1)}
+    # one seed: the hub gets 0.5; the other seeds lie behind it at 0.5 * 1.0 * 0.5 = 0.25
+    assert single == {x.id: pytest.approx(0.5), seeds[1].id: pytest.approx(0.25), seeds[2].id: pytest.approx(0.25)}
+
+
+def test_activation_never_crosses_scope_keys(graph):
+    seed, near = make("seed"), make("near")
+    foreign = make("foreign", scope_id="u2")
+    behind = make("behind the foreign trace")
+    graph.upsert_traces([seed, near, foreign, behind])
+    graph.merge_edges(EdgeType.CO_ACTIVATED, [Edge(seed.id, near.id, 1.0), Edge(seed.id, foreign.id, 1.0)])
+    graph.merge_edges(EdgeType.CO_ACTIVATED, [Edge(foreign.id, behind.id, 1.0)])
+    got = {a.trace_id for a in graph.spread_activation([seed.id], U1)}
+    assert got == {near.id}  # neither the foreign trace nor what lies only behind it
+    both = {a.trace_id for a in graph.spread_activation([seed.id], ["user:u1", "user:u2"])}
+    assert both == {near.id, foreign.id, behind.id}
+
+
+def test_activation_skips_inactive_traces(graph):
+    seed, dead, beyond = make("seed"), make("dead"), make("beyond")
+    graph.upsert_traces([seed, dead, beyond])
+    graph.merge_edges(EdgeType.CO_ACTIVATED, [Edge(seed.id, dead.id, 1.0), Edge(dead.id, beyond.id, 1.0)])
+    graph.soft_delete([dead.id], U1, reason="test")
+    assert graph.spread_activation([seed.id], U1) == []
+
+
+# ---------------------------------------------------------------- Hebbian learning
+
+
+def test_hebbian_closed_form_sequential(graph):
+    a, b, c = make("a"), make("b"), make("c")
+    graph.upsert_traces([a, b, c])
+    eta = graph.config.edges.hebbian_learning_rate
+    first = graph.hebbian_update([[a.id, b.id, c.id]], U1)
+    assert len(first) == 3 and all(w == pytest.approx(eta) for w in first.values())
+    for _ in range(4):
+        graph.hebbian_update([[b.id, a.id]], U1)
+    pair = tuple(sorted([a.id, b.id]))
+    w = graph.hebbian_update([[a.id, b.id], [a.id, b.id]], U1)[pair]  # two sets in one call
+    assert w == pytest.approx(1 - (1 - eta) ** 7)
+
+
+def test_hebbian_concurrent_updates_equal_closed_form(graph):
+    a, b = make("a"), make("b")
+    graph.upsert_traces([a, b])
+    threads, per_thread = 8, 5
+    errors: list[BaseException] = []
+
+    def work():
+        try:
+            for _ in range(per_thread):
+                graph.hebbian_update([[a.id, b.id]], U1)
+        except BaseException as exc:  # surfaced below
+            errors.append(exc)
+
+    pool = [threading.Thread(target=work) for _ in range(threads)]
+    for th in pool:
+        th.start()
+    for th in pool:
+        th.join()
+    assert not errors
+    (edge,) = graph.get_edges([a.id], U1)
+    k = threads * per_thread
+    assert edge.type is EdgeType.CO_ACTIVATED
+    assert edge.weight == pytest.approx(1 - (1 - graph.config.edges.hebbian_learning_rate) ** k)
+
+
+def test_hebbian_ignores_traces_outside_scope(graph):
+    a, foreign = make("a"), make("foreign", scope_id="u2")
+    graph.upsert_traces([a, foreign])
+    assert graph.hebbian_update([[a.id, foreign.id]], U1) == {}
+    assert graph.stats().edges_by_type == {}
+
+
+# ---------------------------------------------------------------- access, lexical, inspection
+
+
+def test_record_access_increments_in_the_database(graph):
+    t = make("remember me")
+    graph.upsert_traces([t])
+    upd = AccessUpdate(t.id, last_accessed_at=5_000, stability=9e6, reinforcement_interval=7, next_reinforcement_at=9)
+    assert graph.record_access([upd], U1) == {t.id: 1}
+    assert graph.record_access([upd, upd], U1) == {t.id: 2}  # deduplicated within a batch
+    (back,) = graph.get_traces([t.id], U1)
+    assert (back.retrieval_count, back.last_accessed_at, back.stability) == (2, 5_000, 9e6)
+    assert (back.reinforcement_interval, back.next_reinforcement_at) == (7, 9)
+    assert graph.record_access([upd], ["user:u2"]) == {}
+
+
+def test_fulltext_search_is_scoped_and_filters_inactive(graph):
+    a = make("We deploy containers with Docker Compose")
+    b = make("Docker images are built nightly")
+    c = make("The cat sat on the mat")
+    foreign = make("Docker in another tenant", scope_id="u2")
+    graph.upsert_traces([a, b, c, foreign])
+    hits = {h.trace_id for h in graph.fulltext_search("How do we use Docker?", U1)}
+    assert hits == {a.id, b.id}
+    graph.soft_delete([b.id], U1, reason="test")
+    assert {h.trace_id for h in graph.fulltext_search("docker", U1)} == {a.id}
+    assert graph.fulltext_search("the of and", U1) == []  # nothing searchable
+
+
+@pytest.mark.parametrize(
+    "query",
+    ['"unterminated', "a -b +c", "@content:{x}", "x|y", "(((", "AND OR NOT", "\\", "*?~^", "][}{", "'; DROP"],
+)
+def test_fulltext_query_syntax_is_never_interpreted(graph, query):
+    t = make("plain words only")
+    graph.upsert_traces([t])
+    assert graph.fulltext_search(query, U1) == [] or all(h.trace_id == t.id for h in graph.fulltext_search(query, U1))
+
+
+def test_subgraph_holds_traces_neighbours_entities_and_edges(graph):
+    a, b, far = make("a"), make("b"), make("far")
+    foreign = make("foreign", scope_id="u2")
+    graph.upsert_traces([a, b, far, foreign])
+    graph.merge_mentions([Mention(a.id, "docker", "Docker", "tech")])
+    graph.merge_edges(EdgeType.SAME_TOPIC, [Edge(a.id, b.id, 0.5), Edge(b.id, far.id, 0.5), Edge(a.id, foreign.id, 0.9)])
+    sub = graph.subgraph([a.id], U1)
+    assert {t["id"] for t in sub.traces} == {a.id, b.id}
+    assert [e["key"] for e in sub.entities] == ["docker"]
+    kinds = sorted((e["type"], e["src"], e["dst"]) for e in sub.edges)
+    assert kinds == sorted([("SAME_TOPIC", a.id, b.id), ("MENTIONS", a.id, "docker")])
+
+
+# ---------------------------------------------------------------- hostile input
+
+
+HOSTILE = [
+    "MATCH (n) DETACH DELETE n",
+    "'}) MATCH (n) DETACH DELETE n //",
+    '"}) CALL db.idx.fulltext.drop(\'Trace\') //',
+    "{$rows} `backtick` $param \\ \\\\ \\n",
+    "CYPHER x=1 RETURN x",
+    "line1\nline2\r\n\ttab",
+    "emoji 😀 and ünïcödé and 中文",
+    '{"json": [1, 2, {"a": null}]}',
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_user_input_is_data_never_query(graph, text):
+    bystander = make("bystander", scope_id="other")
+    graph.upsert_traces([bystander])
+    before = graph.stats()
+    t = make(text, scope_id=text, tags=[text, "plain"], entities=[text], metadata={text: text},
+             sequence_key=text, source_id=text)
+    graph.upsert_traces([t])
+    graph.merge_mentions([Mention(t.id, text, text, text)])
+    keys = [t.scope_key]
+    (back,) = graph.get_traces([t.id], keys)
+    assert back == t
+    assert back.content == text and back.tags == [text, "plain"] and back.scope_id == text
+    graph.fulltext_search(text, keys)
+    graph.spread_activation([t.id], keys)
+    after = graph.stats()
+    assert after.total_traces == before.total_traces + 1
+    assert graph.get_traces([bystander.id], ["user:other"])[0] == bystander
+    assert after.entities == before.entities + 1
+
+
+def test_numbers_round_trip(graph):
+    # Integers (epoch ms) are exact; FalkorDB returns doubles with 15 significant digits.
+    t = make("numbers", encoding_strength=0.1 + 0.2, stability=1e-3 + 1, created_at=2**53 - 1)
+    graph.upsert_traces([t])
+    (back,) = graph.get_traces([t.id], U1)
+    assert back.encoding_strength == pytest.approx(t.encoding_strength, rel=1e-14)
+    assert back.stability == pytest.approx(t.stability, rel=1e-14)
+    assert back.created_at == 2**53 - 1
+    assert not math.isnan(back.valence)
