@@ -78,15 +78,22 @@ class FalkorGraphStore(CypherGraphStore):
                 self.config.falkor_password.get_secret_value() if self.config.falkor_password else None
             )
             self.url = f"{parsed.scheme}://{host}:{port}"
-        self._db = FalkorDB(
-            host=host,
-            port=port,
-            password=password,
-            socket_connect_timeout=2.0,
-            socket_timeout=self.config.query_timeout_ms / 1000 + 5,
-        )
-        self._graph = self._db.select_graph(self.config.graph_name)
         self._closed = False
+        try:
+            # The client probes the server (cluster/sentinel detection) as it is built.
+            self._db = FalkorDB(
+                host=host,
+                port=port,
+                password=password,
+                socket_connect_timeout=2.0,
+                socket_timeout=self.config.query_timeout_ms / 1000 + 5,
+            )
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            self._release_server()
+            raise GraphStoreUnavailable(
+                f"falkordb graph at {self.url} is unreachable ({exc}). {self._start_hint()}", url=self.url
+            ) from exc
+        self._graph = self._db.select_graph(self.config.graph_name)
         self._check_reachable()
 
     def __repr__(self) -> str:
@@ -172,6 +179,9 @@ class FalkorGraphStore(CypherGraphStore):
         self._closed = True
         with contextlib.suppress(Exception):
             self._db.connection.close()
+        self._release_server()
+
+    def _release_server(self) -> None:
         if self._server is not None:
             release_embedded(self._server)
             self._server = None

