@@ -1,0 +1,107 @@
+"""Offline entity extraction: the names a memory is about, without an LLM.
+
+Three cheap signals: runs of capitalised words (people, places, products),
+known technology and organisation terms (matched case-insensitively, so
+"docker" and "Docker" meet), and quoted strings. The result feeds MENTIONS
+edges, and through them SHARED_ENTITY association and multi-hop retrieval,
+so precision matters more than recall: sentence-initial function words and
+pronouns are never entities.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+KNOWN_TERMS: dict[str, str] = {
+    term: "tech"
+    for term in (
+        "docker", "docker compose", "kubernetes", "k8s", "helm", "terraform", "ansible", "python",
+        "typescript", "javascript", "rust", "golang", "java", "kotlin", "swift", "react", "vue",
+        "angular", "node.js", "nodejs", "django", "flask", "fastapi", "postgres", "postgresql",
+        "mysql", "sqlite", "redis", "mongodb", "neo4j", "falkordb", "qdrant", "elasticsearch",
+        "kafka", "rabbitmq", "graphql", "grpc", "linux", "windows", "macos", "ios", "android",
+        "aws", "azure", "gcp", "openai", "github", "gitlab", "jira", "slack", "notion", "figma",
+        "pytorch", "tensorflow", "numpy", "pandas", "spark", "airflow", "nginx", "git",
+    )
+}
+
+NOT_ENTITIES = frozenset(
+    """i i'm i've i'd i'll me my mine we we're our us you you're your he she it they them their
+    the a an this that these those there here what when where why how who which yes no ok okay
+    hi hello hey thanks thank please sure well so but and or if then also just oh wow
+    monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday
+    mr mrs ms dr""".split()
+)
+
+_CAPITALISED_RUN = re.compile(r"\b([A-Z][\w'’.-]*[\w](?:\s+(?:of|de|van|von|the)?\s*[A-Z][\w'’.-]*[\w])*)")
+_QUOTED = re.compile(r"[\"“”]([^\"“”]{2,60})[\"“”]")
+_WORD_BOUNDARY_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+@dataclass(frozen=True)
+class ExtractedEntity:
+    key: str
+    name: str
+    kind: str
+
+
+def entity_key(name: str) -> str:
+    """Normalised identity of an entity: lower case, single spaces, no edge punctuation."""
+    return " ".join(name.lower().replace("’", "'").split()).strip(" .,;:!?'\"")
+
+
+def _term_pattern(term: str) -> re.Pattern[str]:
+    pattern = _WORD_BOUNDARY_CACHE.get(term)
+    if pattern is None:
+        pattern = re.compile(r"(?<![\w.])" + re.escape(term) + r"(?![\w])", re.IGNORECASE)
+        _WORD_BOUNDARY_CACHE[term] = pattern
+    return pattern
+
+
+def extract_known_terms(text: str) -> list[ExtractedEntity]:
+    found = []
+    for term, kind in KNOWN_TERMS.items():
+        match = _term_pattern(term).search(text)
+        if match:
+            found.append(ExtractedEntity(entity_key(term), match.group(0), kind))
+    # "docker compose" makes "docker" redundant
+    keys = {e.key for e in found}
+    return [e for e in found if not any(e.key != k and e.key in k.split() for k in keys)]
+
+
+def extract_capitalised_names(text: str) -> list[ExtractedEntity]:
+    found = []
+    for match in _CAPITALISED_RUN.finditer(text):
+        name = match.group(1).strip(" .'’-")
+        words = name.split()
+        while words and words[0].lower().strip("'’") in NOT_ENTITIES:
+            words = words[1:]
+        if not words:
+            continue
+        name = " ".join(words)
+        key = entity_key(name)
+        if len(key) < 2 or key in NOT_ENTITIES or key in KNOWN_TERMS:
+            continue
+        found.append(ExtractedEntity(key, name, "name"))
+    return found
+
+
+def extract_quoted(text: str) -> list[ExtractedEntity]:
+    return [
+        ExtractedEntity(entity_key(m.group(1)), m.group(1).strip(), "quoted")
+        for m in _QUOTED.finditer(text)
+        if entity_key(m.group(1)) and len(m.group(1).split()) <= 6
+    ]
+
+
+def extract_entities(text: str, extra: list[str] | None = None, max_entities: int = 12) -> list[ExtractedEntity]:
+    """Entities of a text, deduplicated by key, known terms first; `extra` are names the
+    caller already knows (given on encode) and always kept."""
+    seen: dict[str, ExtractedEntity] = {}
+    candidates = [ExtractedEntity(entity_key(n), n, "given") for n in (extra or []) if entity_key(n)]
+    candidates += extract_known_terms(text) + extract_quoted(text) + extract_capitalised_names(text)
+    for entity in candidates:
+        if entity.key not in seen:
+            seen[entity.key] = entity
+    return list(seen.values())[: max(max_entities, len(extra or []))]
