@@ -35,7 +35,7 @@ from cogmem_graph.graph.port import (
     Mention,
     Subgraph,
 )
-from cogmem_graph.model import EdgeType, MemoryTrace
+from cogmem_graph.model import EdgeType, MemoryTrace, MemoryType
 
 log = logging.getLogger(__name__)
 
@@ -130,10 +130,18 @@ class CypherGraphStore(ABC):
     # ------------------------------------------------------------ traces
 
     def upsert_traces(self, traces: Sequence[MemoryTrace]) -> int:
-        rows = list({t.id: t.to_graph_props() for t in traces}.values())
+        """Create or update traces: one statement per memory type present (the type label
+        is part of the pattern), after moving any trace whose type changed."""
+        unique = list({t.id: t for t in traces}.values())
         written = 0
-        for chunk in _chunks(rows):
-            written += self.run("upsert_traces", {"rows": chunk}, write=True)[0]["written"]
+        for chunk in _chunks(unique):
+            self.run("retype_traces", {"rows": [{"id": t.id, "type": t.type.value} for t in chunk]}, write=True)
+            by_type: dict[MemoryType, list[dict]] = {}
+            for t in chunk:
+                by_type.setdefault(t.type, []).append(t.to_graph_props())
+            for memory_type, rows in by_type.items():
+                text = self.cypher.for_type_label("upsert_traces", memory_type)
+                written += self._run_text(text, {"rows": rows}, write=True, name="upsert_traces")[0]["written"]
         return written
 
     def get_traces(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[MemoryTrace]:

@@ -13,9 +13,10 @@ import os
 from functools import cache
 from pathlib import Path
 
-from cogmem_graph.model import EdgeType
+from cogmem_graph.model import TYPE_LABELS, EdgeType, MemoryType
 
 EDGE_TYPE_PLACEHOLDER = "__EDGE_TYPE__"
+TYPE_LABEL_PLACEHOLDER = "__TYPE_LABEL__"
 DIALECTS = ("neo4j", "falkordb")
 
 
@@ -67,6 +68,15 @@ class CypherLibrary:
         if EDGE_TYPE_PLACEHOLDER not in text:
             raise ValueError(f"statement {name!r} has no {EDGE_TYPE_PLACEHOLDER} placeholder")
         return text.replace(EDGE_TYPE_PLACEHOLDER, edge_type.value)
+
+    def for_type_label(self, name: str, memory_type: MemoryType) -> str:
+        """A statement whose second node label is the label of a `MemoryType` member."""
+        if not isinstance(memory_type, MemoryType):
+            raise TypeError(f"memory_type must be a MemoryType member, not {memory_type!r}")
+        text = self.get(name)
+        if TYPE_LABEL_PLACEHOLDER not in text:
+            raise ValueError(f"statement {name!r} has no {TYPE_LABEL_PLACEHOLDER} placeholder")
+        return text.replace(TYPE_LABEL_PLACEHOLDER, TYPE_LABELS[memory_type])
 
     def names(self, prefix: str = "") -> list[str]:
         """Statement names visible to this dialect (shared plus overrides), sorted."""

@@ -8,8 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from cogmem_graph.graph.cypher import EDGE_TYPE_PLACEHOLDER, CypherLibrary, cypher_root
-from cogmem_graph.model import TYPE_LABELS, EdgeType, LinkType, NodeLabel
+from cogmem_graph.graph.cypher import (
+    EDGE_TYPE_PLACEHOLDER,
+    TYPE_LABEL_PLACEHOLDER,
+    CypherLibrary,
+    cypher_root,
+)
+from cogmem_graph.model import TYPE_LABELS, EdgeType, LinkType, MemoryType, NodeLabel
 
 PACKAGE = Path(__file__).resolve().parents[2] / "cogmem_graph"
 CYPHER_LIKE = re.compile(
@@ -34,9 +39,9 @@ def test_no_cypher_text_in_python_files():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         docstrings = _docstring_nodes(tree)
         for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
-                if CYPHER_LIKE.search(node.value):
-                    offenders.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {node.value[:60]!r}")
+            is_text = isinstance(node, ast.Constant) and isinstance(node.value, str)
+            if is_text and id(node) not in docstrings and CYPHER_LIKE.search(node.value):
+                offenders.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {node.value[:60]!r}")
     assert not offenders, "Cypher belongs in cypher/*.cypher:\n" + "\n".join(offenders)
 
 
@@ -44,7 +49,7 @@ def _statement_files() -> list[Path]:
     return sorted(cypher_root().rglob("*.cypher"))
 
 
-ALLOWED_LABELS = {label.value for label in NodeLabel} | set(TYPE_LABELS.values())
+ALLOWED_LABELS = {label.value for label in NodeLabel} | set(TYPE_LABELS.values()) | {TYPE_LABEL_PLACEHOLDER}
 ALLOWED_RELS = {e.value for e in EdgeType} | {lt.value for lt in LinkType} | {EDGE_TYPE_PLACEHOLDER}
 NODE_LABELS = re.compile(r"\(\s*\w*\s*((?::\s*\w+)+)")
 SET_LABELS = re.compile(r"\b(?:SET|REMOVE)\s+\w+((?::\w+)+)")
@@ -67,9 +72,7 @@ def test_labels_and_relationship_types_come_from_the_enums(path):
 
 def _names_used(module: str) -> set[str]:
     source = (PACKAGE / "graph" / module).read_text()
-    return set(re.findall(r"""\brun\(\s*["'](\w+)["']""", source)) | set(
-        re.findall(r"""for_edge\(\s*["'](\w+)["']""", source)
-    )
+    return set(re.findall(r"""\b(?:run|for_edge|for_type_label)\(\s*["'](\w+)["']""", source))
 
 
 @pytest.mark.parametrize(
@@ -83,6 +86,13 @@ def test_every_statement_the_code_runs_exists_for_its_dialect(dialect, modules):
     for name in sorted(names):
         assert library.get(name)
     assert library.names("schema_"), f"{dialect} has no schema statements"
+
+
+def test_type_label_template_accepts_only_enum_members():
+    library = CypherLibrary("neo4j")
+    assert "(t:Trace:Semantic {" in library.for_type_label("upsert_traces", MemoryType.SEMANTIC)
+    with pytest.raises(TypeError):
+        library.for_type_label("upsert_traces", "Semantic {id: 1}) DETACH DELETE t //")
 
 
 def test_edge_template_accepts_only_enum_members():
