@@ -10,30 +10,11 @@ from __future__ import annotations
 
 import re
 
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
-
-STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "but", "by", "did", "do", "does", "for", "from", "had", "has", "have", "he", "her", "his", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "she", "so", "that", "the", "their", "them", "then", "there", "these", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who", "whom", "why", "will", "with", "you", "your", "yours", "am", "been", "being", "can", "could", "would", "should", "than", "too", "very", "just", "about", "also", "not", "no", "nor", "only", "own", "same", "s", "t", "don"]
-)
-
-MAX_TERMS = 32
+from cogmem_graph.text import query_terms
 
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
 _REDISEARCH_SPECIAL = re.compile(r"([^\w])", re.UNICODE)
 _LUCENE_KEYWORDS = {"AND", "OR", "NOT", "TO"}
-
-
-def query_terms(text: str, max_terms: int = MAX_TERMS) -> list[str]:
-    """Distinct lower-cased word terms of a text, stopwords and one-letter words dropped."""
-    seen: list[str] = []
-    for match in _WORD.finditer(text):
-        term = match.group(0).lower().replace("’", "'")
-        if len(term) < 2 or term in STOPWORDS or term in seen:
-            continue
-        seen.append(term)
-        if len(seen) >= max_terms:
-            break
-    return seen
 
 
 def escape_lucene(term: str) -> str:
