@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cogmem_graph.retrieval.lexical import (
-    B,
     K1,
+    B,
     bm25_document_vector,
     bm25_query_vector,
     term_index,

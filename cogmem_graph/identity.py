@@ -1,0 +1,84 @@
+"""Who an agent is, and therefore which memories it may see.
+
+Scope ids are qualified by the tenant that contains them, so ids chosen by
+different tenants can never meet: user "u1" of organization "acme" and user
+"u1" of organization "globex" are `user:acme/u1` and `user:globex/u1`, and a
+thread belongs to its user (`thread:acme/u1/t1`). The visible scope keys are
+computed once from the identity and passed to every read as a parameter.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from cogmem_graph.model import MAX_ID_CHARS, Scope, check_text, scope_key
+
+SEPARATOR = "/"
+
+
+class AgentIdentity(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    agent_id: str
+    user_id: str | None = None
+    thread_id: str | None = None
+    persona_id: str | None = None
+    organization_id: str | None = None
+
+    @field_validator("agent_id", "user_id", "thread_id", "persona_id", "organization_id")
+    @classmethod
+    def _valid_id(cls, value: str | None, info) -> str | None:
+        if value is None:
+            return None
+        check_text(value, info.field_name, allow_empty=False, max_len=MAX_ID_CHARS)
+        if SEPARATOR in value:
+            raise ValueError(f"{info.field_name} must not contain {SEPARATOR!r}")
+        return value
+
+    # ------------------------------------------------------------ qualified ids
+
+    def _org_prefix(self) -> str:
+        return f"{self.organization_id}{SEPARATOR}" if self.organization_id else ""
+
+    def scope_id(self, scope: Scope | str) -> str:
+        """The qualified id this agent writes under for a scope; a clear error if the
+        identity lacks what that scope needs."""
+        scope = Scope(scope)
+        org = self._org_prefix()
+        if scope is Scope.AGENT:
+            return f"{org}{self.agent_id}"
+        if scope is Scope.ORGANIZATION:
+            if not self.organization_id:
+                raise ValueError("scope 'organization' needs the agent's organization_id")
+            return self.organization_id
+        if scope is Scope.PERSONA:
+            if not self.persona_id:
+                raise ValueError("scope 'persona' needs the agent's persona_id")
+            return f"{org}{self.persona_id}"
+        if not self.user_id:
+            raise ValueError(f"scope {scope.value!r} needs the agent's user_id")
+        if scope is Scope.USER:
+            return f"{org}{self.user_id}"
+        if not self.thread_id:
+            raise ValueError("scope 'thread' needs the agent's thread_id")
+        return f"{org}{self.user_id}{SEPARATOR}{self.thread_id}"
+
+    def scope_key(self, scope: Scope | str) -> str:
+        return scope_key(scope, self.scope_id(scope))
+
+    def visible_scope_keys(self) -> list[str]:
+        """Own agent scope, then thread, user, persona and organization when known."""
+        keys = [self.scope_key(Scope.AGENT)]
+        if self.user_id and self.thread_id:
+            keys.append(self.scope_key(Scope.THREAD))
+        if self.user_id:
+            keys.append(self.scope_key(Scope.USER))
+        if self.persona_id:
+            keys.append(self.scope_key(Scope.PERSONA))
+        if self.organization_id:
+            keys.append(self.scope_key(Scope.ORGANIZATION))
+        return keys
+
+    def default_scope(self) -> Scope:
+        """Where a memory goes when the caller does not say: the user if known, else the agent."""
+        return Scope.USER if self.user_id else Scope.AGENT
