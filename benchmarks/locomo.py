@@ -1,0 +1,165 @@
+"""LoCoMo retrieval benchmark: does the memory find the dialogue turns that answer a question?
+
+For each conversation every turn is encoded (speaker + text, image captions
+appended; event time = session date + 30 s x turn index; metadata dia_id; one
+thread per session). Then, for every question with evidence, the top k traces
+are retrieved and scored: recall@k = |evidence ∩ retrieved dia_ids| / |evidence|,
+averaged per category and overall, k in {5, 10, 25, 50}.
+
+Three strategies run on the same store with the same embedder, in the same run:
+`lexical` (BM25 only), `dense` (vectors only) and `full` (the whole pipeline:
+BM25 + dense fused by RRF, graph activation, composite scoring).
+
+    python benchmarks/locomo.py                          # development data, local MiniLM
+    python benchmarks/locomo.py --embedder hash --limit-conversations 1
+    python benchmarks/locomo.py --data path/to/locomo10.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+from collections import defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+import cogmem_graph as cg
+
+DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "locomo"
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+KS = (5, 10, 25, 50)
+STRATEGIES = ("lexical", "dense", "full")
+
+
+def load_conversations(path: Path) -> list[dict]:
+    """A folder of per-conversation JSON files, or one JSON list (the upstream locomo10.json)."""
+    if path.is_dir():
+        return [json.loads(p.read_text()) for p in sorted(path.glob("*.json"))]
+    data = json.loads(path.read_text())
+    return data if isinstance(data, list) else [data]
+
+
+def parse_session_time(text: str) -> int:
+    """'1:56 pm on 8 May, 2023' -> epoch ms (UTC)."""
+    moment = datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)
+
+
+def turns_of(conversation: dict) -> list[dict]:
+    sample = conversation.get("conversation", conversation)
+    out = []
+    index = 1
+    while f"session_{index}" in sample:
+        start = parse_session_time(sample[f"session_{index}_date_time"])
+        for position, turn in enumerate(sample[f"session_{index}"]):
+            text = f"{turn['speaker']}: {turn['text']}"
+            if turn.get("blip_caption"):
+                text += f" [shares a photo: {turn['blip_caption']}]"
+            out.append(
+                {
+                    "content": text,
+                    "created_at": start + 30_000 * position,
+                    "metadata": {"dia_id": turn["dia_id"], "session": index},
+                    "thread": f"session-{index}",
+                }
+            )
+        index += 1
+    return out
+
+
+def evaluate(conversations: list[dict], embedder: str, top_k: int, progress: Progress) -> dict:
+    """recall[strategy][category][k] -> list of per-question recalls."""
+    recall: dict = {s: defaultdict(lambda: defaultdict(list)) for s in STRATEGIES}
+    questions_total = sum(len([q for q in c["qa"] if q.get("evidence")]) for c in conversations)
+    task = progress.add_task("questions", total=questions_total * len(STRATEGIES))
+    with tempfile.TemporaryDirectory() as home:
+        with cg.open(home=home, embedder=embedder) as store:
+            for number, conversation in enumerate(conversations):
+                user = f"conversation-{number}"
+                turns = turns_of(conversation)
+                encode_task = progress.add_task(f"encoding conversation {number + 1}", total=len(turns))
+                by_thread: dict[str, list[dict]] = defaultdict(list)
+                for turn in turns:
+                    by_thread[turn["thread"]].append(turn)
+                for thread, items in by_thread.items():
+                    agent = store.agent("bench", user_id=user, thread_id=thread)
+                    agent.encode_many(
+                        [
+                            {"content": t["content"], "scope": "user", "created_at": t["created_at"],
+                             "metadata": t["metadata"], "type": "episodic"}
+                            for t in items
+                        ]
+                    )
+                    progress.advance(encode_task, len(items))
+                progress.remove_task(encode_task)
+                reader = store.agent("bench", user_id=user)
+                for question in conversation["qa"]:
+                    evidence = set(question.get("evidence") or [])
+                    if not evidence:
+                        continue
+                    category = CATEGORIES.get(question.get("category"), str(question.get("category")))
+                    for strategy in STRATEGIES:
+                        result = reader.retrieve(
+                            question["question"], top_k=top_k, strategy=strategy, record_access=False
+                        )
+                        ranked = [hit.trace.metadata.get("dia_id") for hit in result.traces]
+                        for k in KS:
+                            found = evidence & set(ranked[:k])
+                            recall[strategy][category][k].append(len(found) / len(evidence))
+                            recall[strategy]["overall"][k].append(len(found) / len(evidence))
+                        progress.advance(task)
+    return recall
+
+
+def table_for(recall: dict) -> Table:
+    table = Table(title="LoCoMo retrieval recall@k (questions with evidence)")
+    table.add_column("category")
+    table.add_column("n", justify="right")
+    for strategy in STRATEGIES:
+        for k in KS:
+            table.add_column(f"{strategy} R@{k}", justify="right")
+    categories = [c for c in [*CATEGORIES.values(), "overall"] if c in recall["full"]]
+    for category in categories:
+        n = len(recall["full"][category][KS[0]])
+        row = [category, str(n)]
+        for strategy in STRATEGIES:
+            row += [f"{statistics.mean(recall[strategy][category][k]):.3f}" for k in KS]
+        table.add_row(*row)
+    return table
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of conversation JSON files, or one JSON file")
+    parser.add_argument("--embedder", default="local", help="local | hash | openai:<model>")
+    parser.add_argument("--limit-conversations", type=int, default=None)
+    parser.add_argument("--limit-questions", type=int, default=None, help="per conversation (smoke runs)")
+    args = parser.parse_args(argv)
+    if not args.data.exists():
+        sys.exit(f"no LoCoMo data at {args.data}: pass --data")
+    conversations = load_conversations(args.data)[: args.limit_conversations]
+    if args.limit_questions is not None:
+        for c in conversations:
+            c["qa"] = [q for q in c["qa"] if q.get("evidence")][: args.limit_questions]
+    console = Console(width=200)
+    with Progress(console=console, transient=True) as progress:
+        recall = evaluate(conversations, args.embedder, max(KS), progress)
+    console.print(table_for(recall))
+    overall = {s: {k: statistics.mean(recall[s]["overall"][k]) for k in KS} for s in STRATEGIES}
+    best_baseline = max(overall["lexical"][10], overall["dense"][10])
+    console.print(
+        f"embedder {args.embedder}: full R@10 {overall['full'][10]:.3f} vs best baseline {best_baseline:.3f} "
+        f"(lift {overall['full'][10] - best_baseline:+.3f})"
+    )
+    return overall
+
+
+if __name__ == "__main__":
+    main()
