@@ -1,0 +1,106 @@
+"""Neo4j dialect gate, without a Neo4j server.
+
+Every statement Neo4j would execute (the shared files, the `cypher/neo4j/`
+overrides, and the Browser queries) goes through Neo4j's own Cypher front end,
+`@neo4j-cypher/language-support` (installed by `make node-tools` from the
+committed lock file). Its mock schema carries the Neo4j 5 catalogue of
+functions and procedures, GDS and APOC included, so syntax errors and
+FalkorDB-only calls (`vecf32`, `db.idx.fulltext.*`) are caught here.
+
+Labels and relationship types are declared from the project's enums only: a
+warning about an unknown label or type means a statement uses one that is not
+an enum member, and fails the gate too.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cogmem_graph.graph.cypher import (
+    EDGE_TYPE_PLACEHOLDER,
+    TYPE_LABEL_PLACEHOLDER,
+    CypherLibrary,
+    cypher_root,
+)
+from cogmem_graph.model import TYPE_LABELS, EdgeType, LinkType, MemoryTrace, MemoryType, NodeLabel
+
+LINT_DIR = Path(__file__).resolve().parents[2] / "tools" / "cypher-lint"
+LINT_SCRIPT = LINT_DIR / "lint.mjs"
+
+
+def _require_linter() -> str:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Neo4j dialect gate skipped: no `node` on PATH (install Node.js 18+)")
+    if not (LINT_DIR / "node_modules" / "@neo4j-cypher" / "language-support").is_dir():
+        pytest.fail("the Cypher linter is not installed: run `make node-tools`")
+    return node
+
+
+def _declared_schema() -> dict[str, list[str]]:
+    labels = [label.value for label in NodeLabel] + list(TYPE_LABELS.values())
+    rel_types = [e.value for e in EdgeType] + [link.value for link in LinkType]
+    property_keys = [f.alias or name for name, f in MemoryTrace.model_fields.items()]
+    return {"labels": labels, "relationshipTypes": rel_types, "propertyKeys": property_keys}
+
+
+def lint(statements: list[dict[str, str]]) -> list[dict]:
+    node = _require_linter()
+    payload = json.dumps({"statements": statements, **_declared_schema()})
+    done = subprocess.run(
+        [node, str(LINT_SCRIPT)], input=payload, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, f"linter crashed: {done.stderr[-2000:]}"
+    return json.loads(done.stdout)
+
+
+def neo4j_statements() -> list[dict[str, str]]:
+    """Every Neo4j-bound statement, with placeholders filled by each enum member."""
+    lib = CypherLibrary("neo4j")
+    out: list[dict[str, str]] = []
+    for name in lib.names():
+        text = lib.get(name)
+        if EDGE_TYPE_PLACEHOLDER in text:
+            out += [{"name": f"{name}[{e.value}]", "query": lib.for_edge(name, e)} for e in EdgeType]
+        elif TYPE_LABEL_PLACEHOLDER in text:
+            out += [{"name": f"{name}[{t.value}]", "query": lib.for_type_label(name, t)} for t in MemoryType]
+        else:
+            out.append({"name": name, "query": text})
+    for path in sorted((cypher_root() / "browser").glob("*.cypher")):
+        text = "\n".join(ln for ln in path.read_text().splitlines() if not ln.lstrip().startswith("//"))
+        out.append({"name": f"browser/{path.stem}", "query": text.strip()})
+    return out
+
+
+def _unknown_vocabulary(warnings: list[dict]) -> list[dict]:
+    return [w for w in warnings if w["message"].startswith(("Label ", "Relationship type "))]
+
+
+def test_every_neo4j_bound_statement_passes_neo4js_front_end() -> None:
+    statements = neo4j_statements()
+    assert len(statements) > 30, "the gate must see the whole library"
+    results = lint(statements)
+    failures = {r["name"]: r["errors"] + _unknown_vocabulary(r["warnings"]) for r in results}
+    failures = {name: problems for name, problems in failures.items() if problems}
+    assert failures == {}, json.dumps(failures, indent=2)
+
+
+def test_gate_rejects_falkordb_only_calls_and_syntax_errors() -> None:
+    """The gate can fail: FalkorDB overrides and broken text are refused."""
+    falkor = CypherLibrary("falkordb")
+    statements = [
+        {"name": "falkordb/fulltext_search", "query": falkor.get("fulltext_search")},
+        {"name": "vecf32", "query": "RETURN vecf32([1.0, 2.0]) AS v"},
+        {"name": "syntax", "query": "MATCH (t:Trace RETURN t"},
+        {"name": "unknown_label", "query": "MATCH (t:NotAnEnumLabel) RETURN t"},
+    ]
+    by_name = {r["name"]: r for r in lint(statements)}
+    assert "db.idx.fulltext" in json.dumps(by_name["falkordb/fulltext_search"]["errors"])
+    assert "vecf32" in json.dumps(by_name["vecf32"]["errors"])
+    assert by_name["syntax"]["errors"], "a syntax error must be reported"
+    assert _unknown_vocabulary(by_name["unknown_label"]["warnings"])
