@@ -29,3 +29,7 @@ class HomeLocked(EmbeddedServerError):
 
 class GraphQueryError(CogmemError):
     """The database rejected a statement; names the statement."""
+
+
+class VectorStoreUnavailable(BackendUnavailable):
+    """Qdrant could not be reached (server) or opened (local path)."""

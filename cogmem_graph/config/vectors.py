@@ -1,0 +1,23 @@
+"""Vector-store configuration: where Qdrant lives and how collections are named."""
+
+from __future__ import annotations
+
+import os
+
+from pydantic import Field, SecretStr
+
+from cogmem_graph.config.graph import _Config
+
+
+class VectorConfig(_Config):
+    """`url` None means Qdrant local mode on a path under the memory home;
+    `":memory:"` an in-process throwaway index (tests); `http(s)://host:6333` a server."""
+
+    url: str | None = None
+    api_key: SecretStr | None = Field(
+        default_factory=lambda: SecretStr(os.environ["QDRANT_API_KEY"]) if os.environ.get("QDRANT_API_KEY") else None
+    )
+    collection_prefix: str = Field("cogmem", min_length=1, max_length=60, pattern=r"^[A-Za-z0-9_\-]+$")
+    timeout_s: float = Field(10.0, gt=0.0, le=600.0)
+    retry_attempts: int = Field(4, ge=1, le=20, description="attempts for transient faults (connection, 429, 5xx)")
+    upsert_batch: int = Field(256, ge=1, le=10_000)

@@ -1,0 +1,54 @@
+"""The VectorIndex port: what the memory needs from a vector store.
+
+Vectors are an index over the graph, never the source of truth: every point
+carries the trace id, the scope key it may be seen under, the memory type, an
+active flag and the event time, so a search can be filtered exactly as a graph
+read is (by visible scope keys, active only) without a graph round trip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from cogmem_graph.retrieval.lexical import SparseVector
+
+
+@dataclass(frozen=True, slots=True)
+class VectorPoint:
+    trace_id: str
+    scope_key: str
+    type: str
+    created_at: int
+    dense: list[float]
+    sparse: SparseVector | None = None
+    active: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class VectorHit:
+    trace_id: str
+    score: float
+    scope_key: str = ""
+    payload: dict = field(default_factory=dict)
+
+
+class VectorIndex(Protocol):
+    """One collection per embedding space; all reads filtered by scope keys."""
+
+    name: str
+    dim: int
+
+    def upsert(self, points: Sequence[VectorPoint]) -> int: ...
+    def search_dense(
+        self, vector: Sequence[float], scope_keys: Sequence[str], limit: int, *,
+        score_threshold: float | None = None, exclude_ids: Sequence[str] = (),
+    ) -> list[VectorHit]: ...
+    def search_sparse(self, vector: SparseVector, scope_keys: Sequence[str], limit: int) -> list[VectorHit]: ...
+    def set_active(self, trace_ids: Sequence[str], active: bool) -> None: ...
+    def delete(self, trace_ids: Sequence[str]) -> None: ...
+    def existing_ids(self, trace_ids: Sequence[str]) -> set[str]: ...
+    def all_ids(self, *, active: bool | None = None) -> set[str]: ...
+    def count(self, scope_keys: Sequence[str] | None = None, *, active: bool | None = True) -> int: ...
+    def close(self) -> None: ...

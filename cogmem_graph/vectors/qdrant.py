@@ -1,0 +1,275 @@
+"""Qdrant adapter of the VectorIndex port (server, local path or in-memory).
+
+One collection per embedding space, named `<prefix>_<model>_<dim>`, with a
+named dense vector (`dense`, cosine) and a sparse BM25 vector (`bm25`, IDF
+applied by Qdrant). Point ids are UUIDv5 of the trace id, so re-upserting a
+trace overwrites its point instead of duplicating it.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import uuid
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
+
+from cogmem_graph.config.vectors import VectorConfig
+from cogmem_graph.errors import VectorStoreUnavailable
+from cogmem_graph.retrieval.lexical import SparseVector
+from cogmem_graph.vectors.port import VectorHit, VectorPoint
+
+DENSE = "dense"
+SPARSE = "bm25"
+_ID_NAMESPACE = uuid.UUID("6f1c9a52-3b57-4d0e-9a57-2f4c6f0c1e11")
+_SCROLL_PAGE = 1024
+
+
+def point_id(trace_id: str) -> str:
+    return str(uuid.uuid5(_ID_NAMESPACE, trace_id))
+
+
+def collection_name(prefix: str, model: str, dim: int) -> str:
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", model).strip("-").lower() or "model"
+    return f"{prefix}_{slug}_{dim}"
+
+
+def _is_transient(exc: BaseException) -> bool:
+    if isinstance(exc, ResponseHandlingException):
+        return True  # connection refused/reset, timeouts
+    if isinstance(exc, UnexpectedResponse):
+        return exc.status_code == 429 or exc.status_code >= 500
+    return isinstance(exc, (ConnectionError, TimeoutError))
+
+
+# Qdrant local mode locks its folder: one client per path per process, shared.
+_local_clients: dict[Path, tuple[QdrantClient, int]] = {}
+_local_lock = threading.Lock()
+
+
+def _acquire_local(path: Path) -> QdrantClient:
+    with _local_lock:
+        client, refs = _local_clients.get(path, (None, 0))
+        if client is None:
+            path.mkdir(parents=True, exist_ok=True)
+            try:
+                client = QdrantClient(path=str(path))
+            except RuntimeError as exc:  # folder locked by another process
+                raise VectorStoreUnavailable(
+                    f"Qdrant local storage at {path} is in use by another process ({exc}); "
+                    "close the other store or use a Qdrant server (vectors='http://localhost:6333')",
+                    url=str(path),
+                ) from exc
+        _local_clients[path] = (client, refs + 1)
+        return client
+
+
+def _release_local(path: Path) -> None:
+    with _local_lock:
+        client, refs = _local_clients.get(path, (None, 0))
+        if client is None:
+            return
+        if refs <= 1:
+            del _local_clients[path]
+            client.close()
+        else:
+            _local_clients[path] = (client, refs - 1)
+
+
+class QdrantVectorIndex:
+    """Dense + BM25 sparse search over one embedding space, filtered by scope keys."""
+
+    def __init__(
+        self, *, model: str, dim: int, config: VectorConfig | None = None, local_path: Path | None = None,
+    ) -> None:
+        if dim <= 0:
+            raise ValueError(f"dim must be positive, got {dim}")
+        self.config = config or VectorConfig()
+        self.dim = dim
+        self.name = collection_name(self.config.collection_prefix, model, dim)
+        self._local_path: Path | None = None
+        url = self.config.url
+        if url == ":memory:":
+            self.location = ":memory:"
+            self._client = QdrantClient(location=":memory:")
+        elif url:
+            self.location = url
+            key = self.config.api_key.get_secret_value() if self.config.api_key else None
+            self._client = QdrantClient(url=url, api_key=key, timeout=int(self.config.timeout_s), check_compatibility=False)
+        else:
+            if local_path is None:
+                raise ValueError("local_path is required when vectors url is None (Qdrant local mode)")
+            self._local_path = local_path.resolve()
+            self.location = str(self._local_path)
+            self._client = _acquire_local(self._local_path)
+        self._closed = False
+        self._ensure_collection()
+
+    def __repr__(self) -> str:
+        return f"QdrantVectorIndex(location={self.location!r}, collection={self.name!r})"
+
+    # ------------------------------------------------------------ plumbing
+
+    def _call(self, what: str, fn, *args, **kwargs) -> Any:
+        retrying = Retrying(
+            retry=retry_if_exception(_is_transient),
+            stop=stop_after_attempt(self.config.retry_attempts),
+            wait=wait_exponential(multiplier=0.2, max=5.0),
+            reraise=True,
+        )
+        try:
+            return retrying(fn, *args, **kwargs)
+        except Exception as exc:
+            if _is_transient(exc):
+                raise VectorStoreUnavailable(
+                    f"Qdrant at {self.location} did not answer {what} after {self.config.retry_attempts} attempts "
+                    f"({type(exc).__name__}); start it with `docker compose -f docker/compose.yml up -d qdrant` "
+                    "or open the store without a vectors URL to use the embedded local mode",
+                    url=self.location,
+                ) from exc
+            raise
+
+    def _ensure_collection(self) -> None:
+        if self._call("collection_exists", self._client.collection_exists, self.name):
+            return
+        self._call(
+            "create_collection",
+            self._client.create_collection,
+            self.name,
+            vectors_config={DENSE: models.VectorParams(size=self.dim, distance=models.Distance.COSINE)},
+            sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+        )
+        with warnings.catch_warnings():  # local mode warns that payload indexes have no effect
+            warnings.simplefilter("ignore")
+            self._call(
+                "create_payload_index", self._client.create_payload_index, self.name, "scope_key",
+                field_schema=models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True),
+            )
+            self._call("create_payload_index", self._client.create_payload_index, self.name, "active",
+                       field_schema=models.PayloadSchemaType.BOOL)
+
+    @staticmethod
+    def _filter(scope_keys: Sequence[str] | None, *, active: bool | None = True,
+                exclude_ids: Sequence[str] = ()) -> models.Filter:
+        must: list[Any] = []
+        if scope_keys is not None:
+            keys = list(scope_keys)
+            if not keys:
+                raise ValueError("scope_keys must not be empty: a read without visible scopes sees nothing")
+            must.append(models.FieldCondition(key="scope_key", match=models.MatchAny(any=keys)))
+        if active is not None:
+            must.append(models.FieldCondition(key="active", match=models.MatchValue(value=active)))
+        must_not: list[Any] = []
+        if exclude_ids:
+            must_not.append(models.HasIdCondition(has_id=[point_id(i) for i in exclude_ids]))
+        return models.Filter(must=must or None, must_not=must_not or None)
+
+    def _check_dim(self, vector: Sequence[float]) -> None:
+        if len(vector) != self.dim:
+            raise ValueError(f"vector has {len(vector)} dimensions, collection {self.name} expects {self.dim}")
+
+    @staticmethod
+    def _hits(points) -> list[VectorHit]:
+        return [
+            VectorHit(trace_id=p.payload["trace_id"], score=float(p.score),
+                      scope_key=p.payload.get("scope_key", ""), payload=p.payload)
+            for p in points
+        ]
+
+    # ------------------------------------------------------------ writes
+
+    def upsert(self, points: Sequence[VectorPoint]) -> int:
+        structs = []
+        for p in points:
+            self._check_dim(p.dense)
+            vector: dict[str, Any] = {DENSE: list(p.dense)}
+            if p.sparse:
+                vector[SPARSE] = models.SparseVector(indices=p.sparse.indices, values=p.sparse.values)
+            structs.append(models.PointStruct(
+                id=point_id(p.trace_id), vector=vector,
+                payload={"trace_id": p.trace_id, "scope_key": p.scope_key, "type": p.type,
+                         "created_at": p.created_at, "active": p.active},
+            ))
+        size = self.config.upsert_batch
+        for start in range(0, len(structs), size):
+            self._call("upsert", self._client.upsert, self.name, points=structs[start:start + size], wait=True)
+        return len(structs)
+
+    def set_active(self, trace_ids: Sequence[str], active: bool) -> None:
+        if trace_ids:
+            self._call("set_payload", self._client.set_payload, self.name, payload={"active": active},
+                       points=[point_id(i) for i in trace_ids], wait=True)
+
+    def delete(self, trace_ids: Sequence[str]) -> None:
+        if trace_ids:
+            self._call("delete", self._client.delete, self.name,
+                       points_selector=models.PointIdsList(points=[point_id(i) for i in trace_ids]), wait=True)
+
+    # ------------------------------------------------------------ reads
+
+    def search_dense(
+        self, vector: Sequence[float], scope_keys: Sequence[str], limit: int, *,
+        score_threshold: float | None = None, exclude_ids: Sequence[str] = (),
+    ) -> list[VectorHit]:
+        self._check_dim(vector)
+        result = self._call(
+            "query_points", self._client.query_points, self.name, query=list(vector), using=DENSE,
+            query_filter=self._filter(scope_keys, exclude_ids=exclude_ids), limit=limit,
+            score_threshold=score_threshold, with_payload=True,
+        )
+        return self._hits(result.points)
+
+    def search_sparse(self, vector: SparseVector, scope_keys: Sequence[str], limit: int) -> list[VectorHit]:
+        if not vector:
+            return []
+        result = self._call(
+            "query_points", self._client.query_points, self.name,
+            query=models.SparseVector(indices=vector.indices, values=vector.values), using=SPARSE,
+            query_filter=self._filter(scope_keys), limit=limit, with_payload=True,
+        )
+        return self._hits(result.points)
+
+    def existing_ids(self, trace_ids: Sequence[str]) -> set[str]:
+        if not trace_ids:
+            return set()
+        points = self._call("retrieve", self._client.retrieve, self.name,
+                            ids=[point_id(i) for i in trace_ids], with_payload=["trace_id"])
+        return {p.payload["trace_id"] for p in points}
+
+    def all_ids(self, *, active: bool | None = None) -> set[str]:
+        found: set[str] = set()
+        offset = None
+        while True:
+            points, offset = self._call(
+                "scroll", self._client.scroll, self.name, scroll_filter=self._filter(None, active=active),
+                limit=_SCROLL_PAGE, offset=offset, with_payload=["trace_id"], with_vectors=False,
+            )
+            found.update(p.payload["trace_id"] for p in points)
+            if offset is None:
+                return found
+
+    def count(self, scope_keys: Sequence[str] | None = None, *, active: bool | None = True) -> int:
+        result = self._call("count", self._client.count, self.name,
+                            count_filter=self._filter(scope_keys, active=active), exact=True)
+        return int(result.count)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._local_path is not None:
+            _release_local(self._local_path)
+        else:
+            self._client.close()
+
+    def __enter__(self) -> QdrantVectorIndex:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()

@@ -1,0 +1,131 @@
+"""Contract tests of the Qdrant VectorIndex: in-memory, local path, and a server
+when `COGMEM_TEST_QDRANT_URL` points at one."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cogmem_graph.config.vectors import VectorConfig
+from cogmem_graph.errors import VectorStoreUnavailable
+from cogmem_graph.retrieval.lexical import bm25_document_vector, bm25_query_vector
+from cogmem_graph.vectors import QdrantVectorIndex, VectorPoint
+
+DIM = 4
+
+
+def unit(*xs: float) -> list[float]:
+    norm = math.sqrt(sum(x * x for x in xs))
+    return [x / norm for x in xs]
+
+
+def point(trace_id: str, vec: list[float], scope_key: str = "user:acme/u1", text: str = "", active: bool = True) -> VectorPoint:
+    return VectorPoint(trace_id=trace_id, scope_key=scope_key, type="episodic", created_at=1, dense=vec,
+                       sparse=bm25_document_vector(text) if text else None, active=active)
+
+
+@pytest.fixture(params=["memory", "local", "server"])
+def index(request, tmp_path: Path) -> Iterator[QdrantVectorIndex]:
+    if request.param == "memory":
+        idx = QdrantVectorIndex(model="test", dim=DIM, config=VectorConfig(url=":memory:"))
+    elif request.param == "local":
+        idx = QdrantVectorIndex(model="test", dim=DIM, config=VectorConfig(), local_path=tmp_path / "qdrant")
+    else:
+        url = os.environ.get("COGMEM_TEST_QDRANT_URL")
+        if not url:
+            pytest.skip("Qdrant server backend skipped: set COGMEM_TEST_QDRANT_URL to a Qdrant server")
+        idx = QdrantVectorIndex(model=f"test-{tmp_path.name}", dim=DIM, config=VectorConfig(url=url))
+    yield idx
+    idx.close()
+
+
+def test_dense_search_ranks_nearest_first_within_visible_scopes(index) -> None:
+    index.upsert([
+        point("a", unit(1, 0, 0, 0)),
+        point("b", unit(1, 1, 0, 0)),
+        point("c", unit(0, 0, 1, 0)),
+        point("other", unit(1, 0, 0, 0), scope_key="user:evil/u9"),
+    ])
+    hits = index.search_dense(unit(1, 0.1, 0, 0), ["user:acme/u1"], limit=10)
+    assert [h.trace_id for h in hits] == ["a", "b", "c"]
+    assert hits[0].score > hits[1].score > hits[2].score
+    assert all(h.scope_key == "user:acme/u1" for h in hits)
+    assert [h.trace_id for h in index.search_dense(unit(1, 0, 0, 0), ["user:evil/u9"], 10)] == ["other"]
+
+
+def test_inactive_and_excluded_points_are_not_returned(index) -> None:
+    index.upsert([point("a", unit(1, 0, 0, 0)), point("b", unit(1, 1, 0, 0))])
+    index.set_active(["a"], False)
+    assert [h.trace_id for h in index.search_dense(unit(1, 0, 0, 0), ["user:acme/u1"], 10)] == ["b"]
+    index.set_active(["a"], True)
+    hits = index.search_dense(unit(1, 0, 0, 0), ["user:acme/u1"], 10, exclude_ids=["a"])
+    assert [h.trace_id for h in hits] == ["b"]
+    assert index.count(["user:acme/u1"]) == 2
+
+
+def test_score_threshold_keeps_only_near_neighbours(index) -> None:
+    index.upsert([point("a", unit(1, 0, 0, 0)), point("c", unit(0, 0, 1, 0))])
+    hits = index.search_dense(unit(1, 0, 0, 0), ["user:acme/u1"], 10, score_threshold=0.9)
+    assert [h.trace_id for h in hits] == ["a"]
+
+
+def test_sparse_bm25_finds_the_document_with_the_rare_term(index) -> None:
+    index.upsert([
+        point("a", unit(1, 0, 0, 0), text="We went hiking near the lake on Sunday"),
+        point("b", unit(1, 0, 0, 0), text="I adopted a puppy named Biscuit"),
+        point("c", unit(1, 0, 0, 0), text="The lake was cold and we went swimming"),
+        point("x", unit(1, 0, 0, 0), text="puppy puppy puppy", scope_key="user:evil/u9"),
+    ])
+    hits = index.search_sparse(bm25_query_vector("What is the name of the puppies?"), ["user:acme/u1"], 10)
+    assert [h.trace_id for h in hits] == ["b"]
+    lake = index.search_sparse(bm25_query_vector("lake hiking"), ["user:acme/u1"], 10)
+    assert [h.trace_id for h in lake][:1] == ["a"] and {h.trace_id for h in lake} == {"a", "c"}
+    assert index.search_sparse(bm25_query_vector("the and of"), ["user:acme/u1"], 10) == []
+
+
+def test_upsert_is_idempotent_and_delete_removes(index) -> None:
+    index.upsert([point("a", unit(1, 0, 0, 0)), point("b", unit(0, 1, 0, 0))])
+    index.upsert([point("a", unit(0, 0, 0, 1))])
+    assert index.count(None, active=None) == 2
+    assert index.search_dense(unit(0, 0, 0, 1), ["user:acme/u1"], 1)[0].trace_id == "a"
+    assert index.existing_ids(["a", "b", "zzz"]) == {"a", "b"}
+    index.delete(["a"])
+    assert index.all_ids() == {"b"}
+
+
+def test_bad_arguments_name_the_problem(index) -> None:
+    with pytest.raises(ValueError, match="dimensions"):
+        index.upsert([point("a", [1.0, 0.0])])
+    with pytest.raises(ValueError, match="scope_keys"):
+        index.search_dense(unit(1, 0, 0, 0), [], 5)
+
+
+def test_local_path_keeps_vectors_across_reopen_and_shares_one_client(tmp_path: Path) -> None:
+    path = tmp_path / "qdrant"
+    first = QdrantVectorIndex(model="m", dim=DIM, local_path=path)
+    second = QdrantVectorIndex(model="m", dim=DIM, local_path=path)  # same folder, same process: shared
+    first.upsert([point("a", unit(1, 0, 0, 0))])
+    first.close()
+    assert second.existing_ids(["a"]) == {"a"}
+    second.close()
+    reopened = QdrantVectorIndex(model="m", dim=DIM, local_path=path)
+    assert reopened.all_ids() == {"a"}
+    reopened.close()
+
+
+def test_collections_are_separate_per_embedding_space() -> None:
+    a = QdrantVectorIndex(model="openai:text-embedding-3-small", dim=DIM, config=VectorConfig(url=":memory:"))
+    assert a.name == "cogmem_openai-text-embedding-3-small_4"
+    a.close()
+
+
+def test_unreachable_server_names_the_url_and_what_to_start() -> None:
+    config = VectorConfig(url="http://127.0.0.1:9", retry_attempts=2, timeout_s=1)
+    with pytest.raises(VectorStoreUnavailable) as err:
+        QdrantVectorIndex(model="m", dim=DIM, config=config)
+    assert "http://127.0.0.1:9" in str(err.value) and "qdrant" in str(err.value).lower()
+    assert err.value.url == "http://127.0.0.1:9"
