@@ -1,0 +1,255 @@
+"""Keyword content-feature detection: what a memory is *about*, without an LLM.
+
+The encoding model needs to know which content features a text carries
+(novelty, procedure, emotion, social content, cooperation, ethical content,
+contradiction, relevance to the current topic) and the text's own sentiment.
+This is the fast `keyword` strategy: cue words and phrases, a few negations,
+no model. Each feature is a score in [0, 1] rather than a flag so one weak cue
+counts for less than several: every cue closes half the remaining gap
+(1 cue 0.5, 2 cues 0.75, 3 cues 0.875). An LLM classifier can produce the same
+`ContentFeatures` with its own confidences, and a boolean "present" is 1.0.
+
+Two extra scores the reference feature set does not use for strength but the
+pipeline can use for routing: `personal` (first-person statements and
+preferences) and `prospective` (reminders, plans, deadlines).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+# ---------------------------------------------------------------- feature model
+
+
+@dataclass(frozen=True)
+class ContentFeatures:
+    """Feature scores of one text. All in [0, 1] except `sentiment`, in [-1, 1]."""
+
+    novelty: float = 0.0
+    procedure: float = 0.0
+    emotion: float = 0.0
+    social: float = 0.0
+    cooperation: float = 0.0
+    ethical: float = 0.0
+    contradiction: float = 0.0
+    topic_relevance: float = 0.0
+    sentiment: float = 0.0
+    personal: float = 0.0
+    prospective: float = 0.0
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            low = -1.0 if f.name == "sentiment" else 0.0
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"ContentFeatures.{f.name} must be a number, got {value!r}")
+            if not math.isfinite(value) or not low <= value <= 1.0:
+                raise ValueError(f"ContentFeatures.{f.name} must be in [{low:g}, 1], got {value!r}")
+
+
+NO_FEATURES = ContentFeatures()
+
+
+# ---------------------------------------------------------------- lexicons
+
+
+@dataclass(frozen=True)
+class _Lexicon:
+    """Cue words (exact), stems (entries ending in '*', prefix match) and multi-word phrases."""
+
+    words: frozenset[str]
+    stems: tuple[str, ...]
+    phrases: tuple[str, ...]
+
+    @classmethod
+    def of(cls, spec: str) -> _Lexicon:
+        """Parse a '|'-separated spec: `word`, `stem*` or `multi word phrase`."""
+        words: set[str] = set()
+        stems: list[str] = []
+        phrases: list[str] = []
+        for raw in spec.split("|"):
+            entry = " ".join(raw.split()).lower()
+            if not entry:
+                continue
+            if " " in entry:
+                phrases.append(entry)
+            elif entry.endswith("*"):
+                stems.append(entry[:-1])
+            else:
+                words.add(entry)
+        return cls(frozenset(words), tuple(stems), tuple(phrases))
+
+    def matches(self, token: str) -> bool:
+        return token in self.words or any(token.startswith(s) for s in self.stems)
+
+    def count(self, tokens: list[str], joined: str) -> int:
+        """Occurrences of single-word cues among the tokens plus phrase occurrences."""
+        hits = sum(1 for t in tokens if self.matches(t))
+        for phrase in self.phrases:
+            hits += joined.count(f" {phrase} ")
+        return hits
+
+
+NOVELTY = _Lexicon.of(
+    "new | novel | first time | for the first time | never before | never seen | discover* | "
+    "invent* | idea | ideas | innovat* | creative | creativity | surpris* | unexpected* | unusual | "
+    "curious | curiosity | experiment* | explore | exploring | brainstorm* | breakthrough | "
+    "learned | learnt | realized | realised | just found out | turns out | original | imagine"
+)
+PROCEDURE = _Lexicon.of(
+    "how to | step | steps | first | then | next | finally | afterwards | procedure | process | "
+    "workflow | instructions | checklist | install* | configur* | setup | set up | deploy* | "
+    "run | execute | command | recipe | method | routine | make sure | in order to | "
+    "always | never forget | guideline* | protocol | pipeline | schedule | plan | commit* | "
+    "organi* | structure*"
+)
+POSITIVE = _Lexicon.of(
+    "happy | happier | happiest | glad | joy | joyful | love | loved | loves | loving | great | "
+    "wonderful | amazing | awesome | excellent | fantastic | delighted | excited | exciting | "
+    "thrilled | grateful | thankful | proud | pleased | relieved | enjoy* | fun | beautiful | "
+    "best | good | nice | liked | won | win | success* | celebrat* | hope | hopeful | "
+    "calm | peaceful | cheerful | laugh* | smile* | perfect | brilliant"
+)
+NEGATIVE = _Lexicon.of(
+    "sad | sadder | unhappy | angry | anger | furious | mad | upset | hate | hated | hates | "
+    "terrible | awful | horrible | worst | bad | worse | afraid | scared | fear* | anxious | "
+    "anxiety | worried | worry | stress* | depress* | lonely | miserable | disappoint* | "
+    "frustrat* | annoy* | cried | cry | crying | tears | hurt | pain* | grief | griev* | "
+    "lost | lose | losing | failed | fail | failure | disaster | tragic | tragedy | "
+    "shock* | devastat* | ashamed | guilty | sorry | broke | broken | died | death | dead | "
+    "sick | ill | accident | panic* | nightmare | crisis"
+)
+EMOTION_STATE = _Lexicon.of(
+    "feel | feels | feeling | feelings | felt | emotion* | mood | heart | overwhelm* | "
+    "nervous | moved | touched | passionate | desperate"
+)
+SOCIAL = _Lexicon.of(
+    "friend* | family | families | mom | mum | mother | dad | father | parent* | sister* | "
+    "brother* | son | daughter | kid | kids | child* | wife | husband | partner | boyfriend | "
+    "girlfriend | colleague* | coworker* | boss | manager | team* | people | community | "
+    "neighbo* | party | parties | wedding | meeting | met | visit* | talked | chatted | "
+    "conversation* | together | group | club | dinner with | hang out | hung out | "
+    "relationship* | social*"
+)
+COOPERATION = _Lexicon.of(
+    "help | helped | helping | helpful | collaborat* | cooperat* | share | shared | sharing | "
+    "support* | agree* | teamwork | assist* | volunteer* | contribut* | mentor* | "
+    "work together | worked together | working together | team up | teamed up | joint | "
+    "thanks | thank you | appreciate* | compromise | consensus | mutual"
+)
+ETHICAL = _Lexicon.of(
+    "honest* | dishonest* | fair | unfair | fairness | justice | injustice | ethic* | moral* | "
+    "immoral | lie | lied | lying | lies | cheat* | steal* | stole | trust | trusted | "
+    "betray* | integrity | privacy | consent | responsib* | accountab* | transparen* | "
+    "principle* | right thing | wrong thing | corrupt* | bias* | discriminat* | rights"
+)
+CONTRADICTION = _Lexicon.of(
+    "actually | however | instead | contrary | correction | incorrect | mistaken | mistake | "
+    "wrong | not anymore | no longer | changed my mind | change of plan | used to | "
+    "rather than | contradict* | retract* | but now | that was wrong | i was wrong | "
+    "not true | isn't true | turns out"
+)
+PERSONAL = _Lexicon.of(
+    "i | i'm | i've | i'd | i'll | me | my | mine | myself | prefer* | favorite | favourite | "
+    "my name | i like | i love | i hate | i want | i need | i am"
+)
+PROSPECTIVE = _Lexicon.of(
+    "remind* | tomorrow | tonight | later | soon | upcoming | deadline* | due | "
+    "next week | next month | next year | next time | plan to | planning to | going to | "
+    "will | i'll | we'll | don't forget | do not forget | need to | have to | must | "
+    "schedul* | appointment* | intend* | by monday | by tuesday | by wednesday | "
+    "by thursday | by friday | by saturday | by sunday | by tomorrow | by the end"
+)
+
+NEGATORS = frozenset(
+    "not no never without hardly barely nothing nobody neither nor cannot isn't aren't wasn't "
+    "weren't don't doesn't didn't won't wouldn't can't couldn't shouldn't haven't hasn't hadn't".split()
+)
+NEGATION_WINDOW = 3
+"""A sentiment word is negated when a negator occurs up to this many tokens before it."""
+
+
+# ---------------------------------------------------------------- scoring
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased word tokens with inner apostrophes kept ("don't", "i'm")."""
+    return _TOKEN.findall(text.lower().replace("\u2019", "'"))
+
+
+def cue_score(hits: int) -> float:
+    """Turn a cue count into a score in [0, 1): each cue closes half the remaining gap."""
+    if hits <= 0:
+        return 0.0
+    return 1.0 - 0.5**hits
+
+
+def _is_negated(tokens: list[str], index: int) -> bool:
+    start = max(0, index - NEGATION_WINDOW)
+    return any(t in NEGATORS for t in tokens[start:index])
+
+
+def sentiment_score(tokens: list[str]) -> float:
+    """Content valence in (-1, 1): (positive - negative) / (positive + negative + 1).
+
+    A negator shortly before a sentiment word flips it ("not happy" counts as negative),
+    and the +1 keeps one stray word from claiming full certainty.
+    """
+    pos = neg = 0
+    for i, token in enumerate(tokens):
+        is_pos = POSITIVE.matches(token)
+        is_neg = not is_pos and NEGATIVE.matches(token)
+        if not (is_pos or is_neg):
+            continue
+        if _is_negated(tokens, i):
+            is_pos, is_neg = is_neg, is_pos
+        if is_pos:
+            pos += 1
+        else:
+            neg += 1
+    return (pos - neg) / (pos + neg + 1)
+
+
+def topic_relevance(tokens: Iterable[str], topic_terms: Iterable[str]) -> float:
+    """Share of the topic's terms that occur in the text, in [0, 1]; 0 without a topic."""
+    topic = {t for term in topic_terms for t in tokenize(term)}
+    if not topic:
+        return 0.0
+    return len(topic & set(tokens)) / len(topic)
+
+
+def detect_features(text: str, topic_terms: Iterable[str] = ()) -> ContentFeatures:
+    """Keyword strategy: score every content feature of `text`.
+
+    `topic_terms` are words of the current conversation topic (e.g. the query or
+    the thread's recent entities); without them topic relevance is 0.
+    """
+    tokens = tokenize(text)
+    if not tokens:
+        return NO_FEATURES
+    joined = f" {' '.join(tokens)} "
+
+    def score(lexicon: _Lexicon) -> float:
+        return cue_score(lexicon.count(tokens, joined))
+
+    emotion_hits = sum(
+        1 for t in tokens if POSITIVE.matches(t) or NEGATIVE.matches(t) or EMOTION_STATE.matches(t)
+    )
+    return ContentFeatures(
+        novelty=score(NOVELTY),
+        procedure=score(PROCEDURE),
+        emotion=cue_score(emotion_hits),
+        social=score(SOCIAL),
+        cooperation=score(COOPERATION),
+        ethical=score(ETHICAL),
+        contradiction=score(CONTRADICTION),
+        topic_relevance=topic_relevance(tokens, topic_terms),
+        sentiment=sentiment_score(tokens),
+        personal=score(PERSONAL),
+        prospective=score(PROSPECTIVE),
+    )
