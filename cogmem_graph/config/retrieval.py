@@ -1,0 +1,98 @@
+"""Retrieval configuration: candidate gathering, the six-signal composite and the
+metacognitive signals (tip-of-the-tongue, feeling-of-knowing).
+
+Defaults are the reference values: weights strength 0.25, similarity 0.35,
+recency 0.10, emotional congruence 0.15, graph activation 0.10, importance 0.05;
+recency half-life 24 h; importance = 0.5 + 0.5 * confidence; tip-of-the-tongue
+when similarity > 0.6 and (strength < 0.3 or confidence < 0.4) (feeling-of-knowing
+is a mechanism: `MechanismsConfig.feeling_of_knowing`); dense candidate pool top_k x 5;
+reciprocal rank fusion k = 60; cross-encoder rerank optional (off).
+
+The reference gives only the direction of the HEXACO weight modulation (openness
+raises graph activation, conscientiousness raises importance, low emotionality
+flattens emotional congruence); `hexaco_weight_gain` is this library's choice of
+how far a trait at 0 or 1 moves its weight (x0.5 .. x1.5 at the default 0.5).
+"""
+
+from __future__ import annotations
+
+from pydantic import Field, model_validator
+
+from cogmem_graph.clock import MS_PER_DAY
+from cogmem_graph.config.graph import _Config
+
+SIGNAL_NAMES: tuple[str, ...] = (
+    "strength",
+    "similarity",
+    "recency",
+    "emotional",
+    "activation",
+    "importance",
+)
+"""The six retrieval signals, in the order the reference lists them."""
+
+
+class SignalWeights(_Config):
+    """Weight of each retrieval signal in the composite score.
+
+    Any non-negative weights are accepted (they are renormalised to sum 1 when
+    HEXACO-modulated); all zero is refused because it would rank nothing.
+    """
+
+    strength: float = Field(0.25, ge=0.0, le=1.0, description="current Ebbinghaus strength")
+    similarity: float = Field(0.35, ge=0.0, le=1.0, description="query similarity (cosine or rerank)")
+    recency: float = Field(0.10, ge=0.0, le=1.0, description="time since the trace was last touched")
+    emotional: float = Field(0.15, ge=0.0, le=1.0, description="mood-congruence with the agent's mood")
+    activation: float = Field(0.10, ge=0.0, le=1.0, description="spreading activation from the graph")
+    importance: float = Field(0.05, ge=0.0, le=1.0, description="confidence-derived importance")
+
+    @model_validator(mode="after")
+    def _not_all_zero(self) -> SignalWeights:
+        if self.total() <= 0.0:
+            raise ValueError("weights: at least one signal weight must be positive")
+        return self
+
+    def total(self) -> float:
+        return sum(getattr(self, name) for name in SIGNAL_NAMES)
+
+    def as_dict(self) -> dict[str, float]:
+        return {name: getattr(self, name) for name in SIGNAL_NAMES}
+
+
+class RetrievalConfig(_Config):
+    """How candidates are gathered and scored."""
+
+    top_k: int = Field(10, ge=1, le=1000, description="traces returned by default")
+    candidate_multiplier: int = Field(
+        5, ge=1, le=100, description="dense and lexical candidate pools hold top_k x this many"
+    )
+    rrf_k: int = Field(60, ge=0, le=10_000, description="reciprocal rank fusion constant")
+    rerank: bool = Field(False, description="run the optional cross-encoder rerank on the fused pool")
+
+    weights: SignalWeights = Field(default_factory=SignalWeights)
+    hexaco_weight_gain: float = Field(
+        0.5, ge=0.0, le=1.0,
+        description="a trait at 1 multiplies its weight by 1 + gain, at 0 by 1 - gain (then renormalised)",
+    )
+
+    recency_half_life_ms: int = Field(
+        MS_PER_DAY, gt=0, description="time constant of the recency signal e^(-elapsed / half-life)"
+    )
+    importance_base: float = Field(
+        0.5, ge=0.0, le=1.0, description="importance = base + (1 - base) * confidence"
+    )
+
+    tot_min_similarity: float = Field(
+        0.6, ge=-1.0, le=1.0, description="tip-of-the-tongue: similarity must exceed this"
+    )
+    tot_max_strength: float = Field(
+        0.3, ge=0.0, le=1.0, description="tip-of-the-tongue: current strength below this"
+    )
+    tot_max_confidence: float = Field(
+        0.4, ge=0.0, le=1.0, description="tip-of-the-tongue: or source confidence below this"
+    )
+
+    @property
+    def candidate_pool(self) -> int:
+        """Candidates fetched from each source for the default top_k."""
+        return self.top_k * self.candidate_multiplier
