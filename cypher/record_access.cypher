@@ -4,6 +4,7 @@ UNWIND $rows AS row
 MATCH (t:Trace {id: row.id})
 WHERE t.scopeKey IN $scopeKeys
 SET t.retrievalCount = coalesce(t.retrievalCount, 0) + 1,
+    t.encodingStrength = coalesce(row.encodingStrength, t.encodingStrength),
     t.lastAccessedAt = row.lastAccessedAt,
     t.stability = row.stability,
     t.reinforcementInterval = row.reinforcementInterval,

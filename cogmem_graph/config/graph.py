@@ -42,6 +42,10 @@ class EdgeDefaults(_Config):
         description="per new trace and entity, link to at most this many most recent traces (keeps hub entities from making cliques)",
     )
     hebbian_learning_rate: float = Field(0.1, gt=0.0, le=1.0, description="eta in w <- w + eta * (1 - w)")
+    hebbian_max_co_retrieved: int = Field(
+        5, ge=0, le=100,
+        description="only the best N of a retrieval are wired together, so a wide retrieval does not make a clique",
+    )
 
 
 class GraphConfig(_Config):

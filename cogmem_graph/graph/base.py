@@ -315,6 +315,7 @@ class CypherGraphStore(ABC):
                 "stability": u.stability,
                 "reinforcementInterval": u.reinforcement_interval,
                 "nextReinforcementAt": u.next_reinforcement_at,
+                "encodingStrength": u.encoding_strength,
             }
             for u in {u.trace_id: u for u in updates}.values()
         ]
@@ -322,6 +323,22 @@ class CypherGraphStore(ABC):
             return {}
         result = self.run("record_access", {"rows": rows, "scopeKeys": keys, "now": self._now()}, write=True)
         return {r["id"]: int(r["retrievalCount"]) for r in result}
+
+    def set_strengths(self, strengths: dict[str, float], scope_keys: Sequence[str]) -> int:
+        """Store encoding strengths computed by the cognitive core (interference, mechanisms)."""
+        keys = require_scope_keys(scope_keys)
+        rows = [{"id": i, "encodingStrength": float(s)} for i, s in strengths.items()]
+        updated = 0
+        for chunk in _chunks(rows):
+            updated += len(self.run("set_strengths", {"rows": chunk, "scopeKeys": keys, "now": self._now()}, write=True))
+        return updated
+
+    def trace_index_state(self, ids: Sequence[str]) -> dict[str, bool]:
+        """Maintenance: id -> isActive for the given ids that exist (repair compares with the vectors)."""
+        out: dict[str, bool] = {}
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            out.update({r["id"]: bool(r["isActive"]) for r in self.run("trace_index_state", {"ids": chunk})})
+        return out
 
     # ------------------------------------------------------------ lexical search
 

@@ -24,6 +24,7 @@ class VectorPoint:
     dense: list[float]
     sparse: SparseVector | None = None
     active: bool = True
+    content_hash: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +46,10 @@ class VectorIndex(Protocol):
         self, vector: Sequence[float], scope_keys: Sequence[str], limit: int, *,
         score_threshold: float | None = None, exclude_ids: Sequence[str] = (),
     ) -> list[VectorHit]: ...
+    def search_dense_many(
+        self, vectors: Sequence[Sequence[float]], scope_keys: Sequence[Sequence[str]], limit: int, *,
+        score_threshold: float | None = None,
+    ) -> list[list[VectorHit]]: ...
     def search_sparse(self, vector: SparseVector, scope_keys: Sequence[str], limit: int) -> list[VectorHit]: ...
     def set_active(self, trace_ids: Sequence[str], active: bool) -> None: ...
     def delete(self, trace_ids: Sequence[str]) -> None: ...

@@ -194,7 +194,7 @@ class QdrantVectorIndex:
             structs.append(models.PointStruct(
                 id=point_id(p.trace_id), vector=vector,
                 payload={"trace_id": p.trace_id, "scope_key": p.scope_key, "type": p.type,
-                         "created_at": p.created_at, "active": p.active},
+                         "created_at": p.created_at, "active": p.active, "content_hash": p.content_hash},
             ))
         size = self.config.upsert_batch
         for start in range(0, len(structs), size):
@@ -224,6 +224,25 @@ class QdrantVectorIndex:
             score_threshold=score_threshold, with_payload=True,
         )
         return self._hits(result.points)
+
+    def search_dense_many(
+        self, vectors: Sequence[Sequence[float]], scope_keys: Sequence[Sequence[str]], limit: int, *,
+        score_threshold: float | None = None,
+    ) -> list[list[VectorHit]]:
+        """Several dense searches in one request (the write path's neighbour checks)."""
+        if len(vectors) != len(scope_keys):
+            raise ValueError("search_dense_many needs one scope_keys list per vector")
+        if not vectors:
+            return []
+        requests = []
+        for vector, keys in zip(vectors, scope_keys, strict=True):
+            self._check_dim(vector)
+            requests.append(models.QueryRequest(
+                query=list(vector), using=DENSE, filter=self._filter(keys), limit=limit,
+                score_threshold=score_threshold, with_payload=True,
+            ))
+        responses = self._call("query_batch_points", self._client.query_batch_points, self.name, requests=requests)
+        return [self._hits(r.points) for r in responses]
 
     def search_sparse(self, vector: SparseVector, scope_keys: Sequence[str], limit: int) -> list[VectorHit]:
         if not vector:

@@ -1,0 +1,48 @@
+"""The whole configuration of a store: one object holding every section.
+
+Each section keeps its own defaults (taken from the references); this model only
+gathers them, plus the few settings of the write path that belong to no layer.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from cogmem_graph.config.consolidation import ConsolidationConfig
+from cogmem_graph.config.decay import DecayConfig
+from cogmem_graph.config.encoding import EncodingConfig
+from cogmem_graph.config.graph import GraphConfig, _Config
+from cogmem_graph.config.mechanisms import MechanismsConfig
+from cogmem_graph.config.prompt import PromptConfig
+from cogmem_graph.config.retrieval import RetrievalConfig
+from cogmem_graph.config.vectors import VectorConfig
+from cogmem_graph.config.working_memory import WorkingMemoryConfig
+
+
+class WritePathConfig(_Config):
+    """How a new memory meets the ones already there (DESIGN §5)."""
+
+    neighbours: int = Field(5, ge=0, le=100, description="nearest existing traces checked per new trace")
+    near_duplicate_similarity: float = Field(
+        0.97, gt=0.0, le=1.0,
+        description="cosine at or above which a new memory reinforces the existing one instead of being stored "
+        "(identical content always does)",
+    )
+    contradiction_candidate_similarity: float = Field(
+        0.6, ge=0.0, le=1.0,
+        description="a new memory with correction/negation cues this similar to an old one gets a CONTRADICTS edge",
+    )
+
+
+class CogmemConfig(_Config):
+    graph: GraphConfig = Field(default_factory=GraphConfig)
+    vectors: VectorConfig = Field(default_factory=VectorConfig)
+    encoding: EncodingConfig = Field(default_factory=EncodingConfig)
+    decay: DecayConfig = Field(default_factory=DecayConfig)
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
+    working_memory: WorkingMemoryConfig = Field(default_factory=WorkingMemoryConfig)
+    prompt: PromptConfig = Field(default_factory=PromptConfig)
+    consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig)
+    mechanisms: MechanismsConfig = Field(default_factory=MechanismsConfig)
+    write: WritePathConfig = Field(default_factory=WritePathConfig)
+    embedding_cache_size: int = Field(10_000, ge=0, le=10_000_000, description="LRU entries of query/text embeddings")

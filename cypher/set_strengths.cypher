@@ -1,0 +1,7 @@
+// Interference and the mechanisms change encoding strengths; the cognitive core computed
+// the new values, the database stores them for the traces the caller may see.
+UNWIND $rows AS row
+MATCH (t:Trace {id: row.id})
+WHERE t.scopeKey IN $scopeKeys
+SET t.encodingStrength = row.encodingStrength, t.updatedAt = $now
+RETURN t.id AS id
