@@ -79,42 +79,41 @@ def evaluate(conversations: list[dict], embedder: str, top_k: int, progress: Pro
     recall: dict = {s: defaultdict(lambda: defaultdict(list)) for s in STRATEGIES}
     questions_total = sum(len([q for q in c["qa"] if q.get("evidence")]) for c in conversations)
     task = progress.add_task("questions", total=questions_total * len(STRATEGIES))
-    with tempfile.TemporaryDirectory() as home:
-        with cg.open(home=home, embedder=embedder) as store:
-            for number, conversation in enumerate(conversations):
-                user = f"conversation-{number}"
-                turns = turns_of(conversation)
-                encode_task = progress.add_task(f"encoding conversation {number + 1}", total=len(turns))
-                by_thread: dict[str, list[dict]] = defaultdict(list)
-                for turn in turns:
-                    by_thread[turn["thread"]].append(turn)
-                for thread, items in by_thread.items():
-                    agent = store.agent("bench", user_id=user, thread_id=thread)
-                    agent.encode_many(
-                        [
-                            {"content": t["content"], "scope": "user", "created_at": t["created_at"],
-                             "metadata": t["metadata"], "type": "episodic"}
-                            for t in items
-                        ]
+    with tempfile.TemporaryDirectory() as home, cg.open(home=home, embedder=embedder) as store:
+        for number, conversation in enumerate(conversations):
+            user = f"conversation-{number}"
+            turns = turns_of(conversation)
+            encode_task = progress.add_task(f"encoding conversation {number + 1}", total=len(turns))
+            by_thread: dict[str, list[dict]] = defaultdict(list)
+            for turn in turns:
+                by_thread[turn["thread"]].append(turn)
+            for thread, items in by_thread.items():
+                agent = store.agent("bench", user_id=user, thread_id=thread)
+                agent.encode_many(
+                    [
+                        {"content": t["content"], "scope": "user", "created_at": t["created_at"],
+                         "metadata": t["metadata"], "type": "episodic"}
+                        for t in items
+                    ]
+                )
+                progress.advance(encode_task, len(items))
+            progress.remove_task(encode_task)
+            reader = store.agent("bench", user_id=user)
+            for question in conversation["qa"]:
+                evidence = set(question.get("evidence") or [])
+                if not evidence:
+                    continue
+                category = CATEGORIES.get(question.get("category"), str(question.get("category")))
+                for strategy in STRATEGIES:
+                    result = reader.retrieve(
+                        question["question"], top_k=top_k, strategy=strategy, record_access=False
                     )
-                    progress.advance(encode_task, len(items))
-                progress.remove_task(encode_task)
-                reader = store.agent("bench", user_id=user)
-                for question in conversation["qa"]:
-                    evidence = set(question.get("evidence") or [])
-                    if not evidence:
-                        continue
-                    category = CATEGORIES.get(question.get("category"), str(question.get("category")))
-                    for strategy in STRATEGIES:
-                        result = reader.retrieve(
-                            question["question"], top_k=top_k, strategy=strategy, record_access=False
-                        )
-                        ranked = [hit.trace.metadata.get("dia_id") for hit in result.traces]
-                        for k in KS:
-                            found = evidence & set(ranked[:k])
-                            recall[strategy][category][k].append(len(found) / len(evidence))
-                            recall[strategy]["overall"][k].append(len(found) / len(evidence))
-                        progress.advance(task)
+                    ranked = [hit.trace.metadata.get("dia_id") for hit in result.traces]
+                    for k in KS:
+                        found = evidence & set(ranked[:k])
+                        recall[strategy][category][k].append(len(found) / len(evidence))
+                        recall[strategy]["overall"][k].append(len(found) / len(evidence))
+                    progress.advance(task)
     return recall
 
 

@@ -1,6 +1,16 @@
 """cogmem-graph: cognitive memory for LLM agents whose home is a graph database."""
 
+from cogmem_graph.api import (
+    AgentMemory,
+    AssembledContext,
+    MemoryStore,
+    RepairResult,
+    RetrievalResult,
+    ScoredTrace,
+    open,  # noqa: A004 - `cg.open()` is the entry point
+)
 from cogmem_graph.clock import Clock, ManualClock, SystemClock
+from cogmem_graph.config import CogmemConfig
 from cogmem_graph.model import (
     EdgeType,
     Hexaco,
@@ -14,6 +24,14 @@ from cogmem_graph.model import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "AgentMemory",
+    "AssembledContext",
+    "CogmemConfig",
+    "MemoryStore",
+    "RepairResult",
+    "RetrievalResult",
+    "ScoredTrace",
+    "open",
     "Clock",
     "EdgeType",
     "Hexaco",

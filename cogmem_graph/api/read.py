@@ -1,0 +1,152 @@
+"""The read path (DESIGN §6): candidates, fusion, the graph, the six signals.
+
+1. embed the query (LRU cache); 2. dense candidates from Qdrant; 3. lexical
+candidates (BM25 sparse vectors in Qdrant, same scope filter); 4. reciprocal
+rank fusion; 5. optional rerank; 6. load the candidates and spread activation
+from the top seeds through the graph — activated traces join the pool;
+7. six-signal composite, HEXACO-modulated, tip-of-the-tongue partials and
+feeling-of-knowing; 8. after: access update (spaced repetition) and Hebbian
+CO_ACTIVATED among the returned set, each one batched statement.
+
+`strategy="dense"` and `"lexical"` return a single candidate list ranked as the
+vector store ranked it: the plain baselines the full pipeline is measured against.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from cogmem_graph.api.results import RetrievalResult, ScoredTrace
+from cogmem_graph.cognition.decay import trace_strength, update_on_retrieval
+from cogmem_graph.cognition.entities import extract_entities
+from cogmem_graph.cognition.mechanisms import detect_feeling_of_knowing
+from cogmem_graph.cognition.scoring import (
+    RecallKind,
+    Signals,
+    classify_recall,
+    composite_score,
+    emotional_congruence,
+    importance_signal,
+    modulated_weights,
+    recency_signal,
+)
+from cogmem_graph.graph.port import AccessUpdate
+from cogmem_graph.model import Mood
+from cogmem_graph.retrieval.fusion import reciprocal_rank_fusion
+from cogmem_graph.retrieval.lexical import bm25_query_vector
+
+if TYPE_CHECKING:
+    from cogmem_graph.api.agent import AgentMemory
+
+Strategy = Literal["full", "dense", "lexical"]
+STRATEGIES: tuple[str, ...] = ("full", "dense", "lexical")
+
+
+def retrieve(
+    agent: AgentMemory, query: str, *, top_k: int, strategy: Strategy = "full",
+    record_access: bool = True, mood: Mood | None = None,
+) -> RetrievalResult:
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
+    store = agent.store
+    cfg = store.config.retrieval
+    keys = agent.identity.visible_scope_keys()
+    pool = top_k * cfg.candidate_multiplier
+
+    dense = lexical = []
+    if strategy in ("full", "dense"):
+        dense = store.vectors.search_dense(store.embedder.embed_query(query), keys, pool)
+    if strategy in ("full", "lexical"):
+        lexical = store.vectors.search_sparse(bm25_query_vector(query), keys, pool)
+    if strategy != "full":
+        hits = dense or lexical
+        traces = {t.id: t for t in store.graph.get_traces([h.trace_id for h in hits[:top_k]], keys)}
+        ranked = [
+            ScoredTrace(traces[h.trace_id], h.score, {"similarity": h.score}, (strategy,))
+            for h in hits[:top_k] if h.trace_id in traces and traces[h.trace_id].is_active
+        ]
+        return RetrievalResult(query=query, traces=ranked, strategy=strategy)
+
+    rankings = [[h.trace_id for h in dense], [h.trace_id for h in lexical]]
+    fused = reciprocal_rank_fusion([r for r in rankings if r], k=cfg.rrf_k)
+    fused_ids = [tid for tid, _ in fused]
+    reranked = store.reranker is not None and cfg.rerank and bool(fused_ids)
+    if reranked:
+        fused = _rerank(agent, query, fused_ids, keys)
+        fused_ids = [tid for tid, _ in fused]
+    sources: dict[str, set[str]] = {}
+    for name, hits in (("dense", dense), ("lexical", lexical)):
+        for h in hits:
+            sources.setdefault(h.trace_id, set()).add(name)
+
+    seeds = fused_ids[: store.config.graph.activation.max_seeds]
+    activation = {a.trace_id: a.activation for a in store.graph.spread_activation(seeds, keys)}
+    for tid in activation:
+        sources.setdefault(tid, set()).add("activation")
+    candidate_ids = list(dict.fromkeys(fused_ids + list(activation)))
+    loaded = {t.id: t for t in store.graph.get_traces(candidate_ids, keys) if t.is_active and t.indexed}
+
+    # Fused relevance on an absolute scale: 1 = first in every list, 0.5 = first in one
+    # of two. Agreement between dense and lexical search is worth something.
+    lists = sum(1 for r in rankings if r) or 1
+    top = lists / (cfg.rrf_k + 1)
+    relevance = {tid: min(1.0, score / top) for tid, score in fused} if not reranked else dict(fused)
+    now = store.clock.now_ms()
+    mood = mood or agent.current_mood()
+    weights = modulated_weights(cfg.weights, agent.traits, config=cfg)
+    cosine = {h.trace_id: h.score for h in dense}
+    scored: list[tuple[ScoredTrace, RecallKind]] = []
+    for tid in candidate_ids:
+        trace = loaded.get(tid)
+        if trace is None:
+            continue
+        strength = trace_strength(trace, now, store.config.decay)
+        signals = Signals(
+            strength=strength,
+            similarity=relevance.get(tid, 0.0),
+            recency=recency_signal(now - trace.last_accessed_at, half_life_ms=cfg.recency_half_life_ms),
+            emotional=emotional_congruence(mood.valence, trace.valence),
+            activation=activation.get(tid, 0.0),
+            importance=importance_signal(trace.confidence, config=cfg),
+        )
+        kind = classify_recall(cosine.get(tid, 0.0), strength, trace.confidence, config=cfg)
+        item = ScoredTrace(trace, composite_score(signals, weights), signals.as_dict(), tuple(sorted(sources[tid])))
+        scored.append((item, kind))
+    scored.sort(key=lambda pair: (-pair[0].score, pair[0].trace.id))
+    # The best top_k are returned whatever their strength: hiding the best match because
+    # it is weak would surprise every caller. Tip-of-the-tongue partials are the
+    # candidates that missed the cut although the cue matches them well (cosine > 0.6)
+    # — weak or untrusted memories the agent "almost" has, to be re-cued.
+    recalled = [s for s, _ in scored[:top_k]]
+    partial = [s for s, kind in scored[top_k:] if kind is RecallKind.TIP_OF_TONGUE][:top_k]
+    returned = {s.trace.id for s in recalled}
+    cutoff = recalled[-1].score if len(recalled) == top_k else None
+    fok = detect_feeling_of_knowing(
+        ((s.trace, s.score, cosine.get(s.trace.id, 0.0)) for s, _ in scored if s.trace.id not in returned),
+        store.config.mechanisms.feeling_of_knowing, now, retrieval_cutoff=cutoff,
+        query_entities=[e.name for e in extract_entities(query)],
+    )
+    if record_access and recalled:
+        _after_retrieval(agent, recalled, keys, now)
+    return RetrievalResult(query=query, traces=recalled, partial=partial, feeling_of_knowing=fok, strategy=strategy)
+
+
+def _rerank(agent: AgentMemory, query: str, ids: list[str], keys: list[str]) -> list[tuple[str, float]]:
+    traces = {t.id: t for t in agent.store.graph.get_traces(ids, keys)}
+    ordered = [tid for tid in ids if tid in traces]
+    ranked = agent.store.reranker.rerank(query, [traces[t].content for t in ordered], top_n=len(ordered))
+    return [(ordered[index], float(score)) for index, score in ranked]
+
+
+def _after_retrieval(agent: AgentMemory, recalled: list[ScoredTrace], keys: list[str], now: int) -> None:
+    """Retrieval strengthens what it returns (spaced repetition) and wires it together (Hebbian)."""
+    store = agent.store
+    updates = []
+    for item in recalled:
+        u = update_on_retrieval(item.trace, now, store.config.decay)
+        updates.append(AccessUpdate(item.trace.id, u.last_accessed_at, u.stability, u.reinforcement_interval,
+                                    u.next_reinforcement_at, u.encoding_strength))
+    store.graph.record_access(updates, keys)
+    wired = recalled[: store.config.graph.edges.hebbian_max_co_retrieved]
+    if len(wired) > 1:
+        store.graph.hebbian_update([[item.trace.id for item in wired]], keys)

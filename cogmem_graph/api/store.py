@@ -1,0 +1,204 @@
+"""`cg.open()`: one memory store = a graph, a vector index and an embedder.
+
+With no arguments everything is embedded under one home folder (`./.cogmem`
+or `$COGMEM_HOME`): a FalkorDB server started by the library, Qdrant in local
+mode, and the best local embedder. Production passes URLs instead.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from cogmem_graph.api.agent import AgentMemory, MoodSource
+from cogmem_graph.api.results import RepairResult
+from cogmem_graph.clock import Clock, SystemClock
+from cogmem_graph.config import CogmemConfig
+from cogmem_graph.errors import CogmemError
+from cogmem_graph.graph.port import GraphStats
+from cogmem_graph.identity import AgentIdentity
+from cogmem_graph.model import Hexaco
+from cogmem_graph.providers import CachedEmbedder, Embedder, best_local_embedder, make_embedder
+from cogmem_graph.retrieval.lexical import bm25_document_vector
+from cogmem_graph.vectors.port import VectorPoint
+from cogmem_graph.vectors.qdrant import QdrantVectorIndex
+
+DEFAULT_HOME = ".cogmem"
+REPAIR_BATCH = 500
+
+
+def default_home() -> Path:
+    return Path(os.environ.get("COGMEM_HOME") or DEFAULT_HOME)
+
+
+class StoreClosed(CogmemError):
+    """The store was closed; open a new one."""
+
+
+def _open_graph(uri: str | None, home: Path, config: CogmemConfig, clock: Clock):
+    if uri is None:
+        from cogmem_graph.graph.falkor import FalkorGraphStore
+
+        return FalkorGraphStore(data_dir=home / "graph", config=config.graph, clock=clock)
+    scheme = uri.split("://", 1)[0].lower()
+    if scheme in ("falkor", "falkordb", "redis"):
+        from cogmem_graph.graph.falkor import FalkorGraphStore
+
+        return FalkorGraphStore(url=uri, config=config.graph, clock=clock)
+    if scheme in ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"):
+        from cogmem_graph.graph.neo4j import Neo4jGraphStore
+
+        return Neo4jGraphStore(uri, config=config.graph, clock=clock)
+    raise ValueError(f"graph must be a falkor://, redis://, bolt:// or neo4j:// URL, not {uri!r}")
+
+
+def _make_embedder(embedder: str | Embedder | None) -> Embedder:
+    if embedder is None or embedder == "auto":
+        return best_local_embedder()
+    if isinstance(embedder, str):
+        return make_embedder(embedder)
+    for attribute in ("name", "dim", "embed", "embed_query"):
+        if not hasattr(embedder, attribute):
+            raise ValueError(f"embedder must be a spec string or an Embedder (missing {attribute!r})")
+    return embedder
+
+
+def _make_reranker(reranker: Any):
+    if reranker is None or reranker is False:
+        return None
+    if reranker == "cohere":
+        from cogmem_graph.providers import CohereReranker
+
+        return CohereReranker()
+    if hasattr(reranker, "rerank"):
+        return reranker
+    raise ValueError(f"reranker must be None, 'cohere' or an object with rerank(), not {reranker!r}")
+
+
+class MemoryStore:
+    """A graph + vectors + embedder, shared by every agent handle made from it. Thread-safe
+    for concurrent encode/retrieve; close it (or use `with`) to stop the embedded server."""
+
+    def __init__(
+        self, *, home: Path, graph, vectors: QdrantVectorIndex, embedder: Embedder, config: CogmemConfig,
+        clock: Clock, reranker: Any = None, llm: Any = None,
+    ) -> None:
+        self.home = home
+        self.graph = graph
+        self.vectors = vectors
+        self.embedder = embedder
+        self.config = config
+        self.clock = clock
+        self.reranker = reranker
+        self.llm = llm
+        self._closed = False
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"MemoryStore(graph={self.graph!r}, vectors={self.vectors!r}, embedder={self.embedder.name!r})"
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreClosed("this memory store is closed; call cg.open() again")
+
+    def agent(
+        self, agent_id: str, *, traits: Hexaco | None = None, user_id: str | None = None,
+        thread_id: str | None = None, persona_id: str | None = None, organization_id: str | None = None,
+        mood: MoodSource = None,
+    ) -> AgentMemory:
+        """A handle for one agent; its identity decides which memories it may see and write."""
+        self._check_open()
+        identity = AgentIdentity(agent_id=agent_id, user_id=user_id, thread_id=thread_id,
+                                 persona_id=persona_id, organization_id=organization_id)
+        return AgentMemory(self, identity, traits or Hexaco(), mood)
+
+    def stats(self) -> GraphStats:
+        self._check_open()
+        return self.graph.stats()
+
+    def repair(self) -> RepairResult:
+        """Reconcile the vectors with the graph (the source of truth): index traces the
+        graph holds unindexed, deactivate vectors of inactive traces, remove vectors
+        whose trace is gone, reactivate vectors of active traces."""
+        self._check_open()
+        result = RepairResult()
+        while True:
+            pending = [t for t in self.graph.unindexed_traces(limit=REPAIR_BATCH)]
+            if not pending:
+                break
+            vectors = self.embedder.embed([t.content for t in pending])
+            self.vectors.upsert([
+                VectorPoint(trace_id=t.id, scope_key=t.scope_key, type=t.type.value, created_at=t.created_at,
+                            dense=v, sparse=bm25_document_vector(t.content), active=t.is_active,
+                            content_hash=t.content_hash)
+                for t, v in zip(pending, vectors, strict=True)
+            ])
+            self.graph.set_indexed([t.id for t in pending], True)
+            result.reindexed += len(pending)
+        active_vectors = self.vectors.all_ids(active=True)
+        inactive_vectors = self.vectors.all_ids(active=False)
+        state = self.graph.trace_index_state(list(active_vectors | inactive_vectors))
+        gone = [i for i in active_vectors | inactive_vectors if i not in state]
+        to_deactivate = [i for i in active_vectors if state.get(i) is False]
+        to_reactivate = [i for i in inactive_vectors if state.get(i) is True]
+        self.vectors.delete(gone)
+        self.vectors.set_active(to_deactivate, False)
+        self.vectors.set_active(to_reactivate, True)
+        result.removed_vectors = len(gone)
+        result.deactivated_vectors = len(to_deactivate)
+        result.reactivated_vectors = len(to_reactivate)
+        return result
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            self.vectors.close()
+        finally:
+            self.graph.close()
+
+    def __enter__(self) -> MemoryStore:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+def open(  # noqa: A001 - the public entry point is `cg.open()`
+    home: str | Path | None = None, *, graph: str | None = None, vectors: str | None = None,
+    embedder: str | Embedder | None = None, reranker: Any = None, llm: Any = None,
+    config: CogmemConfig | None = None, clock: Clock | None = None,
+) -> MemoryStore:
+    """Open a memory store.
+
+    - `home`: folder of the embedded graph and vectors (default `./.cogmem` or `$COGMEM_HOME`);
+    - `graph`: `neo4j://` / `bolt://` URL for Neo4j, `falkor://host:port` for an external
+      FalkorDB; None starts the embedded FalkorDB under `home`;
+    - `vectors`: Qdrant server URL, or `":memory:"`; None uses Qdrant local mode under `home`;
+    - `embedder`: "local" (MiniLM), "hash", "openai:text-embedding-3-small", an Embedder, or
+      None for the best local one (MiniLM, else hash with a warning).
+    """
+    cfg = (config or CogmemConfig()).model_copy(deep=True)
+    home_path = Path(home) if home is not None else default_home()
+    if graph is not None:
+        cfg.graph.uri = graph
+    if vectors is not None:
+        cfg.vectors.url = vectors
+    clock = clock or SystemClock()
+    emb = _make_embedder(embedder)
+    if cfg.embedding_cache_size:
+        emb = CachedEmbedder(emb, max_size=cfg.embedding_cache_size)
+    rer = _make_reranker(reranker)
+    graph_store = _open_graph(cfg.graph.uri, home_path, cfg, clock)
+    try:
+        graph_store.setup_schema()
+        index = QdrantVectorIndex(model=emb.name, dim=emb.dim, config=cfg.vectors, local_path=home_path / "qdrant")
+    except BaseException:
+        graph_store.close()
+        raise
+    return MemoryStore(home=home_path, graph=graph_store, vectors=index, embedder=emb, config=cfg,
+                       clock=clock, reranker=rer, llm=llm)

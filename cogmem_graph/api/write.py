@@ -1,0 +1,226 @@
+"""The write path (DESIGN §5): from text to a trace in the graph and in Qdrant.
+
+features → strength and stability (personality, mood) → embed → nearest
+neighbours (near-duplicates reinforce the old memory instead of adding one;
+interference weakens old similar traces and the new one; correction cues make
+CONTRADICTS edges) → graph write with `indexed=false` (trace, MENTIONS,
+TEMPORAL_SEQUENCE, SHARED_ENTITY) → Qdrant upsert → `indexed=true`.
+
+The graph is written first and is the source of truth: if the vector upsert
+fails, the traces stay `indexed=false` and `store.repair()` finishes the job.
+A whole batch costs one graph upsert, one neighbour query and one vector upsert.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from cogmem_graph.cognition.decay import (
+    InterferenceNeighbour,
+    apply_strength_loss,
+    interference,
+    trace_strength,
+    update_on_retrieval,
+)
+from cogmem_graph.cognition.encoding import compute_encoding
+from cogmem_graph.cognition.entities import extract_entities
+from cogmem_graph.cognition.features import detect_features
+from cogmem_graph.graph.port import AccessUpdate, Edge, Mention
+from cogmem_graph.model import (
+    EdgeType,
+    MemoryTrace,
+    MemoryType,
+    Mood,
+    Scope,
+    SourceType,
+    check_text,
+)
+from cogmem_graph.retrieval.lexical import bm25_document_vector
+from cogmem_graph.vectors.port import VectorPoint
+
+if TYPE_CHECKING:
+    from cogmem_graph.api.agent import AgentMemory
+
+MAX_CONTENT_CHARS = 1_000_000
+
+
+class EncodeRequest(BaseModel):
+    """One memory to encode, as `agent.encode(...)` or an `encode_many` item takes it."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    content: str
+    type: MemoryType = MemoryType.EPISODIC
+    scope: Scope | None = None
+    mood: Mood | None = None
+    tags: list[str] = Field(default_factory=list)
+    entities: list[str] = Field(default_factory=list, description="names the caller knows; extraction adds more")
+    source_type: SourceType = SourceType.USER_STATEMENT
+    source_id: str | None = None
+    confidence: float = Field(1.0, ge=0.0, le=1.0)
+    created_at: int | None = Field(None, ge=0, description="event time in epoch ms; default now")
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    structured_data: dict[str, Any] | None = None
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, v: str) -> str:
+        check_text(v, "content", allow_empty=False, max_len=MAX_CONTENT_CHARS)
+        if not v.strip():
+            raise ValueError("content must not be blank")
+        return v
+
+
+@dataclass
+class EncodeOutcome:
+    traces: list[MemoryTrace]
+    """One per request, in order: the new trace, or the existing one it reinforced."""
+    created: int
+    reinforced: int
+
+
+def _sequence_key(agent: AgentMemory, request: EncodeRequest, scope_key: str) -> str:
+    """TEMPORAL_SEQUENCE chains traces of one conversation: the thread when known,
+    else the source, else the scope the trace lives in."""
+    identity = agent.identity
+    if identity.thread_id and identity.user_id:
+        return identity.scope_key(Scope.THREAD)
+    if request.source_id:
+        return f"source:{request.source_id}"
+    return scope_key
+
+
+def build_trace(agent: AgentMemory, request: EncodeRequest, now: int) -> MemoryTrace:
+    """Everything the cognitive core decides about a new memory, before it meets the others."""
+    cfg = agent.store.config
+    scope = request.scope or agent.identity.default_scope()
+    scope_id = agent.identity.scope_id(scope)
+    mood = request.mood or agent.current_mood()
+    features = detect_features(request.content)
+    enc = compute_encoding(mood, agent.traits, features, cfg.encoding)
+    entities = extract_entities(request.content, extra=request.entities)
+    draft = MemoryTrace(
+        type=request.type, scope=scope, scope_id=scope_id, agent_id=agent.identity.agent_id,
+        content=request.content, tags=request.tags, entities=[e.name for e in entities],
+        structured_data=request.structured_data, metadata=request.metadata,
+        source_type=request.source_type, source_id=request.source_id, confidence=request.confidence,
+        valence=enc.valence, arousal=enc.arousal, dominance=enc.dominance, intensity=enc.intensity,
+        encoding_strength=enc.strength, stability=enc.stability_ms,
+        created_at=request.created_at if request.created_at is not None else now, recorded_at=now,
+        last_accessed_at=now, updated_at=now, next_reinforcement_at=now + 86_400_000, indexed=False,
+    )
+    return draft.model_copy(update={
+        "sequence_key": _sequence_key(agent, request, draft.scope_key),
+        "next_reinforcement_at": now + draft.reinforcement_interval,
+    })
+
+
+def encode_batch(
+    agent: AgentMemory, requests: Sequence[EncodeRequest], *, on_progress: Callable[[int], None] | None = None
+) -> EncodeOutcome:
+    store = agent.store
+    cfg = store.config
+    now = store.clock.now_ms()
+    drafts = [build_trace(agent, r, now) for r in requests]
+    features = [detect_features(r.content) for r in requests]
+
+    # Identical content in the same scope within the batch: the first one stands for all.
+    first_of: dict[tuple[str, str], int] = {}
+    alias: dict[int, int] = {}
+    for i, t in enumerate(drafts):
+        key = (t.scope_key, t.content_hash)
+        if key in first_of:
+            alias[i] = first_of[key]
+        else:
+            first_of[key] = i
+    unique = [i for i in range(len(drafts)) if i not in alias]
+
+    vectors = store.embedder.embed([drafts[i].content for i in unique])
+    vector_of = dict(zip(unique, vectors, strict=True))
+
+    # Nearest existing neighbours of every new trace, inside its own scope, in one request.
+    wcfg = cfg.write
+    neighbours = (
+        store.vectors.search_dense_many(
+            [vector_of[i] for i in unique], [[drafts[i].scope_key] for i in unique], wcfg.neighbours,
+            score_threshold=min(cfg.decay.interference_threshold, wcfg.contradiction_candidate_similarity),
+        )
+        if wcfg.neighbours and unique else [[] for _ in unique]
+    )
+    neighbour_ids = sorted({h.trace_id for hits in neighbours for h in hits})
+    scope_keys = agent.identity.visible_scope_keys()
+    existing = {t.id: t for t in store.graph.get_traces(neighbour_ids, scope_keys)} if neighbour_ids else {}
+
+    reinforced: dict[int, MemoryTrace] = {}
+    retro_loss: dict[str, float] = {}
+    contradictions: list[Edge] = []
+    for i, hits in zip(unique, neighbours, strict=True):
+        draft = drafts[i]
+        live = [h for h in hits if h.trace_id in existing and existing[h.trace_id].is_active]
+        dup = next((h for h in live if h.payload.get("content_hash") == draft.content_hash
+                    or h.score >= wcfg.near_duplicate_similarity), None)
+        if dup is not None:
+            reinforced[i] = existing[dup.trace_id]
+            continue
+        near = [
+            InterferenceNeighbour(h.trace_id, h.score, trace_strength(existing[h.trace_id], now, cfg.decay))
+            for h in live
+        ]
+        result = interference(near, cfg.decay)
+        for tid, loss in result.retroactive.items():
+            retro_loss[tid] = retro_loss.get(tid, 0.0) + loss
+        if result.proactive > 0:
+            drafts[i] = draft.model_copy(
+                update={"encoding_strength": apply_strength_loss(draft.encoding_strength, result.proactive)})
+        if features[i].contradiction > 0:
+            contradictions += [
+                Edge(draft.id, h.trace_id, round(h.score, 6), EdgeType.CONTRADICTS)
+                for h in live if h.score >= wcfg.contradiction_candidate_similarity
+            ]
+
+    new = [drafts[i] for i in unique if i not in reinforced]
+    graph = store.graph
+    if new:
+        graph.upsert_traces(new)
+        graph.merge_mentions([
+            Mention(t.id, e.key, e.name, e.kind)
+            for t in new for e in extract_entities(t.content, extra=[n for n in t.entities])
+        ])
+        ids = [t.id for t in new]
+        graph.derive_temporal_edges(ids, scope_keys)
+        graph.derive_shared_entity_edges(ids, scope_keys)
+        if contradictions:
+            graph.merge_edges(EdgeType.CONTRADICTS, contradictions)
+    if retro_loss:
+        weakened = {
+            tid: apply_strength_loss(existing[tid].encoding_strength, min(1.0, loss))
+            for tid, loss in retro_loss.items() if tid in existing
+        }
+        graph.set_strengths(weakened, scope_keys)
+    if reinforced:
+        updates = {}
+        for old in reinforced.values():
+            u = update_on_retrieval(old, now, cfg.decay)
+            updates[old.id] = AccessUpdate(old.id, u.last_accessed_at, u.stability, u.reinforcement_interval,
+                                           u.next_reinforcement_at, u.encoding_strength)
+        graph.record_access(list(updates.values()), scope_keys)
+
+    if new:
+        store.vectors.upsert([
+            VectorPoint(trace_id=t.id, scope_key=t.scope_key, type=t.type.value, created_at=t.created_at,
+                        dense=vector_of[i], sparse=bm25_document_vector(t.content), content_hash=t.content_hash)
+            for i, t in ((i, drafts[i]) for i in unique if i not in reinforced)
+        ])
+        graph.set_indexed([t.id for t in new], True)
+    if on_progress:
+        on_progress(len(requests))
+
+    final: list[MemoryTrace] = []
+    for i in range(len(drafts)):
+        j = alias.get(i, i)
+        final.append(reinforced[j] if j in reinforced else drafts[j].model_copy(update={"indexed": True}))
+    return EncodeOutcome(traces=final, created=len(new), reinforced=len(reinforced))

@@ -1,0 +1,217 @@
+"""The public API end to end on the embedded default: FalkorDB started by the
+library, Qdrant local mode, the hash embedder (fast, deterministic)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import cogmem_graph as cg
+from cogmem_graph.clock import MS_PER_DAY, MS_PER_SECOND, ManualClock
+from cogmem_graph.config import CogmemConfig
+from cogmem_graph.model import EdgeType
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(1_700_000_000_000)
+
+
+@pytest.fixture
+def store(tmp_path: Path, clock: ManualClock) -> Iterator[cg.MemoryStore]:
+    with cg.open(home=tmp_path / "home", embedder="hash", clock=clock) as s:
+        yield s
+
+
+def test_encode_then_retrieve_returns_the_memory_with_its_metadata(store) -> None:
+    agent = store.agent("helper", user_id="u1", thread_id="t1")
+    trace = agent.encode("I prefer deploying with Docker Compose", type="semantic", tags=["deployment"],
+                         metadata={"dia_id": "D1:3"}, created_at=1_600_000_000_000)
+    agent.encode_many([{"content": "We had pasta for dinner on Friday"},
+                       {"content": "The cat knocked a glass off the table"}])
+    result = agent.retrieve("How do I prefer deploying?", top_k=3)
+    top = result.traces[0]
+    assert top.trace.id == trace.id
+    assert top.trace.metadata == {"dia_id": "D1:3"}
+    assert top.trace.created_at == 1_600_000_000_000, "created_at is the event time the caller gave"
+    assert top.trace.tags == ["deployment"] and "Docker Compose" in top.trace.entities
+    assert set(top.signals) == {"strength", "similarity", "recency", "emotional", "activation", "importance"}
+    assert 0.0 <= top.score <= 1.0 and {"dense", "lexical"} <= set(top.sources)
+
+
+def test_agents_never_see_another_tenants_memory_but_share_their_organisation(store) -> None:
+    alice = store.agent("helper", user_id="alice", organization_id="acme")
+    bob = store.agent("helper", user_id="bob", organization_id="acme")
+    mallory = store.agent("helper", user_id="alice", organization_id="evil")  # same user id, other org
+    alice.encode("My locker code is 4711")
+    alice.encode("Acme deploys every Tuesday", scope="organization")
+    assert [t.trace.content for t in bob.retrieve("locker code", top_k=5).traces] == ["Acme deploys every Tuesday"]
+    assert [t.trace.content for t in mallory.retrieve("locker code Tuesday deploys", top_k=5).traces] == []
+    assert {t.trace.content for t in alice.retrieve("locker code deploys", top_k=5).traces} == {
+        "My locker code is 4711", "Acme deploys every Tuesday"}
+
+
+def test_identical_content_reinforces_instead_of_duplicating(store, clock) -> None:
+    agent = store.agent("helper", user_id="u1")
+    first = agent.encode("The office wifi password changed")
+    clock.advance(MS_PER_DAY)
+    again = agent.encode_many([{"content": "The office wifi password changed"},
+                               {"content": "The office wifi password changed"}])
+    assert [t.id for t in again] == [first.id, first.id]
+    stats = store.stats()
+    assert stats.active_traces == 1
+    stored = store.graph.get_traces([first.id], agent.visible_scope_keys)[0]
+    assert stored.retrieval_count == 1 and stored.stability > first.stability
+
+
+def test_similar_new_memory_weakens_the_old_one(store, clock) -> None:
+    agent = store.agent("helper", user_id="u1")
+    old = agent.encode("Sam likes to go hiking in the mountains on weekends")
+    clock.advance(MS_PER_SECOND)
+    agent.encode("Sam likes to go hiking in the mountains on Sundays")
+    after = store.graph.get_traces([old.id], agent.visible_scope_keys)[0]
+    assert after.encoding_strength < old.encoding_strength
+
+
+def test_correction_makes_a_contradicts_edge(store, clock) -> None:
+    agent = store.agent("helper", user_id="u1")
+    old = agent.encode("The team meeting is on Monday at 10")
+    clock.advance(MS_PER_SECOND)
+    new = agent.encode("Correction: actually the team meeting is not on Monday at 10, it moved")
+    edges = store.graph.get_edges([new.id], agent.visible_scope_keys)
+    assert any(e.type is EdgeType.CONTRADICTS and e.src == new.id and e.dst == old.id for e in edges)
+
+
+def test_retrieval_reinforces_and_wires_the_returned_memories_together(store) -> None:
+    agent = store.agent("helper", user_id="u1")
+    a, b = agent.encode_many([{"content": "Lena plays the violin"}, {"content": "Lena plays the piano too"}])
+    agent.retrieve("what instruments does Lena play", top_k=2, record_access=False)
+    untouched = {t.id: t for t in store.graph.get_traces([a.id, b.id], agent.visible_scope_keys)}
+    assert untouched[a.id].retrieval_count == 0
+    result = agent.retrieve("what instruments does Lena play", top_k=2)
+    assert set(result.ids) == {a.id, b.id}
+    touched = {t.id: t for t in store.graph.get_traces([a.id, b.id], agent.visible_scope_keys)}
+    assert touched[a.id].retrieval_count == 1 and touched[a.id].stability >= a.stability
+    co = [e for e in store.graph.get_edges([a.id], agent.visible_scope_keys) if e.type is EdgeType.CO_ACTIVATED]
+    assert co and co[0].weight == pytest.approx(0.1)
+
+
+def test_graph_activation_brings_in_the_next_turn_of_the_conversation(tmp_path: Path, clock) -> None:
+    config = CogmemConfig()
+    config.graph.activation.max_seeds = 1  # only the best hit spreads, so the neighbour is not a seed
+    store = cg.open(home=tmp_path / "home", embedder="hash", clock=clock, config=config)
+    agent = store.agent("bench", user_id="u1", thread_id="s1")
+    turns = ["Did you ever adopt that dog you talked about?",
+             "Yes! We got him last month, his name is Biscuit.",
+             "That's wonderful, what breed is he?",
+             "A golden retriever, he loves the park."]
+    ids = [t.id for t in agent.encode_many(
+        [{"content": text, "created_at": clock.now_ms() + 30_000 * i} for i, text in enumerate(turns)])]
+    result = agent.retrieve("adopt a dog", top_k=4, record_access=False)
+    by_id = {t.trace.id: t for t in result.traces}
+    assert ids[0] in by_id and "dense" in by_id[ids[0]].sources
+    activated = [t for t in result.traces if "activation" in t.sources]
+    assert activated and all(t.signals["activation"] > 0 for t in activated)
+    assert ids[1] in {t.trace.id for t in activated}, "the answer follows the question in the thread"
+    # TEMPORAL_SEQUENCE weight 0.3 x decay 0.5 per hop = 0.15 for the next turn
+    assert {t.trace.id: t for t in activated}[ids[1]].signals["activation"] == pytest.approx(0.15)
+    store.close()
+
+
+def test_baseline_strategies_rank_as_the_vector_store_does(store) -> None:
+    agent = store.agent("helper", user_id="u1")
+    agent.encode_many([{"content": "Biscuit is a golden retriever"}, {"content": "The park is near the lake"}])
+    lexical = agent.retrieve("golden retriever", top_k=2, strategy="lexical")
+    assert [t.trace.content for t in lexical.traces] == ["Biscuit is a golden retriever"]
+    assert lexical.traces[0].sources == ("lexical",)
+    dense = agent.retrieve("golden retriever", top_k=2, strategy="dense")
+    assert dense.traces[0].trace.content == "Biscuit is a golden retriever"
+    with pytest.raises(ValueError, match="strategy"):
+        agent.retrieve("x", strategy="magic")
+
+
+def test_vector_failure_leaves_traces_unindexed_and_repair_converges(store, monkeypatch) -> None:
+    agent = store.agent("helper", user_id="u1")
+    agent.encode("Kept safely before the fault")
+
+    def qdrant_down(points):
+        raise ConnectionError("qdrant went away")
+
+    monkeypatch.setattr(store.vectors, "upsert", qdrant_down)
+    with pytest.raises(ConnectionError):
+        agent.encode("Written to the graph while Qdrant was down")
+    monkeypatch.undo()
+    assert store.stats().unindexed_traces == 1
+    assert [t.trace.content for t in agent.retrieve("written graph qdrant down", top_k=5).traces] == [
+        "Kept safely before the fault"], "an unindexed trace is never returned"
+    repaired = store.repair()
+    assert repaired.reindexed == 1 and store.stats().unindexed_traces == 0
+    contents = [t.trace.content for t in agent.retrieve("written graph qdrant down", top_k=5).traces]
+    assert contents[0] == "Written to the graph while Qdrant was down"
+    assert store.repair().changed == 0, "repair is idempotent"
+
+
+def test_repair_deactivates_vectors_of_deleted_traces(store) -> None:
+    agent = store.agent("helper", user_id="u1")
+    trace = agent.encode("A memory that will be forgotten")
+    store.graph.soft_delete([trace.id], agent.visible_scope_keys, reason="test")
+    assert store.repair().deactivated_vectors == 1
+    assert store.vectors.count(agent.visible_scope_keys) == 0
+    assert agent.retrieve("memory forgotten", top_k=3).traces == []
+
+
+def test_memories_survive_close_and_reopen(tmp_path: Path, clock) -> None:
+    home = tmp_path / "home"
+    with cg.open(home=home, embedder="hash", clock=clock) as first:
+        first.agent("helper", user_id="u1").encode("Persisted across restarts")
+    with cg.open(home=home, embedder="hash", clock=clock) as second:
+        result = second.agent("helper", user_id="u1").retrieve("persisted restarts", top_k=1)
+        assert [t.trace.content for t in result.traces] == ["Persisted across restarts"]
+
+
+def test_assembled_context_stays_within_its_budget(store) -> None:
+    agent = store.agent("helper", user_id="u1")
+    agent.encode_many([{"content": f"Fact number {i} about the deployment pipeline and its many stages " * 3,
+                        "type": "semantic" if i % 2 else "episodic"} for i in range(30)])
+    for budget in (20, 80, 400):
+        ctx = agent.assemble_for_prompt("deployment pipeline stages", token_budget=budget)
+        assert 0 < ctx.tokens_used <= budget and len(ctx.text) <= budget * 4
+        assert ctx.trace_ids
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"content": ""}, "content"),
+        ({"content": "ok", "confidence": 2.0}, "confidence"),
+        ({"content": "ok", "type": "dream"}, "type"),
+        ({"content": "ok", "scope": "galaxy"}, "scope"),
+        ({"content": "ok", "created_at": -5}, "created_at"),
+        ({"content": "bad \x00 byte"}, "content"),
+        ({"content": "ok", "colour": "red"}, "colour"),
+    ],
+)
+def test_bad_input_is_refused_naming_the_field(store, fields, field) -> None:
+    agent = store.agent("helper", user_id="u1")
+    with pytest.raises(ValueError, match=field):
+        agent.encode_many([fields])
+    assert store.stats().total_traces == 0
+
+
+def test_bad_arguments_to_open_and_retrieve_are_named(tmp_path: Path, store) -> None:
+    with pytest.raises(ValueError, match="embedder"):
+        cg.open(home=tmp_path / "x", embedder="word2vec")
+    with pytest.raises(ValueError, match="graph"):
+        cg.open(home=tmp_path / "y", graph="mysql://localhost", embedder="hash")
+    agent = store.agent("helper", user_id="u1")
+    with pytest.raises(ValueError, match="top_k"):
+        agent.retrieve("anything", top_k=0)
+    with pytest.raises(ValueError, match="query"):
+        agent.retrieve("   ")
+    with pytest.raises(ValueError, match="organization_id"):
+        agent.encode("x", scope="organization")
+    store.close()
+    with pytest.raises(cg.api.StoreClosed):
+        agent.retrieve("anything")
