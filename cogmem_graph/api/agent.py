@@ -78,16 +78,20 @@ class AgentMemory:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ValueError(f"top_k must be a positive integer, got {top_k!r}")
         self.store._check_open()
-        return read.retrieve(self, query, top_k=k, strategy=strategy, record_access=record_access, mood=mood)
+        result = read.retrieve(self, query, top_k=k, strategy=strategy, record_access=record_access, mood=mood)
+        if record_access:
+            # What was just recalled is what the agent is now thinking about.
+            for item in result.traces[: self.store.config.working_memory.focus_per_retrieval]:
+                self.working_memory.focus(item.trace.id, item.trace.content)
+        return result
 
     def assemble_for_prompt(self, query: str, token_budget: int | None = None, *, top_k: int = 20) -> AssembledContext:
         """Retrieve for `query` and lay the memories out in six sections within `token_budget`."""
         result = self.retrieve(query, top_k=top_k)
-        for item in result.traces[:3]:
-            self.working_memory.focus(item.trace.id, item.trace.content)
         sections = _sections(result.traces, self.working_memory.format_for_prompt())
         assembled = assemble_prompt(sections, token_budget=token_budget, traits=self.traits,
                                     config=self.store.config.prompt)
+        self.working_memory.tick()  # one prompt, one turn: what is not rehearsed fades
         return AssembledContext(
             text=assembled.text, tokens_used=assembled.tokens_used, token_budget=assembled.token_budget,
             sections={name: usage.tokens_used for name, usage in assembled.sections.items()},

@@ -19,7 +19,11 @@ from typing import TYPE_CHECKING, Literal
 from cogmem_graph.api.results import RetrievalResult, ScoredTrace
 from cogmem_graph.cognition.decay import trace_strength, update_on_retrieval
 from cogmem_graph.cognition.entities import extract_entities
-from cogmem_graph.cognition.mechanisms import detect_feeling_of_knowing
+from cogmem_graph.cognition.mechanisms import (
+    detect_feeling_of_knowing,
+    reconsolidate,
+    retrieval_induced_forgetting,
+)
 from cogmem_graph.cognition.scoring import (
     RecallKind,
     Signals,
@@ -31,7 +35,7 @@ from cogmem_graph.cognition.scoring import (
     recency_signal,
 )
 from cogmem_graph.graph.port import AccessUpdate
-from cogmem_graph.model import Mood
+from cogmem_graph.model import MemoryTrace, Mood
 from cogmem_graph.retrieval.fusion import reciprocal_rank_fusion
 from cogmem_graph.retrieval.lexical import bm25_query_vector
 
@@ -127,7 +131,8 @@ def retrieve(
         query_entities=[e.name for e in extract_entities(query)],
     )
     if record_access and recalled:
-        _after_retrieval(agent, recalled, keys, now)
+        competitors = [(s.trace, cosine[s.trace.id]) for s in partial_pool(scored, top_k) if s.trace.id in cosine]
+        _after_retrieval(agent, recalled, competitors, keys, now, mood)
     return RetrievalResult(query=query, traces=recalled, partial=partial, feeling_of_knowing=fok, strategy=strategy)
 
 
@@ -138,9 +143,20 @@ def _rerank(agent: AgentMemory, query: str, ids: list[str], keys: list[str]) -> 
     return [(ordered[index], float(score)) for index, score in ranked]
 
 
-def _after_retrieval(agent: AgentMemory, recalled: list[ScoredTrace], keys: list[str], now: int) -> None:
-    """Retrieval strengthens what it returns (spaced repetition) and wires it together (Hebbian)."""
+def partial_pool(scored: list[tuple[ScoredTrace, RecallKind]], top_k: int) -> list[ScoredTrace]:
+    """Candidates that lost the race (ranked below the returned set)."""
+    return [s for s, _ in scored[top_k:]]
+
+
+def _after_retrieval(
+    agent: AgentMemory, recalled: list[ScoredTrace], competitors: list[tuple[MemoryTrace, float]],
+    keys: list[str], now: int, mood: Mood,
+) -> None:
+    """Retrieval strengthens what it returns (spaced repetition), wires it together
+    (Hebbian), re-opens it to the current mood (reconsolidation), and suppresses
+    similar competitors that lost (retrieval-induced forgetting). One statement each."""
     store = agent.store
+    mechanisms = store.config.mechanisms
     updates = []
     for item in recalled:
         u = update_on_retrieval(item.trace, now, store.config.decay)
@@ -150,3 +166,14 @@ def _after_retrieval(agent: AgentMemory, recalled: list[ScoredTrace], keys: list
     wired = recalled[: store.config.graph.edges.hebbian_max_co_retrieved]
     if len(wired) > 1:
         store.graph.hebbian_update([[item.trace.id for item in wired]], keys)
+    rows: list[dict] = []
+    for item in recalled:
+        after = reconsolidate(item.trace, mood, mechanisms.reconsolidation, now)
+        if after is not item.trace:
+            rows.append({"id": after.id, "valence": after.valence, "arousal": after.arousal,
+                         "dominance": after.dominance, "structuredData": after.to_graph_props()["structuredData"]})
+    rif = retrieval_induced_forgetting(competitors, {i.trace.id for i in recalled}, mechanisms.retrieval_induced_forgetting, now)
+    suppressed = set(rif.suppressed_ids)
+    rows += [{"id": t.id, "stability": t.stability} for t in rif.traces if t.id in suppressed]
+    if rows:
+        store.graph.write_mechanism_state(rows, keys)

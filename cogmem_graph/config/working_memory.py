@@ -29,6 +29,9 @@ class WorkingMemoryConfig(_Config):
     rehearsal_boost: float = Field(0.15, ge=0.0, le=1.0, description="activation added per rehearsal")
     decay_per_turn: float = Field(0.1, ge=0.0, le=1.0, description="activation lost every turn")
     eviction_threshold: float = Field(0.15, ge=0.0, le=1.0, description="slots below this activation are evicted")
+    focus_per_retrieval: int = Field(
+        3, ge=0, le=100, description="best hits of a retrieval brought into focus (an implementation choice)"
+    )
 
     active_label_threshold: float = Field(0.7, ge=0.0, le=1.0, description="[ACTIVE] at or above this")
     fading_label_threshold: float = Field(0.4, ge=0.0, le=1.0, description="[fading] at or above this, else [weak]")

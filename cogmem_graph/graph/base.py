@@ -333,6 +333,18 @@ class CypherGraphStore(ABC):
             updated += len(self.run("set_strengths", {"rows": chunk, "scopeKeys": keys, "now": self._now()}, write=True))
         return updated
 
+    def write_mechanism_state(self, rows: Sequence[dict[str, Any]], scope_keys: Sequence[str]) -> int:
+        """Store what retrieval-time mechanisms changed. Each row: id plus any of valence,
+        arousal, dominance, stability, structuredData (JSON string); missing keys stay as they are."""
+        keys = require_scope_keys(scope_keys)
+        fields = ("valence", "arousal", "dominance", "stability", "structuredData")
+        clean = [{"id": r["id"], **{f: r.get(f) for f in fields}} for r in rows]
+        updated = 0
+        for chunk in _chunks(clean):
+            updated += len(self.run("write_mechanism_state", {"rows": chunk, "scopeKeys": keys, "now": self._now()},
+                                    write=True))
+        return updated
+
     def trace_index_state(self, ids: Sequence[str]) -> dict[str, bool]:
         """Maintenance: id -> isActive for the given ids that exist (repair compares with the vectors)."""
         out: dict[str, bool] = {}

@@ -215,3 +215,65 @@ def test_bad_arguments_to_open_and_retrieve_are_named(tmp_path: Path, store) -> 
     store.close()
     with pytest.raises(cg.api.StoreClosed):
         agent.retrieve("anything")
+
+
+def _store_with_one_seed(tmp_path: Path, clock: ManualClock) -> cg.MemoryStore:
+    config = CogmemConfig()
+    config.graph.activation.max_seeds = 1
+    return cg.open(home=tmp_path / "seed1", embedder="hash", clock=clock, config=config)
+
+
+def test_activation_surfaces_a_trace_sharing_an_entity_but_no_words_with_the_query(tmp_path, clock) -> None:
+    with _store_with_one_seed(tmp_path, clock) as store:
+        agent = store.agent("helper", user_id="u1")
+        best = agent.encode("My dog Biscuit adores the beach")
+        clock.advance(MS_PER_DAY)  # a day apart: no TEMPORAL_SEQUENCE, only the shared entity links them
+        hidden = agent.encode("Biscuit has a chicken allergy")
+        agent.encode_many([{"content": f"Filler note {i} about quarterly tax forms"} for i in range(8)])
+        result = agent.retrieve("Which beach does my dog adore?", top_k=3, record_access=False)
+        assert result.traces[0].trace.id == best.id
+        by_id = {t.trace.id: t for t in result.traces}
+        assert hidden.id in by_id, "reached through SHARED_ENTITY from the best hit"
+        assert "activation" in by_id[hidden.id].sources
+        assert by_id[hidden.id].signals["activation"] == pytest.approx(0.25)  # 0.5 weight x 0.5 decay
+
+
+def test_decay_ranks_an_old_weak_memory_below_a_fresh_one(store, clock) -> None:
+    agent = store.agent("helper", user_id="u1")
+    old = agent.encode("The team meeting room is B12")
+    clock.advance(30 * MS_PER_DAY)
+    fresh = agent.encode("The team meeting room is C7")
+    ranked = agent.retrieve("team meeting room", top_k=2, record_access=False).traces
+    assert [t.trace.id for t in ranked] == [fresh.id, old.id]
+    assert ranked[0].signals["strength"] > ranked[1].signals["strength"]
+    assert ranked[0].signals["recency"] > ranked[1].signals["recency"]
+
+
+def test_repeated_co_retrieval_raises_co_activated_weight(store) -> None:
+    agent = store.agent("helper", user_id="u1")
+    a, b = agent.encode_many([{"content": "Nora bakes sourdough bread"}, {"content": "Nora bakes rye bread too"}])
+    weights = []
+    for _ in range(3):
+        agent.retrieve("what bread does Nora bake", top_k=2)
+        edge = [e for e in store.graph.get_edges([a.id], agent.visible_scope_keys) if e.type is EdgeType.CO_ACTIVATED]
+        weights.append(edge[0].weight)
+    assert weights == pytest.approx([0.1, 0.19, 0.271])  # w <- w + 0.1 (1 - w)
+
+
+def test_retrieval_feeds_working_memory_and_reconsolidates_toward_the_mood(store) -> None:
+    agent = store.agent("helper", user_id="u1", mood=cg.Mood(valence=0.9, arousal=0.5))
+    trace = agent.encode("The quarterly review went fine", mood=cg.Mood())
+    agent.retrieve("quarterly review", top_k=1)
+    assert trace.id in agent.working_memory
+    after = store.graph.get_traces([trace.id], agent.visible_scope_keys)[0]
+    assert after.valence > trace.valence, "retrieval re-opens the memory and its tone drifts toward the mood"
+
+
+@pytest.mark.local_embedder
+def test_local_minilm_finds_a_paraphrase(tmp_path, clock) -> None:
+    pytest.importorskip("sentence_transformers", reason="the 'local' extra is not installed")
+    with cg.open(home=tmp_path / "minilm", embedder="local", clock=clock) as store:
+        agent = store.agent("helper", user_id="u1")
+        car = agent.encode("I bought a new automobile last week")
+        agent.encode_many([{"content": "The soup needs more salt"}, {"content": "Our cat sleeps all day"}])
+        assert agent.retrieve("recent car purchase", top_k=1).traces[0].trace.id == car.id

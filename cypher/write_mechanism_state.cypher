@@ -1,0 +1,12 @@
+// After a retrieval, mechanisms (reconsolidation, retrieval-induced forgetting) change a
+// few fields; a null field in a row leaves that property as it is.
+UNWIND $rows AS row
+MATCH (t:Trace {id: row.id})
+WHERE t.scopeKey IN $scopeKeys
+SET t.valence = coalesce(row.valence, t.valence),
+    t.arousal = coalesce(row.arousal, t.arousal),
+    t.dominance = coalesce(row.dominance, t.dominance),
+    t.stability = coalesce(row.stability, t.stability),
+    t.structuredData = coalesce(row.structuredData, t.structuredData),
+    t.updatedAt = $now
+RETURN t.id AS id
