@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from cogmem_graph.clock import MS_PER_MINUTE
+from cogmem_graph.redact import redact_url
 
 
 class _Config(BaseModel):
@@ -54,6 +55,10 @@ class GraphConfig(_Config):
     `uri` None means the embedded FalkorDB under the memory home; `falkor://host:port`
     (or `redis://`) an external FalkorDB; `bolt://`, `neo4j://` (and `+s` variants) Neo4j.
     """
+
+    def __repr_args__(self):
+        for name, value in super().__repr_args__():
+            yield name, redact_url(value) if name == "uri" else value
 
     uri: str | None = None
     graph_name: str = Field("cogmem", min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_\-]+$")

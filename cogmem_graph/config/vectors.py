@@ -7,6 +7,7 @@ import os
 from pydantic import Field, SecretStr
 
 from cogmem_graph.config.graph import _Config
+from cogmem_graph.redact import redact_url
 
 
 class VectorConfig(_Config):
@@ -20,4 +21,8 @@ class VectorConfig(_Config):
     collection_prefix: str = Field("cogmem", min_length=1, max_length=60, pattern=r"^[A-Za-z0-9_\-]+$")
     timeout_s: float = Field(10.0, gt=0.0, le=600.0)
     retry_attempts: int = Field(4, ge=1, le=20, description="attempts for transient faults (connection, 429, 5xx)")
+    def __repr_args__(self):
+        for name, value in super().__repr_args__():
+            yield name, redact_url(value) if name == "url" else value
+
     upsert_batch: int = Field(256, ge=1, le=10_000)

@@ -12,6 +12,7 @@ Facts of the engine this adapter respects:
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,15 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
+
+
+_write_locks: dict[tuple[str, str], threading.Lock] = {}
+_write_locks_guard = threading.Lock()
+
+
+def _write_lock(url: str, graph: str) -> threading.Lock:
+    with _write_locks_guard:
+        return _write_locks.setdefault((url, graph), threading.Lock())
 
 
 class FalkorGraphStore(CypherGraphStore):
@@ -128,7 +138,11 @@ class FalkorGraphStore(CypherGraphStore):
         timeout = self.config.query_timeout_ms
         try:
             if write:
-                result = self._graph.query(text, params, timeout=timeout)
+                # FalkorDB runs writes to a graph one at a time anyway; serialising them here
+                # also stops concurrent MERGEs of a brand-new relationship type from
+                # creating parallel duplicate edges.
+                with _write_lock(self.url, self.config.graph_name):
+                    result = self._graph.query(text, params, timeout=timeout)
             else:
                 result = self._graph.ro_query(text, params, timeout=timeout)
         except redis.ResponseError as exc:

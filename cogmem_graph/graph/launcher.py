@@ -69,7 +69,11 @@ def _pid_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    try:  # an unreaped child is dead for our purposes
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 def _child_setup(die_with_parent: bool) -> None:  # pragma: no cover - runs in the child
@@ -223,9 +227,11 @@ class EmbeddedFalkorDB:
             return
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+            cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
         except OSError:
-            cmdline = ""
-        if "redis-server" not in cmdline or str(self.data_dir) not in cmdline:
+            return
+        # redis-server renames its process title, so recognise it by its working directory.
+        if "redis-server" not in cmdline or cwd.resolve() != Path(self.data_dir).resolve():
             return  # the pid was reused by something else
         os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + 10

@@ -15,6 +15,7 @@ from cogmem_graph.config.graph import GraphConfig
 from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable
 from cogmem_graph.graph.base import CypherGraphStore
 from cogmem_graph.graph.fulltext import lucene_query
+from cogmem_graph.redact import redact_url
 
 
 def _plain(value: Any) -> Any:
@@ -33,13 +34,19 @@ class Neo4jGraphStore(CypherGraphStore):
         import neo4j
 
         self._neo4j = neo4j
-        self.url = uri
+        self.url = redact_url(uri)
         password = self.config.neo4j_password.get_secret_value() if self.config.neo4j_password else None
         auth = (self.config.neo4j_user, password) if password is not None else None
         try:
-            self._driver = neo4j.GraphDatabase.driver(uri, auth=auth, connection_timeout=5.0)
-        except ValueError as exc:
-            raise ValueError(f"graph uri {uri!r} is not a valid Neo4j URI: {exc}") from exc
+            # Our own bounded retries handle transient faults; the driver's 30 s of managed
+            # transaction retries inside each of them would hide a dead server for minutes.
+            self._driver = neo4j.GraphDatabase.driver(
+                uri, auth=auth, connection_timeout=5.0, max_transaction_retry_time=0
+            )
+        except (ValueError, neo4j.exceptions.ConfigurationError):
+            raise ValueError(
+                f"graph uri {self.url!r} is not a valid Neo4j URI; put credentials in NEO4J_USER/NEO4J_PASSWORD"
+            ) from None
         self._closed = False
         try:
             self.run("ping")

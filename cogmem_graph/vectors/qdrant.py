@@ -8,6 +8,7 @@ trace overwrites its point instead of duplicating it.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 import uuid
@@ -22,6 +23,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 
 from cogmem_graph.config.vectors import VectorConfig
 from cogmem_graph.errors import VectorStoreUnavailable
+from cogmem_graph.redact import redact_url
 from cogmem_graph.retrieval.lexical import SparseVector
 from cogmem_graph.vectors.port import VectorHit, VectorPoint
 
@@ -49,13 +51,15 @@ def _is_transient(exc: BaseException) -> bool:
 
 
 # Qdrant local mode locks its folder: one client per path per process, shared.
-_local_clients: dict[Path, tuple[QdrantClient, int]] = {}
+_local_clients: dict[Path, tuple[QdrantClient, int, threading.RLock]] = {}
 _local_lock = threading.Lock()
 
 
-def _acquire_local(path: Path) -> QdrantClient:
+def _acquire_local(path: Path) -> tuple[QdrantClient, threading.RLock]:
+    """Local mode is not thread-safe (sqlite, numpy state): every index on one folder
+    shares the client and one lock that serialises calls."""
     with _local_lock:
-        client, refs = _local_clients.get(path, (None, 0))
+        client, refs, serial = _local_clients.get(path, (None, 0, threading.RLock()))
         if client is None:
             path.mkdir(parents=True, exist_ok=True)
             try:
@@ -66,20 +70,20 @@ def _acquire_local(path: Path) -> QdrantClient:
                     "close the other store or use a Qdrant server (vectors='http://localhost:6333')",
                     url=str(path),
                 ) from exc
-        _local_clients[path] = (client, refs + 1)
-        return client
+        _local_clients[path] = (client, refs + 1, serial)
+        return client, serial
 
 
 def _release_local(path: Path) -> None:
     with _local_lock:
-        client, refs = _local_clients.get(path, (None, 0))
+        client, refs, serial = _local_clients.get(path, (None, 0, None))
         if client is None:
             return
         if refs <= 1:
             del _local_clients[path]
             client.close()
         else:
-            _local_clients[path] = (client, refs - 1)
+            _local_clients[path] = (client, refs - 1, serial)
 
 
 class QdrantVectorIndex:
@@ -98,16 +102,18 @@ class QdrantVectorIndex:
         if url == ":memory:":
             self.location = ":memory:"
             self._client = QdrantClient(location=":memory:")
+            self._serial = threading.RLock()
         elif url:
-            self.location = url
+            self.location = redact_url(url)
             key = self.config.api_key.get_secret_value() if self.config.api_key else None
             self._client = QdrantClient(url=url, api_key=key, timeout=int(self.config.timeout_s), check_compatibility=False)
+            self._serial = contextlib.nullcontext()
         else:
             if local_path is None:
                 raise ValueError("local_path is required when vectors url is None (Qdrant local mode)")
             self._local_path = local_path.resolve()
             self.location = str(self._local_path)
-            self._client = _acquire_local(self._local_path)
+            self._client, self._serial = _acquire_local(self._local_path)
         self._closed = False
         self._ensure_collection()
 
@@ -124,7 +130,8 @@ class QdrantVectorIndex:
             reraise=True,
         )
         try:
-            return retrying(fn, *args, **kwargs)
+            with self._serial:
+                return retrying(fn, *args, **kwargs)
         except Exception as exc:
             if _is_transient(exc):
                 raise VectorStoreUnavailable(
