@@ -1,0 +1,464 @@
+"""Offline contradiction detection: does a new statement contradict an old one?
+
+Three heuristics, each giving a confidence in [0, 1]; the verdict is the strongest:
+
+1. **Same subject and attribute, different value.** Simple fact patterns are
+   read from both texts — where someone lives ("I live in Paris" / "I moved to
+   Berlin"), works, how old they are, their name, "my favourite colour is
+   blue", "the meeting is on Monday" — as (subject, attribute, value). The same
+   subject and attribute with a different value is a contradiction; how sure we
+   are depends on whether the attribute holds one value at a time (a home town,
+   an age, a favourite) or may hold several (a hobby).
+2. **Negation.** The same fact, or the same sentence, once affirmed and once
+   denied ("I like coffee" / "I don't like coffee"; "I live in Paris" / "I don't
+   live in Paris anymore").
+3. **Correction cues.** The new text says it corrects something ("actually",
+   "correction", "no longer", "I was wrong", "turns out", ...) and is about the
+   same thing as the old one (embedding similarity, or shared words when no
+   similarity is given).
+
+Pure functions: no I/O, no model. Restating the same value ("I moved to Berlin"
+/ "I live in Berlin now") is agreement, not contradiction.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from cogmem_graph.text import word_tokens
+
+__all__ = [
+    "ContradictionVerdict",
+    "Fact",
+    "candidate_query",
+    "contradicts",
+    "detect_contradiction",
+    "extract_facts",
+]
+
+Reason = Literal["different_value", "negation", "correction", "none"]
+
+# ---------------------------------------------------------------- confidences
+
+SINGLE_VALUED = 0.9
+"""Different values of an attribute that holds one value at a time."""
+SAME_KIND = 0.75
+"""Different values of the same kind (two weekdays, two names, two numbers)."""
+LOOSE = 0.35
+"""Different values of an attribute that may hold several, of unlike kinds."""
+PRONOUN_FACTOR = 0.8
+"""He/she/they may not be the same person in both texts."""
+FACT_NEGATION = 0.9
+SENTENCE_NEGATION = 0.8
+CORRECTION_BASE = 0.5
+CORRECTION_MAX = 0.8
+CORRECTION_MIN_SIMILARITY = 0.6
+CORRECTION_MIN_OVERLAP = 0.3
+SENTENCE_NEGATION_OVERLAP = 0.8
+
+# ---------------------------------------------------------------- vocabulary
+
+_NEGATIONS = frozenset({
+    "not", "no", "never", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "weren't",
+    "won't", "can't", "cannot", "haven't", "hasn't", "hadn't", "shouldn't", "wouldn't", "couldn't",
+    "dont", "doesnt", "didnt", "isnt", "arent", "wasnt", "werent", "cant", "nobody", "nothing",
+    "neither", "nor", "anymore", "longer",
+})
+_CORRECTION_CUES = (
+    "actually", "correction", "incorrect", "mistaken", "i was wrong", "that was wrong", "not anymore",
+    "no longer", "changed my mind", "change of plan", "used to", "turns out", "turned out", "instead",
+    "rather than", "not true", "isn't true", "contrary", "retract", "but now", "any more", "anymore",
+)
+_SINGLE_VALUED_ATTRIBUTES = frozenset({
+    "residence", "employer", "age", "name", "birthday", "address", "email", "phone number", "phone",
+    "job", "wife", "husband", "partner", "boyfriend", "girlfriend", "boss", "manager", "hometown",
+    "home town", "city", "password", "number", "title", "role", "deadline", "date", "time", "day",
+    "location", "school", "university", "major", "salary", "rank", "status",
+})
+_SPELLING = {"favourite": "favorite", "colour": "color", "colours": "colors", "neighbour": "neighbor",
+             "centre": "center", "organisation": "organization"}
+_WEEKDAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+                       "weekend", "weekends", "weekday", "weekdays", "today", "tomorrow", "tonight"})
+_MONTHS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
+                     "october", "november", "december"})
+_COLORS = frozenset({"red", "blue", "green", "yellow", "orange", "purple", "violet", "pink", "black",
+                     "white", "grey", "gray", "brown", "teal", "turquoise", "gold", "silver", "beige",
+                     "navy", "cyan", "magenta", "maroon", "indigo"})
+_VALUE_STOP = frozenset({
+    "and", "but", "or", "now", "since", "for", "because", "as", "with", "when", "where", "which", "who",
+    "after", "before", "until", "last", "this", "next", "ago", "anymore", "currently", "today",
+    "recently", "these", "then", "so", "though", "although", "while", "in", "on", "at", "from", "by",
+    "to", "of", "any", "still", "again", "too", "also", "already", "yet", "if", "than", "instead",
+    "nowadays", "lately", "forever", "permanently", "temporarily", "anyway",
+})
+_NOT_NAMES = frozenset({
+    "the", "this", "that", "these", "those", "it", "there", "here", "what", "when", "where", "who",
+    "why", "how", "my", "our", "his", "her", "their", "your", "a", "an", "yes", "no", "ok", "okay",
+    "so", "but", "and", "also", "actually", "correction", "well", "oh", "hey", "hi", "today",
+    "yesterday", "tomorrow", "now", "then", "i", "we", "he", "she", "they", "you", "some", "every",
+})
+_LEADING_FILLERS = ("now ", "still ", "actually ", "really ", "currently ", "finally ", "just ")
+
+# ---------------------------------------------------------------- fact patterns
+
+_SUBJECT = (
+    r"(?P<subj>(?i:i|we|he|she|they)|(?i:my|our|his|her|their)\s+[a-z][\w-]*|"
+    r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)"
+)
+_FILLERS = (
+    r"now|currently|still|just|recently|finally|also|actually|really|officially|permanently|temporarily|"
+    r"already|soon|happily|and|have|has|had|am|is|are|was|were|be|been|do|does|did|don't|doesn't|didn't|"
+    r"do\s+not|does\s+not|did\s+not|not|no|longer|never|used\s+to|will|won't|gonna|going\s+to|to"
+)
+_MID = r"(?P<mid>(?:'(?:m|re|ve|d))?(?:\s+(?i:" + _FILLERS + r")){0,3}?)"
+_VALUE = r"(?P<value>[^.,;!?:()\n]+)"
+
+_RESIDENCE = re.compile(
+    _SUBJECT + _MID + r"\s+(?P<verb>(?i:live|lives|living|lived|reside|resides|residing|moved|move|moves|moving|"
+    r"relocated|relocate|relocating|settled|based))"
+    r"\s+(?i:(?:back\s+|over\s+|out\s+|away\s+)?(?:in|to|into|at))\s+" + _VALUE
+)
+_EMPLOYER = re.compile(
+    _SUBJECT + _MID + r"\s+(?P<verb>(?i:work|works|working|worked|employed))\s+(?i:at|for|by)\s+" + _VALUE
+    + r"|" + _SUBJECT.replace("subj", "subj2") + _MID.replace("mid", "mid2")
+    + r"\s+(?P<verb2>(?i:joined|join|joining|started\s+at|started\s+working\s+(?:at|for)|"
+    r"got\s+a\s+job\s+(?:at|with)|took\s+a\s+job\s+(?:at|with)))\s+" + _VALUE.replace("value", "value2")
+)
+_AGE = re.compile(
+    _SUBJECT + _MID + r"\s+(?i:am|'m|is|are|turned|turn|turning)\s+(?P<value>\d{1,3})\b(?:\s+(?i:years?\s+old))?"
+)
+_AGE_CONTRACTED = re.compile(r"(?P<subj>(?i:i))'m" + _MID + r"\s+(?P<value>\d{1,3})\b")
+_NAME = re.compile(r"(?i:\b(?:my\s+name\s+is|call\s+me|i\s+am\s+called|i'm\s+called))\s+(?P<value>[A-Z][\w'-]*)")
+_POSSESSIVE = re.compile(
+    r"(?P<owner>\b(?i:my|our|his|her|their)|\b[A-Z][\w'-]*'s)\s+(?P<attr>(?:[A-Za-z][\w-]*\s+){0,3}?[A-Za-z][\w-]*)"
+    r"\s+(?P<cop>(?i:is|are|was\s+changed\s+to|has\s+changed\s+to|changed\s+to|became|has\s+become))"
+    r"(?P<neg>\s+(?i:not|no\s+longer|never))?\s+" + _VALUE
+)
+_DEFINITE = re.compile(
+    r"(?:^|\b)(?i:the|our)\s+(?P<attr>(?:[a-z][\w-]*\s+){0,3}?[a-z][\w-]*)"
+    r"\s+(?P<cop>(?i:is|are|was|has\s+been|will\s+be|has\s+moved\s+to|moved\s+to|was\s+moved\s+to|"
+    r"was\s+rescheduled\s+to|is\s+rescheduled\s+to|has\s+been\s+rescheduled\s+to|got\s+moved\s+to))"
+    r"(?P<neg>\s+(?i:not|no\s+longer|never))?\s+" + _VALUE
+)
+_SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One simple fact read from a text: who, what about them, which value."""
+
+    subject: str
+    attribute: str
+    value: str
+    negated: bool = False
+    single_valued: bool = False
+    kind: str = "other"
+    """Kind of value: weekday, month, time, number, color, proper (a name), other."""
+    pronoun: bool = False
+
+
+@dataclass(frozen=True)
+class ContradictionVerdict:
+    """How sure we are that `new` contradicts `old`, and why."""
+
+    confidence: float
+    reason: Reason
+    attribute: str | None = None
+    old_value: str | None = None
+    new_value: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.confidence > 0.0
+
+
+NO_CONTRADICTION = ContradictionVerdict(0.0, "none")
+
+# ---------------------------------------------------------------- helpers
+
+
+def _norm_words(text: str) -> str:
+    words = text.lower().replace("’", "'").split()
+    return " ".join(_SPELLING.get(w, w) for w in words)
+
+
+def _subject(raw: str) -> tuple[str, bool] | None:
+    """Normalised subject and whether it is a third-person pronoun; None if not a subject."""
+    s = _norm_words(raw)
+    if s in ("i", "me"):
+        return "speaker", False
+    if s in ("we", "us"):
+        return "we", False
+    if s in ("he", "she", "they"):
+        return s, True
+    first = s.split()[0]
+    if first in ("my", "our", "his", "her", "their"):
+        return s, first in ("his", "her", "their")
+    if first in _NOT_NAMES:
+        return None
+    return s, False
+
+
+def _value_kind(value: str, original: str) -> str:
+    words = value.split()
+    if not words:
+        return "other"
+    if all(w in _WEEKDAYS for w in words):
+        return "weekday"
+    if words[0] in _MONTHS:
+        return "month"
+    if re.fullmatch(r"\d{1,2}(?::\d{2})?\s*(?:am|pm|h)?|noon|midnight", value):
+        return "time"
+    if re.fullmatch(r"[\d.,]+%?", value):
+        return "number"
+    if all(w in _COLORS or w in ("dark", "light", "bright", "pale") for w in words):
+        return "color"
+    if original[:1].isupper():
+        return "proper"
+    return "other"
+
+
+def _clean_value(raw: str) -> tuple[str, str]:
+    """The value phrase without trailing qualifiers ("Berlin last month" -> "berlin"), plus
+    the original spelling of what was kept (for the kind of value)."""
+    text = raw.strip().replace("’", "'")
+    lowered = text.lower()
+    for filler in _LEADING_FILLERS:
+        while lowered.startswith(filler):
+            text, lowered = text[len(filler):], lowered[len(filler):]
+    kept: list[str] = []
+    for word in text.split():
+        bare = word.strip("\"'`").lower()
+        if kept and bare in _VALUE_STOP:
+            break
+        if not kept and bare in ("the", "a", "an", "on", "at", "in", "to"):
+            continue
+        if not kept and bare in _VALUE_STOP:
+            break
+        kept.append(word.strip("\"'`"))
+        if len(kept) >= 5:
+            break
+    original = " ".join(kept)
+    return _norm_words(original), original
+
+
+def _negated(mid: str) -> bool:
+    words = set(_norm_words(mid).split())
+    return bool(words & _NEGATIONS) or "used to" in _norm_words(mid)
+
+
+def _past_only(mid: str, verb: str) -> bool:
+    """Past-tense statements ("I lived in Rome for a year") are history, not the current fact."""
+    words = _norm_words(mid).split()
+    if "used" in words:
+        return False  # "used to live": a denial of the present, handled as negation
+    return verb.lower() in ("lived", "worked") or any(w in ("was", "were", "had") for w in words)
+
+
+_PREPOSITIONS = frozenset({"in", "to", "at", "from", "for", "with", "of", "by", "near", "into", "about", "on"})
+_LEADING_SUBJECT = re.compile(r"^\W*(?:(?i:actually|well|so|now|oh|correction|update|btw)\W+)*" + _SUBJECT)
+
+
+def _resolve_subject(sentence: str, m: re.Match, group: str, mid: str) -> str | None:
+    """The subject a verb belongs to. A capitalised word right after a preposition is an
+    object ("... in Paris and work at Google"): the verb then shares the sentence's subject."""
+    before = sentence[: m.start(group)].split()
+    if before and before[-1].lower() in _PREPOSITIONS:
+        if "and" not in _norm_words(mid).split():
+            return None
+        lead = _LEADING_SUBJECT.match(sentence)
+        return lead["subj"] if lead else None
+    return m[group]
+
+
+def _fact(subject_raw: str | None, attribute: str, value_raw: str, *, negated: bool, single: bool,
+          require_proper: bool = False) -> Fact | None:
+    if subject_raw is None:
+        return None
+    subject = _subject(subject_raw)
+    if subject is None:
+        return None
+    value, original = _clean_value(value_raw)
+    if not value:
+        return None
+    kind = _value_kind(value, original)
+    if require_proper and kind != "proper":
+        return None
+    return Fact(subject=subject[0], attribute=attribute, value=value, negated=negated,
+                single_valued=single, kind=kind, pronoun=subject[1])
+
+
+def _sentence_facts(sentence: str) -> list[Fact]:
+    facts: list[Fact] = []
+    for m in _RESIDENCE.finditer(sentence):
+        if _past_only(m["mid"], m["verb"]):
+            continue
+        fact = _fact(_resolve_subject(sentence, m, "subj", m["mid"]), "residence", m["value"],
+                     negated=_negated(m["mid"] + " " + m["value"]), single=True)
+        if fact and fact.kind != "proper":  # "in a small flat": a place, but not where on the map
+            fact = replace(fact, single_valued=False)
+        if fact:
+            facts.append(fact)
+    for m in _EMPLOYER.finditer(sentence):
+        group = "subj" if m["subj"] else "subj2"
+        mid, verb, value = (m["mid"], m["verb"], m["value"]) if m["subj"] else (m["mid2"], m["verb2"], m["value2"])
+        subj = _resolve_subject(sentence, m, group, mid)
+        if _past_only(mid, verb):
+            continue
+        fact = _fact(subj, "employer", value, negated=_negated(mid + " " + value), single=True,
+                     require_proper=True)
+        if fact:
+            facts.append(fact)
+    for pattern in (_AGE, _AGE_CONTRACTED):
+        for m in pattern.finditer(sentence):
+            fact = _fact(_resolve_subject(sentence, m, "subj", m["mid"]), "age", m["value"],
+                         negated=_negated(m["mid"]), single=True)
+            if fact:
+                facts.append(fact)
+    for m in _NAME.finditer(sentence):
+        fact = _fact("I", "name", m["value"], negated=False, single=True)
+        if fact:
+            facts.append(fact)
+    for m in _POSSESSIVE.finditer(sentence):
+        owner = m["owner"]
+        attribute = _norm_words(m["attr"])
+        subject = "I" if owner.lower() == "my" else (owner[:-2] if owner.endswith("'s") else owner)
+        single = attribute.startswith("favorite ") or attribute in _SINGLE_VALUED_ATTRIBUTES
+        fact = _fact(subject, attribute, m["value"], negated=bool(m["neg"]), single=single)
+        if fact:
+            facts.append(fact)
+    for m in _DEFINITE.finditer(sentence):
+        attribute = _norm_words(m["attr"])
+        if attribute.split()[0] in _NOT_NAMES:
+            continue
+        value, original = _clean_value(m["value"])
+        if not value:
+            continue
+        facts.append(Fact(subject="the " + attribute, attribute="state", value=value, negated=bool(m["neg"]),
+                          single_valued=attribute.split()[-1] in _SINGLE_VALUED_ATTRIBUTES,
+                          kind=_value_kind(value, original)))
+    return facts
+
+
+def extract_facts(text: str) -> list[Fact]:
+    """The simple facts a text states, sentence by sentence, in order."""
+    if not isinstance(text, str):
+        raise ValueError("text must be a string")
+    out: list[Fact] = []
+    for sentence in _SENTENCES.split(text):
+        if sentence.strip():
+            out.extend(_sentence_facts(sentence))
+    return out
+
+
+def _same_value(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    wa, wb = a.split(), b.split()
+    shorter, longer = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+    return bool(shorter) and longer[: len(shorter)] == shorter  # "berlin" vs "berlin germany"
+
+
+def _compare(new: Fact, old: Fact) -> ContradictionVerdict:
+    if (new.subject, new.attribute) != (old.subject, old.attribute):
+        return NO_CONTRADICTION
+    factor = PRONOUN_FACTOR if (new.pronoun or old.pronoun) else 1.0
+    if _same_value(new.value, old.value):
+        if new.negated != old.negated:
+            return ContradictionVerdict(FACT_NEGATION * factor, "negation", new.attribute, old.value, new.value)
+        return NO_CONTRADICTION
+    if new.negated or old.negated:
+        return NO_CONTRADICTION  # "not in Paris" vs "in Berlin": compatible
+    if new.single_valued and old.single_valued:
+        base = SINGLE_VALUED
+    elif new.kind == old.kind and new.kind != "other":
+        base = SAME_KIND
+    else:
+        base = LOOSE
+    return ContradictionVerdict(base * factor, "different_value", new.attribute, old.value, new.value)
+
+
+def _content_words(text: str) -> tuple[set[str], bool]:
+    """Content words (negations removed) and whether the text is negated (odd number of negations)."""
+    lowered = text.lower().replace("’", "'")
+    raw = re.findall(r"[a-z0-9]+(?:'[a-z]+)?", lowered)
+    negations = sum(1 for w in raw if w in _NEGATIONS or w.endswith("n't"))
+    words = {w for w in word_tokens(lowered) if w not in _NEGATIONS and not w.endswith("n't")}
+    return {_SPELLING.get(w, w) for w in words}, negations % 2 == 1
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def _has_correction_cue(text: str) -> bool:
+    lowered = " " + " ".join(re.findall(r"[a-z']+", text.lower().replace("’", "'"))) + " "
+    return any(f" {cue} " in lowered for cue in _CORRECTION_CUES)
+
+
+def detect_contradiction(new_text: str, old_text: str, similarity: float | None = None) -> ContradictionVerdict:
+    """The strongest reason to believe `new_text` contradicts `old_text`.
+
+    `similarity` is the embedding cosine of the two texts when the caller has it; it
+    only gates the correction-cue heuristic (shared words stand in for it otherwise).
+    """
+    if not isinstance(new_text, str) or not isinstance(old_text, str):
+        raise ValueError("new_text and old_text must be strings")
+    if similarity is not None and not (-1.0 <= similarity <= 1.0 + 1e-9):
+        raise ValueError(f"similarity must be in [-1, 1], got {similarity!r}")
+    best = NO_CONTRADICTION
+    new_facts, old_facts = extract_facts(new_text), extract_facts(old_text)
+    agreeing = False
+    for nf in new_facts:
+        for of in old_facts:
+            verdict = _compare(nf, of)
+            if verdict.confidence > best.confidence:
+                best = verdict
+            if (nf.subject, nf.attribute) == (of.subject, of.attribute) and _same_value(nf.value, of.value) \
+                    and nf.negated == of.negated:
+                agreeing = True
+
+    new_words, new_neg = _content_words(new_text)
+    old_words, old_neg = _content_words(old_text)
+    overlap = _jaccard(new_words, old_words)
+    if new_neg != old_neg and overlap >= SENTENCE_NEGATION_OVERLAP and best.confidence < SENTENCE_NEGATION:
+        best = ContradictionVerdict(SENTENCE_NEGATION, "negation")
+
+    if _has_correction_cue(new_text) and not agreeing:
+        related = overlap >= CORRECTION_MIN_OVERLAP if similarity is None else (
+            similarity >= CORRECTION_MIN_SIMILARITY or overlap >= CORRECTION_MIN_OVERLAP)
+        if related:
+            closeness = overlap if similarity is None else max(overlap, similarity)
+            confidence = min(CORRECTION_MAX, CORRECTION_BASE + 0.3 * max(0.0, min(1.0, closeness)))
+            if confidence > best.confidence:
+                best = ContradictionVerdict(confidence, "correction")
+    return best
+
+
+_ATTRIBUTE_CUES = {
+    "residence": "live lives living reside moved relocated settled based home",
+    "employer": "work works working job joined employed company",
+    "age": "age old years turned",
+    "name": "name called",
+}
+
+
+def candidate_query(text: str) -> str | None:
+    """Words that find older statements about the same subject and attribute in a lexical
+    index ("I moved to Berlin" -> "live lives living ... moved ..."), since a contradiction is
+    often not similar as a whole ("I live in Paris" vs "I moved to Berlin"). None: no fact read."""
+    terms: dict[str, None] = {}
+    for fact in extract_facts(text):
+        cues = _ATTRIBUTE_CUES.get(fact.attribute)
+        if cues is None:  # "my favorite color", "the team meeting": the attribute's own words
+            cues = fact.subject.removeprefix("the ") if fact.attribute == "state" else fact.attribute
+        terms.update(dict.fromkeys(cues.split()))
+        if fact.subject not in ("speaker", "we") and fact.attribute != "state":
+            terms.update(dict.fromkeys(w for w in fact.subject.split() if w not in _NOT_NAMES))
+    return " ".join(terms) or None
+
+
+def contradicts(new_text: str, old_text: str, similarity: float | None = None) -> float:
+    """Confidence in [0, 1] that `new_text` contradicts `old_text` (0: no sign of it)."""
+    return detect_contradiction(new_text, old_text, similarity).confidence

@@ -1,0 +1,151 @@
+"""The memory archive: cold storage of verbatim originals, in the graph.
+
+Temporal gist replaces an old trace's wording by its gist. Before it does, the
+verbatim original is written here as an `ArchivedTrace` node {traceId,
+verbatim, contentHash, reason, archivedAt, lastAccessAt} with the trace's
+emotional context, tags and entities — write-ahead: if this write fails or
+cannot be verified, the gist is not applied.
+
+`rehydrate(trace_id)` gives the original back without strengthening the trace
+(remembering the exact words of a gisted memory is reading the archive, not
+rehearsing the memory); only the archive's access log moves. The retention
+sweep drops originals neither archived nor rehydrated within the retention
+period, so what the agent keeps re-reading stays whatever its age.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cogmem_graph.clock import Clock
+from cogmem_graph.errors import CogmemError
+from cogmem_graph.graph.base import require_scope_keys
+from cogmem_graph.model import MAX_ID_CHARS, MemoryTrace, check_text
+
+ACCESS_LOG_SIZE = 20
+"""Most recent rehydration times kept on an archived trace."""
+PRUNE_BATCH = 1_000
+
+
+class ArchiveError(CogmemError):
+    """The archive could not do what was asked."""
+
+
+class ArchiveWriteError(ArchiveError):
+    """The verbatim original could not be archived (or not verified): nothing was overwritten."""
+
+
+class ArchiveNotFound(ArchiveError, LookupError):
+    """No archived original (and no trace to fall back on) for this id."""
+
+
+@dataclass(frozen=True)
+class ArchivedTrace:
+    trace_id: str
+    verbatim: str
+    content_hash: str
+    reason: str
+    archived_at: int
+    last_access_at: int
+    scope_key: str = ""
+    access_count: int = 0
+    access_log: tuple[int, ...] = ()
+    tags: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_props(cls, props: dict[str, Any]) -> ArchivedTrace:
+        p = dict(props)
+        return cls(
+            trace_id=p.pop("traceId"), verbatim=p.pop("verbatim"), content_hash=p.pop("contentHash", ""),
+            reason=p.pop("reason", ""), archived_at=int(p.pop("archivedAt", 0)),
+            last_access_at=int(p.pop("lastAccessAt", 0) or 0), scope_key=p.pop("scopeKey", "") or "",
+            access_count=int(p.pop("accessCount", 0) or 0), access_log=tuple(p.pop("accessLog", None) or ()),
+            tags=tuple(p.pop("tags", None) or ()), entities=tuple(p.pop("entities", None) or ()), extra=p,
+        )
+
+
+def _trace_id(trace_id: str) -> str:
+    if not isinstance(trace_id, str):
+        raise ValueError("trace_id must be a string")
+    return check_text(trace_id, "trace_id", allow_empty=False, max_len=MAX_ID_CHARS)
+
+
+def _keys(scope_keys: Sequence[str] | None) -> list[str] | None:
+    return None if scope_keys is None else require_scope_keys(scope_keys)
+
+
+class MemoryArchive:
+    """Archived originals in the same graph as the traces they belong to."""
+
+    def __init__(self, graph, clock: Clock) -> None:
+        self.graph = graph
+        self.clock = clock
+
+    def store(self, traces: Sequence[MemoryTrace], reason: str) -> list[str]:
+        """Archive the verbatim content of `traces` (one statement) and verify what the graph
+        holds afterwards. Returns the archived trace ids; raises `ArchiveWriteError` unless
+        every trace was stored with its content hash."""
+        if not traces:
+            return []
+        check_text(reason, "reason", allow_empty=False, max_len=200)
+        rows = [
+            {"traceId": t.id, "verbatim": t.content, "contentHash": t.content_hash, "reason": reason,
+             "scopeKey": t.scope_key, "createdAt": t.created_at, "tags": list(t.tags),
+             "entities": list(t.entities), "valence": t.valence, "arousal": t.arousal, "intensity": t.intensity}
+            for t in {t.id: t for t in traces}.values()
+        ]
+        try:
+            result = self.graph.run("archive_store", {"rows": rows, "now": self.clock.now_ms()}, write=True)
+        except Exception as exc:
+            raise ArchiveWriteError(f"archiving {len(rows)} verbatim original(s) failed: {exc}") from exc
+        stored = {r["traceId"]: r["contentHash"] for r in result}
+        missing = [r["traceId"] for r in rows if stored.get(r["traceId"]) != r["contentHash"]]
+        if missing:
+            raise ArchiveWriteError(f"the archive did not confirm the originals of {missing[:5]}")
+        return [r["traceId"] for r in rows]
+
+    def get(self, trace_id: str, scope_keys: Sequence[str] | None = None) -> ArchivedTrace | None:
+        """The archived original, read without counting as an access."""
+        rows = self.graph.run("archive_get", {"traceId": _trace_id(trace_id), "scopeKeys": _keys(scope_keys)})
+        return ArchivedTrace.from_props(rows[0]["archive"]) if rows else None
+
+    def rehydrate(self, trace_id: str, scope_keys: Sequence[str] | None = None) -> str:
+        """The verbatim original of a trace. Logs the access on the archive (which keeps it
+        through retention) and leaves the trace's strength alone. A trace that was never
+        archived is its own original; a gisted trace whose original is gone, or an unknown
+        id, raises `ArchiveNotFound`."""
+        tid = _trace_id(trace_id)
+        keys = _keys(scope_keys)
+        rows = self.graph.run(
+            "archive_rehydrate",
+            {"traceId": tid, "scopeKeys": keys, "now": self.clock.now_ms(), "logSize": ACCESS_LOG_SIZE},
+            write=True,
+        )
+        if rows:
+            return rows[0]["verbatim"]
+        state = self.graph.run("archive_trace_state", {"traceId": tid, "scopeKeys": keys})
+        if not state:
+            raise ArchiveNotFound(f"no trace or archived original with id {tid!r}")
+        if state[0]["gistedAt"] is not None:
+            raise ArchiveNotFound(
+                f"trace {tid!r} was gisted and its archived original is gone (dropped by archive retention)")
+        return state[0]["content"]
+
+    def prune(self, retention_ms: int, scope_keys: Sequence[str] | None = None) -> int:
+        """Retention sweep: drop originals neither archived nor rehydrated within `retention_ms`."""
+        if isinstance(retention_ms, bool) or not isinstance(retention_ms, int) or retention_ms <= 0:
+            raise ValueError(f"retention_ms must be a positive integer, got {retention_ms!r}")
+        cutoff = self.clock.now_ms() - retention_ms
+        keys = _keys(scope_keys)
+        pruned = 0
+        while True:
+            rows = self.graph.run(
+                "archive_prune", {"scopeKeys": keys, "cutoff": cutoff, "limit": PRUNE_BATCH}, write=True)
+            n = int(rows[0]["pruned"]) if rows else 0
+            pruned += n
+            if n < PRUNE_BATCH:
+                return pruned

@@ -1,0 +1,3 @@
+// Drop the projected graph once its communities are read (no error if it is already gone).
+CALL gds.graph.drop($graphName, false) YIELD graphName
+RETURN graphName

@@ -1,0 +1,329 @@
+"""Consolidation end to end on the embedded default (FalkorDB started by the library, Qdrant
+local mode, the hash embedder) with a controlled clock."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import cogmem_graph as cg
+from cogmem_graph.clock import MS_PER_DAY, MS_PER_MINUTE, ManualClock
+from cogmem_graph.cognition.contradiction import contradicts
+from cogmem_graph.config import CogmemConfig
+from cogmem_graph.graph.port import Edge, Mention
+from cogmem_graph.model import EdgeType, Hexaco, MemoryTrace, MemoryType, Mood
+from cogmem_graph.pipeline.archive import ArchiveNotFound, ArchiveWriteError, MemoryArchive
+from cogmem_graph.pipeline.consolidation import ConsolidationResult, consolidator_for
+
+START = 1_700_000_000_000
+ALICE = ["Alice went hiking in the Alps", "Alice loves climbing rocks", "Alice bought new boots for climbing",
+         "Alice trains at the gym on Mondays", "Alice wants to climb Mont Blanc next year"]
+STORY = ("The ancient dragon Vex attacked the village of Millhaven at dawn. It destroyed the granary and the "
+         "blacksmith forge, and the villagers fled to the hills while the guards rang the bells until noon.")
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(START)
+
+
+def _open(tmp_path: Path, clock: ManualClock, config: CogmemConfig | None = None) -> cg.MemoryStore:
+    return cg.open(home=tmp_path / "home", embedder="hash", clock=clock, config=config)
+
+
+@pytest.fixture
+def store(tmp_path: Path, clock: ManualClock) -> Iterator[cg.MemoryStore]:
+    with _open(tmp_path, clock) as s:
+        yield s
+
+
+def _put(store: cg.MemoryStore, *traces: MemoryTrace) -> None:
+    """Write traces straight to the graph; repair() indexes them in Qdrant."""
+    store.graph.upsert_traces(list(traces))
+    store.repair()
+
+
+def _trace(store, key_user: str, content: str, **fields) -> MemoryTrace:
+    now = store.clock.now_ms()
+    defaults = {"created_at": now, "recorded_at": now, "next_reinforcement_at": now + MS_PER_DAY}
+    return MemoryTrace(content=content, scope_id=key_user, agent_id="helper", **{**defaults, **fields})
+
+
+def _get(store, trace_id: str, keys: list[str]) -> MemoryTrace:
+    return store.graph.get_traces([trace_id], keys)[0]
+
+
+def _edges(store, trace_id: str, keys: list[str], edge_type: EdgeType) -> list[Edge]:
+    return [e for e in store.graph.get_edges([trace_id], keys) if e.type is edge_type]
+
+
+def test_a_weak_old_neutral_trace_is_pruned_while_an_emotional_one_survives(store, clock) -> None:
+    agent = store.agent("helper", user_id="u1")
+    keys = agent.visible_scope_keys
+    neutral = agent.encode("The printer is on floor two")
+    emotional = agent.encode("My father died last night and I am devastated", mood=Mood(valence=-0.9, arousal=0.9))
+    assert emotional.intensity > store.config.decay.emotional_protection_intensity
+    first = store.consolidate()
+    assert first.pruned == 0 and first.total_processed == 2
+    clock.advance(days=30)
+    result = store.consolidate()
+    assert result.pruned == 1
+    assert _get(store, neutral.id, keys).is_active is False
+    assert _get(store, emotional.id, keys).is_active is True
+    assert store.vectors.count(keys, active=True) == 1, "the pruned trace's vector is deactivated too"
+    assert [t.trace.id for t in agent.retrieve("printer floor", top_k=5).traces] == [emotional.id]
+
+
+def test_near_duplicates_merge_into_the_oldest_with_the_union_of_tags(store, clock) -> None:
+    agent = store.agent("helper", user_id="u1")
+    keys = agent.visible_scope_keys
+    old = agent.encode("Alice adopted a small grey kitten from the animal shelter last weekend", tags=["pets"])
+    assert store.consolidate().merged == 0  # `old` is now consolidated: found again only through Qdrant
+    clock.advance(MS_PER_MINUTE)
+    new = agent.encode("Alice adopted a small grey kitten from the animal shelter on the weekend",
+                       tags=["alice", "pets"])
+    assert new.id != old.id, "below the write path's near-duplicate threshold, above the merge threshold"
+    result = store.consolidate()
+    assert result.merged == 1
+    survivor, loser = _get(store, old.id, keys), _get(store, new.id, keys)
+    assert survivor.is_active and not loser.is_active
+    assert survivor.tags == ["pets", "alice"] and survivor.verification_count == 1
+    assert [(e.src, e.dst) for e in _edges(store, old.id, keys, EdgeType.SUPERSEDES)] == [(old.id, new.id)]
+    assert store.vectors.count(keys, active=True) == 1
+
+
+def test_near_duplicates_written_in_one_batch_merge(store) -> None:
+    agent = store.agent("helper", user_id="u1")
+    a, b, other = agent.encode_many([
+        {"content": "Alice adopted a small grey kitten from the animal shelter last weekend"},
+        {"content": "Alice adopted a small grey kitten from the animal shelter on the weekend"},
+        {"content": "The printer is on floor two"}])
+    assert store.consolidate().merged == 1
+    active = {t.id for t in store.graph.get_traces([a.id, b.id, other.id], ["user:u1"]) if t.is_active}
+    assert other.id in active and len(active & {a.id, b.id}) == 1  # same time: the smaller id survives
+    assert min(a.id, b.id) in active
+
+
+def test_identical_traces_merge(store) -> None:
+    original = _trace(store, "u1", "The office wifi password changed", tags=["office"])
+    twin = original.model_copy(update={"id": "mt_twin", "tags": ["wifi"], "retrieval_count": 2})
+    twin = MemoryTrace.model_validate(twin.model_dump())
+    _put(store, original, twin)
+    keys = ["user:u1"]
+    result = store.consolidate(["user:u1"])
+    assert result.merged == 1
+    kept = [t for t in store.graph.get_traces([original.id, twin.id], keys) if t.is_active]
+    assert len(kept) == 1 and set(kept[0].tags) == {"office", "wifi"} and kept[0].retrieval_count == 2
+
+
+def test_replay_links_recent_traces_the_write_path_did_not(store, clock) -> None:
+    first = _trace(store, "u1", "Lena called about the Lisbon trip", sequence_key="thread:t1")
+    clock.advance(MS_PER_MINUTE)
+    second = _trace(store, "u1", "Lena booked the Lisbon hotel", sequence_key="thread:t1")
+    _put(store, first, second)  # straight into the graph: no edges yet
+    store.graph.merge_mentions([Mention(t.id, "lena", "Lena", "person") for t in (first, second)])
+    result = store.consolidate(["user:u1"])
+    assert result.edges_created == 2
+    types = {e.type for e in store.graph.get_edges([second.id], ["user:u1"])}
+    assert types == {EdgeType.SHARED_ENTITY, EdgeType.TEMPORAL_SEQUENCE}
+    assert store.consolidate(["user:u1"]).edges_created == 0, "each trace is replayed once"
+
+
+def test_a_cluster_of_related_traces_yields_a_schema(store) -> None:
+    agent = store.agent("helper", user_id="u1")
+    keys = agent.visible_scope_keys
+    members = agent.encode_many([{"content": text} for text in ALICE] + [{"content": "The printer is on floor two"}])
+    result = store.consolidate()
+    assert result.schemas_created == 1 and result.cluster_algorithm == "falkordb_label_propagation"
+    (schema,) = consolidator_for(store).schemas(keys)
+    assert set(schema["members"]) == {t.id for t in members[:5]}
+    assert schema["size"] == 5 and schema["weight"] == pytest.approx(0.6)
+    assert schema["scopeKey"] == "user:u1" and "alice" in schema["summary"].lower()
+    same_topic = _edges(store, members[0].id, keys, EdgeType.SAME_TOPIC)
+    assert len(same_topic) == 4, "SAME_TOPIC links every member of a small cluster"
+    assert result.edges_created >= 5 + 10  # SCHEMA_INSTANCE edges + the SAME_TOPIC clique
+    again = store.consolidate()
+    assert again.schemas_created == 0, "members of a schema are not clustered again"
+
+
+def test_the_cypher_fallback_finds_the_same_clusters(tmp_path, clock) -> None:
+    config = CogmemConfig()
+    config.consolidation.cluster_algorithm = "cypher"
+    config.consolidation.min_cluster_size = 3
+    with _open(tmp_path, clock, config) as store:
+        agent = store.agent("helper", user_id="u1")
+        alice = agent.encode_many([{"content": t} for t in ALICE[:3]])
+        bob = agent.encode_many([{"content": t} for t in (
+            "Bob repairs old motorbikes", "Bob sold his motorbike to Carl", "Bob rides to work every day")])
+        consolidator = consolidator_for(store)
+        clusters, algorithm = consolidator.detect_clusters(agent.visible_scope_keys)
+        assert algorithm == "cypher_label_propagation"
+        assert sorted(sorted(m) for _, m in clusters) == sorted(
+            [sorted(t.id for t in alice), sorted(t.id for t in bob)])
+        result = store.consolidate()
+        assert result.schemas_created == 2 and result.cluster_algorithm == "cypher_label_propagation"
+
+
+def test_a_knowledge_update_supersedes_the_old_fact(store, clock) -> None:
+    agent = store.agent("helper", user_id="u1", traits=Hexaco(honesty=0.8))
+    keys = agent.visible_scope_keys
+    paris = agent.encode("I live in Paris")
+    clock.advance(10 * MS_PER_MINUTE)
+    berlin = agent.encode("I moved to Berlin")
+    confidence = contradicts(berlin.content, paris.content)
+    assert confidence >= 0.5
+    store.graph.merge_edges(EdgeType.CONTRADICTS, [Edge(berlin.id, paris.id, confidence)])
+    assert agent.retrieve("where do I live", top_k=2, record_access=False).traces[0].trace.id == paris.id
+
+    undecided = store.consolidate()  # neutral honesty, equal confidence: left unresolved
+    assert undecided.conflicts_resolved == 0 and _get(store, paris.id, keys).is_active
+    result = store.consolidate(traits=agent.traits)
+    assert result.conflicts_resolved == 1
+    old = _get(store, paris.id, keys)
+    assert not old.is_active and old.contradicted_by == [berlin.id]
+    assert [(e.src, e.dst) for e in _edges(store, berlin.id, keys, EdgeType.SUPERSEDES)] == [(berlin.id, paris.id)]
+    ranked = [t.trace.id for t in agent.retrieve("where do I live", top_k=2).traces]
+    assert ranked[0] == berlin.id and paris.id not in ranked
+
+
+def _old_emotional_story(store, clock) -> MemoryTrace:
+    trace = _trace(store, "u1", STORY, intensity=0.5, valence=-0.6, arousal=0.5, encoding_strength=0.6,
+                   stability=10 * MS_PER_DAY, entities=["Vex", "Millhaven"])
+    _put(store, trace)
+    clock.advance(days=61)
+    return trace
+
+
+def test_a_gisted_trace_rehydrates_to_its_exact_original(store, clock) -> None:
+    story = _old_emotional_story(store, clock)
+    keys = ["user:u1"]
+    result = store.consolidate(keys)
+    assert result.gisted == 1 and result.archived == 1
+    gisted = _get(store, story.id, keys)
+    assert gisted.content != STORY and len(gisted.content) < len(STORY) and gisted.indexed
+    assert "Vex" in gisted.content and "Millhaven" in gisted.content
+    assert store.rehydrate(story.id) == STORY
+    after = _get(store, story.id, keys)
+    assert (after.encoding_strength, after.retrieval_count, after.last_accessed_at) == (
+        gisted.encoding_strength, gisted.retrieval_count, gisted.last_accessed_at), "rehydration is not rehearsal"
+    archived = MemoryArchive(store.graph, store.clock).get(story.id)
+    assert archived.access_count == 1 and archived.access_log == (clock.now_ms(),)
+    assert archived.reason == "temporal_gist" and archived.content_hash == story.content_hash
+    assert store.consolidate(keys).gisted == 0, "a trace is gisted once"
+
+
+def test_a_failing_archive_write_leaves_the_trace_untouched(store, clock, monkeypatch) -> None:
+    story = _old_emotional_story(store, clock)
+    keys = ["user:u1"]
+
+    def broken(self, traces, reason):
+        raise ArchiveWriteError("disk full")
+
+    monkeypatch.setattr(MemoryArchive, "store", broken)
+    result = store.consolidate(keys)
+    assert result.gisted == 0 and result.gist_failures == 1 and result.archived == 0
+    assert _get(store, story.id, keys).content == STORY
+    assert MemoryArchive(store.graph, store.clock).get(story.id) is None
+    monkeypatch.undo()
+    assert store.consolidate(keys).gisted == 1, "the gist is retried on the next run"
+
+
+def test_rehydrate_without_archive_and_retention(store, clock) -> None:
+    a = _trace(store, "u1", "Kept because it is re-read")
+    b = _trace(store, "u1", "Dropped after a year")
+    _put(store, a, b)
+    assert store.rehydrate(a.id) == a.content, "a trace never gisted is its own original"
+    with pytest.raises(ArchiveNotFound):
+        store.rehydrate("mt_nope")
+    with pytest.raises(ValueError):
+        store.rehydrate("")
+    archive = MemoryArchive(store.graph, store.clock)
+    assert archive.store([a, b], reason="test") == [a.id, b.id]
+    clock.advance(days=200)
+    assert archive.rehydrate(a.id) == a.content
+    clock.advance(days=200)
+    assert archive.prune(365 * MS_PER_DAY, ["user:u1"]) == 1
+    assert archive.get(a.id) is not None and archive.get(b.id) is None
+
+
+def test_old_often_retrieved_episodic_traces_become_semantic(store, clock) -> None:
+    trace = _trace(store, "u1", "We celebrated the launch at the harbour", intensity=0.5, retrieval_count=3)
+    _put(store, trace)
+    clock.advance(days=8)
+    result = store.consolidate(["user:u1"])
+    assert result.compacted == 1
+    assert _get(store, trace.id, ["user:u1"]).type is MemoryType.SEMANTIC
+    assert store.stats().traces_by_type == {"semantic": 1}
+
+
+def test_consolidation_never_touches_another_scope_key(store, clock) -> None:
+    u1, u2 = store.agent("helper", user_id="u1"), store.agent("helper", user_id="u2")
+    pairs = {}
+    for agent in (u1, u2):
+        a = agent.encode("Alice adopted a small grey kitten from the animal shelter last weekend")
+        b = agent.encode("Alice adopted a small grey kitten from the animal shelter on the weekend")
+        pairs[agent.identity.user_id] = (a, b)
+    result = store.consolidate(["user:u1"])
+    assert result.merged == 1 and result.scope_keys == ["user:u1"]
+    assert all(t.is_active for t in store.graph.get_traces([t.id for t in pairs["u2"]], ["user:u2"]))
+    everything = store.consolidate()  # the owner's run: each scope key on its own
+    assert everything.merged == 1 and set(everything.scope_keys) == {"user:u1", "user:u2"}
+    kept = [t for t in store.graph.get_traces([t.id for p in pairs.values() for t in p], ["user:u1", "user:u2"])
+            if t.is_active]
+    assert sorted(t.scope_key for t in kept) == ["user:u1", "user:u2"], "never merged across scope keys"
+
+
+def test_the_mutex_refuses_overlapping_runs(store) -> None:
+    store.agent("helper", user_id="u1").encode("The printer is on floor two")
+    consolidator = consolidator_for(store)
+    assert consolidator is consolidator_for(store)
+    started, release = threading.Event(), threading.Event()
+    original = consolidator._prune
+
+    def slow_prune(key, result):
+        started.set()
+        release.wait(10)
+        original(key, result)
+
+    consolidator._prune = slow_prune
+    results: list[ConsolidationResult] = []
+    worker = threading.Thread(target=lambda: results.append(store.consolidate()))
+    worker.start()
+    try:
+        assert started.wait(10)
+        assert consolidator.running
+        overlapping = store.consolidate()
+        assert overlapping.skipped and overlapping.total_processed == 0
+    finally:
+        release.set()
+        worker.join(10)
+        del consolidator._prune
+    assert results and not results[0].skipped and results[0].total_processed == 1
+
+
+def test_periodic_consolidation_runs_until_stopped(store) -> None:
+    store.agent("helper", user_id="u1").encode("The printer is on floor two")
+    consolidator = consolidator_for(store)
+    with pytest.raises(ValueError):
+        consolidator.start_periodic(0)
+    consolidator.start_periodic(0.05)
+    try:
+        for _ in range(200):
+            if consolidator.last_result is not None:
+                break
+            threading.Event().wait(0.05)
+    finally:
+        consolidator.stop(timeout=10)
+    assert consolidator.last_result is not None and consolidator.last_result.total_processed == 1
+    assert consolidator.last_error is None
+
+
+def test_bad_scope_keys_are_refused(store) -> None:
+    with pytest.raises(ValueError, match="scope_keys"):
+        store.consolidate("user:u1")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="scope_keys"):
+        store.consolidate([])
+    assert store.consolidate().total_processed == 0
