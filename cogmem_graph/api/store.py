@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cogmem_graph.api.agent import AgentMemory, MoodSource
 from cogmem_graph.api.results import RepairResult
@@ -24,6 +24,9 @@ from cogmem_graph.providers import CachedEmbedder, Embedder, best_local_embedder
 from cogmem_graph.retrieval.lexical import bm25_document_vector
 from cogmem_graph.vectors.port import VectorPoint
 from cogmem_graph.vectors.qdrant import QdrantVectorIndex
+
+if TYPE_CHECKING:
+    from cogmem_graph.pipeline.consolidation import ConsolidationResult
 
 DEFAULT_HOME = ".cogmem"
 REPAIR_BATCH = 500
@@ -124,6 +127,10 @@ class MemoryStore:
         whose trace is gone, reactivate vectors of active traces."""
         self._check_open()
         result = RepairResult()
+        # A vector lost behind the graph's back (index rebuilt, collection dropped): index again.
+        known = self.vectors.all_ids()
+        lost = [i for i in self.graph.indexed_trace_ids() if i not in known]
+        self.graph.set_indexed(lost, False)
         while True:
             pending = [t for t in self.graph.unindexed_traces(limit=REPAIR_BATCH)]
             if not pending:
@@ -166,6 +173,23 @@ class MemoryStore:
 
     def __exit__(self, *exc_info) -> None:
         self.close()
+
+    def consolidate(
+        self, scope_keys: list[str] | None = None, *, traits: Hexaco | None = None
+    ) -> ConsolidationResult:
+        """Run consolidation now (DESIGN §7) over `scope_keys`, or every scope key when None.
+        `traits` decide contradictions (honesty); overlapping runs are refused (`skipped`)."""
+        from cogmem_graph.pipeline.consolidation import consolidator_for
+
+        self._check_open()
+        return consolidator_for(self).run(scope_keys, traits=traits)
+
+    def rehydrate(self, trace_id: str) -> str:
+        """The verbatim original of a (gisted) trace, without strengthening the trace."""
+        from cogmem_graph.pipeline.archive import MemoryArchive
+
+        self._check_open()
+        return MemoryArchive(self.graph, self.clock).rehydrate(trace_id)
 
 
 def open(  # noqa: A001 - the public entry point is `cg.open()`

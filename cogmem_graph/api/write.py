@@ -13,12 +13,14 @@ A whole batch costs one graph upsert, one neighbour query and one vector upsert.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from cogmem_graph.cognition.contradiction import candidate_query, contradicts
 from cogmem_graph.cognition.decay import (
     InterferenceNeighbour,
     apply_strength_loss,
@@ -31,6 +33,7 @@ from cogmem_graph.cognition.entities import extract_entities
 from cogmem_graph.cognition.features import detect_features
 from cogmem_graph.graph.port import AccessUpdate, Edge, Mention
 from cogmem_graph.model import (
+    MAX_ID_CHARS,
     EdgeType,
     MemoryTrace,
     MemoryType,
@@ -46,6 +49,9 @@ if TYPE_CHECKING:
     from cogmem_graph.api.agent import AgentMemory
 
 MAX_CONTENT_CHARS = 1_000_000
+FEATURE_CHARS = 20_000
+"""Content features are judged on the opening of a long text; keyword cues past it add
+little and would make encoding a 1 MB document take tens of seconds."""
 
 
 class EncodeRequest(BaseModel):
@@ -65,6 +71,23 @@ class EncodeRequest(BaseModel):
     created_at: int | None = Field(None, ge=0, description="event time in epoch ms; default now")
     metadata: dict[str, Any] = Field(default_factory=dict)
     structured_data: dict[str, Any] | None = None
+
+    @field_validator("source_id")
+    @classmethod
+    def _source_id(cls, v: str | None) -> str | None:
+        if v is not None:
+            check_text(v, "source_id", allow_empty=False, max_len=MAX_ID_CHARS)
+        return v
+
+    @field_validator("structured_data")
+    @classmethod
+    def _structured(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        if v is not None:
+            try:
+                json.dumps(v, allow_nan=False)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"structured_data must be JSON (finite numbers, strings, lists, maps): {exc}") from None
+        return v
 
     @field_validator("content")
     @classmethod
@@ -100,7 +123,7 @@ def build_trace(agent: AgentMemory, request: EncodeRequest, now: int) -> MemoryT
     scope = request.scope or agent.identity.default_scope()
     scope_id = agent.identity.scope_id(scope)
     mood = request.mood or agent.current_mood()
-    features = detect_features(request.content)
+    features = detect_features(request.content[:FEATURE_CHARS])
     enc = compute_encoding(mood, agent.traits, features, cfg.encoding)
     entities = extract_entities(request.content, extra=request.entities)
     draft = MemoryTrace(
@@ -119,6 +142,33 @@ def build_trace(agent: AgentMemory, request: EncodeRequest, now: int) -> MemoryT
     })
 
 
+def _contradiction_edges(store, draft: MemoryTrace, live, existing: dict[str, MemoryTrace],
+                         scope_keys: list[str]) -> list[Edge]:
+    """CONTRADICTS edges from the new trace to old ones it corrects or disagrees with.
+
+    Candidates: the dense neighbours, plus traces found by full-text search for the
+    fact the new text states ("I moved to Berlin" looks for where the user lives) —
+    two statements of one fact are rarely similar as whole texts."""
+    wcfg = store.config.write
+    scored: dict[str, float | None] = {h.trace_id: h.score for h in live}
+    query = candidate_query(draft.content)
+    if query:
+        for hit in store.graph.fulltext_search(query, [draft.scope_key], limit=max(1, wcfg.neighbours)):
+            scored.setdefault(hit.trace_id, None)
+    missing = [tid for tid in scored if tid not in existing]
+    if missing:
+        existing.update({t.id: t for t in store.graph.get_traces(missing, scope_keys)})
+    edges = []
+    for tid, similarity in scored.items():
+        old = existing.get(tid)
+        if old is None or not old.is_active or old.id == draft.id:
+            continue
+        confidence = contradicts(draft.content, old.content, similarity=similarity)
+        if confidence >= wcfg.contradiction_min_confidence:
+            edges.append(Edge(draft.id, tid, round(confidence, 6), EdgeType.CONTRADICTS))
+    return edges
+
+
 def encode_batch(
     agent: AgentMemory, requests: Sequence[EncodeRequest], *, on_progress: Callable[[int], None] | None = None
 ) -> EncodeOutcome:
@@ -126,7 +176,6 @@ def encode_batch(
     cfg = store.config
     now = store.clock.now_ms()
     drafts = [build_trace(agent, r, now) for r in requests]
-    features = [detect_features(r.content) for r in requests]
 
     # Identical content in the same scope within the batch: the first one stands for all.
     first_of: dict[tuple[str, str], int] = {}
@@ -147,7 +196,7 @@ def encode_batch(
     neighbours = (
         store.vectors.search_dense_many(
             [vector_of[i] for i in unique], [[drafts[i].scope_key] for i in unique], wcfg.neighbours,
-            score_threshold=min(cfg.decay.interference_threshold, wcfg.contradiction_candidate_similarity),
+            score_threshold=cfg.decay.interference_threshold,
         )
         if wcfg.neighbours and unique else [[] for _ in unique]
     )
@@ -176,11 +225,7 @@ def encode_batch(
         if result.proactive > 0:
             drafts[i] = draft.model_copy(
                 update={"encoding_strength": apply_strength_loss(draft.encoding_strength, result.proactive)})
-        if features[i].contradiction > 0:
-            contradictions += [
-                Edge(draft.id, h.trace_id, round(h.score, 6), EdgeType.CONTRADICTS)
-                for h in live if h.score >= wcfg.contradiction_candidate_similarity
-            ]
+        contradictions += _contradiction_edges(store, draft, live, existing, scope_keys)
 
     new = [drafts[i] for i in unique if i not in reinforced]
     graph = store.graph

@@ -28,9 +28,9 @@ class WritePathConfig(_Config):
         description="cosine at or above which a new memory reinforces the existing one instead of being stored "
         "(identical content always does)",
     )
-    contradiction_candidate_similarity: float = Field(
-        0.6, ge=0.0, le=1.0,
-        description="a new memory with correction/negation cues this similar to an old one gets a CONTRADICTS edge",
+    contradiction_min_confidence: float = Field(
+        0.5, ge=0.0, le=1.0,
+        description="a new memory gets a CONTRADICTS edge to an old one when the offline judge is this sure",
     )
 
 

@@ -345,6 +345,10 @@ class CypherGraphStore(ABC):
                                     write=True))
         return updated
 
+    def indexed_trace_ids(self) -> set[str]:
+        """Maintenance: ids of traces marked indexed (repair checks their vectors exist)."""
+        return {r["id"] for r in self.run("indexed_trace_ids")}
+
     def trace_index_state(self, ids: Sequence[str]) -> dict[str, bool]:
         """Maintenance: id -> isActive for the given ids that exist (repair compares with the vectors)."""
         out: dict[str, bool] = {}

@@ -277,3 +277,12 @@ def test_local_minilm_finds_a_paraphrase(tmp_path, clock) -> None:
         car = agent.encode("I bought a new automobile last week")
         agent.encode_many([{"content": "The soup needs more salt"}, {"content": "Our cat sleeps all day"}])
         assert agent.retrieve("recent car purchase", top_k=1).traces[0].trace.id == car.id
+
+
+def test_a_changed_fact_is_linked_as_a_contradiction_at_encode(store, clock) -> None:
+    agent = store.agent("helper", user_id="u1")
+    paris = agent.encode("I live in Paris")
+    clock.advance(MS_PER_DAY)
+    berlin = agent.encode("I moved to Berlin")
+    edges = store.graph.get_edges([berlin.id], agent.visible_scope_keys)
+    assert any(e.type is EdgeType.CONTRADICTS and e.src == berlin.id and e.dst == paris.id for e in edges)
