@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 LINT_DIR := tools/cypher-lint
 
-.PHONY: demo test lint unit bench install node-tools clean
+.PHONY: demo test lint unit bench install node-tools browser-tools clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,13 +24,22 @@ $(LINT_DIR)/node_modules/.installed: $(LINT_DIR)/package-lock.json
 
 node-tools: $(LINT_DIR)/node_modules/.installed
 
+# Debian's chromium, for the test that opens `cogmem viz` pages headless; installed only when missing.
+browser-tools:
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then :; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  echo "installing chromium (Debian package) for the browser test"; \
+	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium; \
+	else echo "warning: no chromium and no apt-get: the browser test will be skipped"; fi
+
 demo: install
 	$(VENV)/bin/cogmem demo
 
 lint: install
 	$(VENV)/bin/ruff check .
 
-test: install node-tools lint
+test: install node-tools browser-tools lint
 	$(PY) -m pytest
 
 bench: install

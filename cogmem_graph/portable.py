@@ -1,0 +1,384 @@
+"""Portable backup: a whole memory store as JSON Lines, and back.
+
+The file is engine-neutral, so a backup taken from the embedded FalkorDB
+restores into Neo4j and the other way round. One JSON object per line, each
+with a `"record"` field:
+
+    {"record": "header", "format": "cogmem-graph", "version": 1, "source": {...}}
+    {"record": "trace", "props": {...every property of the Trace node...}}
+    {"record": "entity", "props": {...}}
+    {"record": "schema", "props": {...}}
+    {"record": "archived", "props": {...}}
+    {"record": "mention", "trace": "<trace id>", "entity": "<entity key>"}
+    {"record": "edge", "type": "SHARED_ENTITY", "src": "<id>", "dst": "<id>", "props": {...}}
+    {"record": "footer", "counts": {...}}
+
+Nodes come before the relationships that need them. Property names are the
+graph's camelCase names and times stay epoch milliseconds. Vectors are not in
+the file: importing re-embeds each trace's content with the target store's
+embedder (the same text through the same embedder gives the same vector) and
+writes the points, keeping trace ids, scope keys, timestamps, strengths and
+edges. The footer's counts let an import detect a truncated file.
+
+Both directions stream in batches: export pages through the graph with an id
+cursor, import flushes a batch per `batch_size` records.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, TextIO
+
+from pydantic import ValidationError
+
+from cogmem_graph.errors import CogmemError
+from cogmem_graph.graph.port import Edge, Mention
+from cogmem_graph.model import EdgeType, MemoryTrace
+from cogmem_graph.retrieval.lexical import bm25_document_vector
+from cogmem_graph.vectors.port import VectorPoint
+
+if TYPE_CHECKING:
+    from cogmem_graph.api.store import MemoryStore
+
+FORMAT = "cogmem-graph"
+VERSION = 1
+BATCH_SIZE = 500
+
+ProgressCallback = Callable[[str, int], None]
+"""Called with (section, items done since the last call): "traces", "entities", ...;
+for an import also "bytes" with the size of the lines read."""
+
+_TRACE_FIELDS = {f.alias or name for name, f in MemoryTrace.model_fields.items()}
+_NODE_RECORDS = ("trace", "entity", "schema", "archived")
+_LINK_RECORDS = ("mention", "edge")
+
+
+class PortableFormatError(CogmemError, ValueError):
+    """The file is not a cogmem-graph backup, or a record in it is malformed (names the line)."""
+
+
+@dataclass
+class PortableCounts:
+    traces: int = 0
+    entities: int = 0
+    schemas: int = 0
+    archived: int = 0
+    mentions: int = 0
+    edges: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def total_edges(self) -> int:
+        return sum(self.edges.values())
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def add_edge(self, edge_type: str, n: int = 1) -> None:
+        self.edges[edge_type] = self.edges.get(edge_type, 0) + n
+
+
+def _noop(section: str, n: int) -> None:
+    return None
+
+
+# ---------------------------------------------------------------- export
+
+
+def _pages(store: MemoryStore, statement: str, column: str, cursor_key: str, batch_size: int) -> Iterator[list[dict]]:
+    """Rows of a cursor-paged maintenance statement, one page at a time."""
+    after = ""
+    while True:
+        rows = store.graph.run(statement, {"after": after, "limit": batch_size})
+        if not rows:
+            return
+        yield [r[column] if column else r for r in rows]
+        last = rows[-1][column] if column else rows[-1]
+        after = last[cursor_key]
+        if len(rows) < batch_size:
+            return
+
+
+def _line(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True) + "\n"
+
+
+def export_store(
+    store: MemoryStore, out: TextIO, *, batch_size: int = BATCH_SIZE, on_progress: ProgressCallback | None = None
+) -> PortableCounts:
+    """Write every trace, entity, schema, archived original, mention and edge of the store
+    (all scopes: this is an operator's backup) to `out` as JSON Lines."""
+    if batch_size < 1:
+        raise ValueError("batch_size must be >= 1")
+    progress = on_progress or _noop
+    store._check_open()
+    counts = PortableCounts()
+    out.write(_line({
+        "record": "header", "format": FORMAT, "version": VERSION,
+        "source": {"dialect": store.graph.dialect, "embedder": store.embedder.name,
+                   "exportedAt": store.clock.now_ms()},
+    }))
+    for page in _pages(store, "export_traces", "trace", "id", batch_size):
+        out.writelines(_line({"record": "trace", "props": props}) for props in page)
+        counts.traces += len(page)
+        progress("traces", len(page))
+    for page in _pages(store, "export_entities", "entity", "key", batch_size):
+        out.writelines(_line({"record": "entity", "props": props}) for props in page)
+        counts.entities += len(page)
+        progress("entities", len(page))
+    for page in _pages(store, "export_schemas", "schema", "id", batch_size):
+        out.writelines(_line({"record": "schema", "props": props}) for props in page)
+        counts.schemas += len(page)
+        progress("schemas", len(page))
+    for page in _pages(store, "export_archived", "archived", "traceId", batch_size):
+        out.writelines(_line({"record": "archived", "props": props}) for props in page)
+        counts.archived += len(page)
+        progress("archived", len(page))
+    for page in _pages(store, "export_mentions", "", "id", batch_size):
+        for row in page:
+            for key in sorted(set(row["keys"])):
+                out.write(_line({"record": "mention", "trace": row["id"], "entity": key}))
+                counts.mentions += 1
+        progress("mentions", len(page))
+    for page in _pages(store, "export_edges", "", "id", batch_size):
+        for row in page:
+            for edge in sorted(row["edges"], key=lambda e: (e["type"], str(e["dst"]))):
+                out.write(_line({"record": "edge", "type": edge["type"], "src": row["id"], "dst": edge["dst"],
+                                 "props": edge["props"] or {}}))
+                counts.add_edge(edge["type"])
+        progress("edges", len(page))
+    out.write(_line({"record": "footer", "counts": counts.as_dict()}))
+    return counts
+
+
+# ---------------------------------------------------------------- import
+
+
+class _Importer:
+    """Buffers records per kind and writes them in batches, nodes before links."""
+
+    def __init__(self, store: MemoryStore, batch_size: int, progress: ProgressCallback) -> None:
+        self.store = store
+        self.graph = store.graph
+        self.batch_size = batch_size
+        self.progress = progress
+        self.counts = PortableCounts()
+        self.buffers: dict[str, list[Any]] = {kind: [] for kind in (*_NODE_RECORDS, *_LINK_RECORDS)}
+        self.entity_names: dict[str, tuple[str, str]] = {}
+        self.unlinked = 0
+
+    def add(self, kind: str, item: Any) -> None:
+        self.buffers[kind].append(item)
+        if len(self.buffers[kind]) >= self.batch_size:
+            if kind in _LINK_RECORDS:
+                self.flush_nodes()
+            self.flush(kind)
+
+    def flush_nodes(self) -> None:
+        for kind in _NODE_RECORDS:
+            self.flush(kind)
+
+    def flush_all(self) -> None:
+        self.flush_nodes()
+        for kind in _LINK_RECORDS:
+            self.flush(kind)
+
+    def flush(self, kind: str) -> None:
+        items = self.buffers[kind]
+        if not items:
+            return
+        self.buffers[kind] = []
+        getattr(self, f"_write_{kind}")(items)
+
+    # -- nodes
+
+    def _write_trace(self, items: list[tuple[MemoryTrace, dict[str, Any]]]) -> None:
+        traces = [t.model_copy(update={"indexed": False}) for t, _ in items]
+        self.graph.upsert_traces(traces)
+        extras = [{"id": t.id, "props": extra} for t, extra in items if extra]
+        if extras:
+            self.graph.run("import_trace_props", {"rows": extras}, write=True)
+        vectors = self.store.embedder.embed([t.content for t in traces])
+        self.store.vectors.upsert([
+            VectorPoint(trace_id=t.id, scope_key=t.scope_key, type=t.type.value, created_at=t.created_at,
+                        dense=v, sparse=bm25_document_vector(t.content), active=t.is_active,
+                        content_hash=t.content_hash)
+            for t, v in zip(traces, vectors, strict=True)
+        ])
+        self.graph.set_indexed([t.id for t in traces], True)
+        self.counts.traces += len(traces)
+        self.progress("traces", len(traces))
+
+    def _write_entity(self, items: list[dict[str, Any]]) -> None:
+        self.graph.run("import_entities", {"rows": [{"key": p["key"], "props": p} for p in items]}, write=True)
+        for p in items:
+            self.entity_names[p["key"]] = (str(p.get("name") or p["key"]), str(p.get("kind") or "thing"))
+        self.counts.entities += len(items)
+        self.progress("entities", len(items))
+
+    def _write_schema(self, items: list[dict[str, Any]]) -> None:
+        self.graph.run("import_schemas", {"rows": [{"id": p["id"], "props": p} for p in items]}, write=True)
+        self.counts.schemas += len(items)
+        self.progress("schemas", len(items))
+
+    def _write_archived(self, items: list[dict[str, Any]]) -> None:
+        rows = [{"traceId": p["traceId"], "props": p} for p in items]
+        self.graph.run("import_archived", {"rows": rows}, write=True)
+        self.counts.archived += len(items)
+        self.progress("archived", len(items))
+
+    # -- links
+
+    def _write_mention(self, items: list[tuple[str, str]]) -> None:
+        mentions = []
+        for trace_id, key in items:
+            name, kind = self.entity_names.get(key, (key, "thing"))
+            mentions.append(Mention(trace_id=trace_id, key=key, name=name, kind=kind))
+        linked = self.graph.merge_mentions(mentions)
+        self.unlinked += len(mentions) - linked
+        self.counts.mentions += linked
+        self.progress("mentions", len(items))
+
+    def _write_edge(self, items: list[tuple[EdgeType, str, str, dict[str, Any]]]) -> None:
+        by_type: dict[EdgeType, list[tuple[str, str, dict[str, Any]]]] = {}
+        for edge_type, src, dst, props in items:
+            by_type.setdefault(edge_type, []).append((src, dst, props))
+        for edge_type, edges in by_type.items():
+            rows = [{"src": s, "dst": d, "type": edge_type.value, "props": p} for s, d, p in edges]
+            if edge_type is EdgeType.SCHEMA_INSTANCE:
+                written = self.graph.run("import_schema_instances", {"rows": rows}, write=True)[0]["written"]
+            else:
+                self.graph.merge_edges(edge_type, [Edge(s, d, float(p.get("weight", 0.0))) for s, d, p in edges])
+                written = self.graph.run("import_edge_props", {"rows": rows}, write=True)[0]["written"]
+            self.unlinked += len(edges) - written
+            self.counts.add_edge(edge_type.value, written)
+        self.progress("edges", len(items))
+
+
+def _parse(line: str, number: int) -> dict[str, Any]:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise PortableFormatError(f"line {number}: not JSON ({exc.msg})") from exc
+    if not isinstance(record, dict) or not isinstance(record.get("record"), str):
+        raise PortableFormatError(f"line {number}: expected an object with a \"record\" field")
+    return record
+
+
+def _check_header(record: dict[str, Any], number: int) -> None:
+    if record.get("record") != "header" or record.get("format") != FORMAT:
+        raise PortableFormatError(f"line {number}: not a {FORMAT} backup (no header line)")
+    if record.get("version") != VERSION:
+        raise PortableFormatError(f"line {number}: backup format version {record.get('version')!r} "
+                                  f"is not supported (this library reads version {VERSION})")
+
+
+def check_header(first_line: str, number: int = 1) -> None:
+    """Raise PortableFormatError unless `first_line` is a backup header (a cheap check before
+    opening a store)."""
+    if not first_line.strip():
+        raise PortableFormatError("empty file: not a cogmem-graph backup")
+    try:
+        record = json.loads(first_line)
+    except json.JSONDecodeError:
+        record = None
+    if not isinstance(record, dict):
+        raise PortableFormatError(f"line {number}: not a {FORMAT} backup (the first line is not a JSON header)")
+    _check_header(record, number)
+
+
+def _props(record: dict[str, Any], number: int, key: str) -> dict[str, Any]:
+    props = record.get("props")
+    if not isinstance(props, dict) or not isinstance(props.get(key), str) or not props[key]:
+        raise PortableFormatError(f"line {number}: {record['record']} record needs props.{key}")
+    for name, value in props.items():
+        ok = value is None or isinstance(value, (str, int, float, bool)) or (
+            isinstance(value, list) and all(isinstance(v, (str, int, float, bool)) for v in value))
+        if not ok:
+            raise PortableFormatError(f"line {number}: property {name!r} must be a primitive or a list of primitives")
+    return {k: v for k, v in props.items() if v is not None}
+
+
+def _ids(record: dict[str, Any], number: int, *keys: str) -> list[str]:
+    values = [record.get(k) for k in keys]
+    if not all(isinstance(v, str) and v for v in values):
+        raise PortableFormatError(f"line {number}: {record['record']} record needs {', '.join(keys)}")
+    return values  # type: ignore[return-value]
+
+
+def import_store(
+    store: MemoryStore, lines: Iterable[str], *, batch_size: int = BATCH_SIZE,
+    on_progress: ProgressCallback | None = None,
+) -> PortableCounts:
+    """Restore a backup written by `export_store` into `store` (merged by id: importing twice
+    changes nothing). Traces are re-embedded with the store's embedder and indexed."""
+    if batch_size < 1:
+        raise ValueError("batch_size must be >= 1")
+    progress = on_progress or _noop
+    store._check_open()
+    importer = _Importer(store, batch_size, progress)
+    header_seen = False
+    footer: dict[str, Any] | None = None
+    number = 0
+    for number, line in enumerate(lines, start=1):
+        progress("bytes", len(line.encode("utf-8")))
+        if not line.strip():
+            continue
+        if not header_seen:
+            check_header(line, number)
+            header_seen = True
+            continue
+        record = _parse(line, number)
+        kind = record["record"]
+        if footer is not None:
+            raise PortableFormatError(f"line {number}: records after the footer")
+        if kind == "trace":
+            props = _props(record, number, "id")
+            try:
+                trace = MemoryTrace.from_graph_props(props)
+            except ValidationError as exc:
+                problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+                raise PortableFormatError(f"line {number}: invalid trace: {problems}") from exc
+            extra = {k: v for k, v in props.items() if k not in _TRACE_FIELDS}
+            importer.add("trace", (trace, extra))
+        elif kind == "entity":
+            importer.add("entity", _props(record, number, "key"))
+        elif kind == "schema":
+            importer.add("schema", _props(record, number, "id"))
+        elif kind == "archived":
+            importer.add("archived", _props(record, number, "traceId"))
+        elif kind == "mention":
+            trace_id, key = _ids(record, number, "trace", "entity")
+            importer.add("mention", (trace_id, key))
+        elif kind == "edge":
+            src, dst = _ids(record, number, "src", "dst")
+            try:
+                edge_type = EdgeType(record.get("type"))
+            except ValueError as exc:
+                raise PortableFormatError(f"line {number}: unknown edge type {record.get('type')!r}") from exc
+            props = dict(record.get("props") or {})
+            weight = props.get("weight", 0.0)
+            if not isinstance(weight, (int, float)) or not 0.0 <= weight <= 1.0:
+                raise PortableFormatError(f"line {number}: edge weight must be a number in [0, 1]")
+            props = _props({"record": "edge", "props": {**props, "src": src}}, number, "src")
+            props.pop("src")
+            importer.add("edge", (edge_type, src, dst, props))
+        elif kind == "footer":
+            footer = record
+        else:
+            raise PortableFormatError(f"line {number}: unknown record kind {kind!r}")
+    if not header_seen:
+        raise PortableFormatError("empty file: not a cogmem-graph backup")
+    importer.flush_all()
+    if footer is None:
+        raise PortableFormatError(f"the backup ends at line {number} without its footer: the file is truncated "
+                                  "(what was read has been imported)")
+    expected = footer.get("counts") or {}
+    got = importer.counts.as_dict()
+    missing = {k: (expected[k], got.get(k)) for k in expected if k in got and expected[k] != got[k]}
+    if missing or importer.unlinked:
+        detail = ", ".join(f"{k}: {e} in the file, {g} imported" for k, (e, g) in missing.items())
+        raise PortableFormatError(
+            f"the import does not match the backup's footer ({detail or f'{importer.unlinked} links had no node'})")
+    return importer.counts

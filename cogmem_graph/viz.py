@@ -1,0 +1,188 @@
+"""`cogmem viz`: an interactive page of what a query retrieves and the graph around it.
+
+No Neo4j needed: the page is drawn by `neo4j-viz` (Neo4j's maintained Python
+package around NVL, the renderer behind Neo4j Browser and Bloom), written as one
+self-contained HTML file that opens offline in any browser. Nodes are coloured
+by their type and edges by their edge type with the palette of the Neo4j
+Browser style (`cypher/browser/style.grass`), so the page and Browser look
+alike. Selecting an element shows its content, weights and the signals that
+ranked it in the page's Details panel. The retrieved traces are drawn larger,
+captioned with their rank.
+
+The page also carries a small JSON block (`<script id="cogmem-viz-meta">`) with
+the query and the node and relationship counts, for tools and tests.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cogmem_graph.graph.cypher import cypher_root
+from cogmem_graph.model import TYPE_LABELS, EdgeType, LinkType, MemoryType, NodeLabel
+
+if TYPE_CHECKING:
+    from cogmem_graph.api.agent import AgentMemory
+    from cogmem_graph.api.results import RetrievalResult
+
+META_ID = "cogmem-viz-meta"
+CAPTION_CHARS = 40
+
+_FALLBACK_NODE = "#A5ABB6"
+_FALLBACK_COLOURS: dict[str, str] = {
+    "Episodic": "#68BDF6", "Semantic": "#6DCE9E", "Procedural": "#FFD86E", "Prospective": "#DE9BF9",
+    "Relational": "#FB95AF", "Entity": "#FF756E", "Schema": "#C990C0",
+    "MENTIONS": "#FF756E", "SHARED_ENTITY": "#FF9F40", "TEMPORAL_SEQUENCE": "#68BDF6", "SAME_TOPIC": "#6DCE9E",
+    "CONTRADICTS": "#E3170A", "SUPERSEDES": "#8B0000", "CAUSED_BY": "#9D4EDD", "CO_ACTIVATED": "#00A6A6",
+    "SCHEMA_INSTANCE": "#C990C0",
+}
+_GRASS_RULE = re.compile(r"(node|relationship)\.(\w+)\s*\{([^}]*)\}")
+_GRASS_COLOUR = re.compile(r"(?<![-\w])color:\s*(#[0-9A-Fa-f]{6})")
+
+
+@cache
+def palette() -> dict[str, str]:
+    """Colour per node label and relationship type, read from the Neo4j Browser style so
+    both views agree (the built-in copy is used when the style file is not there)."""
+    colours = dict(_FALLBACK_COLOURS)
+    try:
+        text = (cypher_root() / "browser" / "style.grass").read_text(encoding="utf-8")
+    except OSError:
+        return colours
+    for _kind, name, body in _GRASS_RULE.findall(text):
+        match = _GRASS_COLOUR.search(body)
+        if match:
+            colours[name] = match.group(1).upper()
+    return colours
+
+
+@dataclass(frozen=True)
+class VizResult:
+    path: Path
+    nodes: int
+    relationships: int
+    retrieved: int
+
+
+def _iso(ms: Any) -> str | None:
+    if not isinstance(ms, (int, float)) or ms <= 0:
+        return None
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="seconds")
+
+
+def _caption(text: str) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= CAPTION_CHARS else text[: CAPTION_CHARS - 1] + "…"
+
+
+def _round(value: Any) -> Any:
+    return round(value, 3) if isinstance(value, float) else value
+
+
+def build_graph(result: RetrievalResult, subgraph: Any) -> tuple[Any, dict[str, int]]:
+    """A `neo4j_viz.VisualizationGraph` of the retrieved traces and their neighbourhood."""
+    from neo4j_viz import Node, Relationship, VisualizationGraph
+
+    colours = palette()
+    ranked = {item.trace.id: (rank, item) for rank, item in enumerate(result.traces, start=1)}
+    nodes: list[Node] = []
+    seen: set[str] = set()
+    type_counts: dict[str, int] = {}
+
+    for props in subgraph.traces:
+        trace_id = props.get("id")
+        if not trace_id or trace_id in seen:
+            continue
+        seen.add(trace_id)
+        try:
+            label = TYPE_LABELS[MemoryType(props.get("type", "episodic"))]
+        except ValueError:
+            label = NodeLabel.TRACE.value
+        type_counts[label] = type_counts.get(label, 0) + 1
+        info: dict[str, Any] = {
+            "label": label, "content": props.get("content", ""), "scope": props.get("scopeKey"),
+            "strength": _round(props.get("encodingStrength")), "stability_h": _round(
+                (props.get("stability") or 0) / 3_600_000),
+            "retrievals": props.get("retrievalCount"), "created": _iso(props.get("createdAt")),
+            "active": props.get("isActive"), "entities": ", ".join(props.get("entities") or []),
+        }
+        caption = _caption(props.get("content", trace_id))
+        size = 18
+        if trace_id in ranked:
+            rank, item = ranked[trace_id]
+            caption = f"#{rank} {caption}"
+            size = 30
+            info.update({"rank": rank, "score": round(item.score, 3), "found by": "+".join(item.sources)})
+            info.update({f"signal {k}": round(v, 3) for k, v in item.signals.items()})
+        nodes.append(Node(id=trace_id, caption=caption, size=size, color=colours.get(label, _FALLBACK_NODE),
+                          properties={k: v for k, v in info.items() if v not in (None, "")}))
+
+    for props in subgraph.entities:
+        key = props.get("key")
+        if not key or f"entity:{key}" in seen:
+            continue
+        seen.add(f"entity:{key}")
+        type_counts[NodeLabel.ENTITY.value] = type_counts.get(NodeLabel.ENTITY.value, 0) + 1
+        nodes.append(Node(id=f"entity:{key}", caption=_caption(props.get("name") or key), size=16,
+                          color=colours.get(NodeLabel.ENTITY.value, _FALLBACK_NODE),
+                          properties={"label": NodeLabel.ENTITY.value, "name": props.get("name") or key,
+                                      "kind": props.get("kind") or "thing"}))
+
+    relationships: list[Relationship] = []
+    edge_counts: dict[str, int] = {}
+    for number, edge in enumerate(subgraph.edges):
+        edge_type = str(edge.get("type"))
+        src, dst = edge.get("src"), edge.get("dst")
+        if edge_type == LinkType.MENTIONS.value:
+            dst = f"entity:{dst}"
+        if src not in seen or dst not in seen:
+            continue
+        weight = edge.get("weight")
+        edge_counts[edge_type] = edge_counts.get(edge_type, 0) + 1
+        props = {"type": edge_type}
+        if isinstance(weight, (int, float)):
+            props["weight"] = round(float(weight), 3)
+        caption = edge_type if "weight" not in props else f"{edge_type} {props['weight']:.2f}"
+        width = 1 + 4 * float(weight) if isinstance(weight, (int, float)) else 1
+        relationships.append(Relationship(id=f"r{number}", source=src, target=dst, caption=caption,
+                                          color=colours.get(edge_type, _FALLBACK_NODE), width=width,
+                                          properties=props))
+
+    graph = VisualizationGraph(nodes=nodes, relationships=relationships)
+    graph.set_legend(
+        nodes={label: colours.get(label, _FALLBACK_NODE) for label in sorted(type_counts)},
+        relationships={t: colours.get(t, _FALLBACK_NODE) for t in sorted(edge_counts)},
+    )
+    return graph, {"nodes": len(nodes), "relationships": len(relationships),
+                   **{f"nodes:{k}": v for k, v in type_counts.items()},
+                   **{f"relationships:{k}": v for k, v in edge_counts.items()}}
+
+
+def render_html(graph: Any, *, title: str, meta: dict[str, Any], height: str = "100vh") -> str:
+    """The whole page: neo4j-viz's self-contained HTML with our title and metadata block."""
+    page = graph.render(height=height, initial_zoom=None, theme="light", show_search_button=True).data
+    page = page.replace("<title>neo4j-viz</title>", f"<title>{html.escape(title)}</title>", 1)
+    block = json.dumps(meta, ensure_ascii=False).replace("<", "\\u003c")
+    return page.replace("</head>", f'<script type="application/json" id="{META_ID}">{block}</script>\n</head>', 1)
+
+
+def write_viz(agent: AgentMemory, query: str, out: Path | str, *, top_k: int = 10) -> VizResult:
+    """Retrieve `query` for `agent` (without reinforcing anything: looking is not
+    remembering), take the neighbourhood of the hits and write the page to `out`."""
+    result = agent.retrieve(query, top_k=top_k, record_access=False)
+    ids = result.ids
+    subgraph = agent.store.graph.subgraph(ids, agent.visible_scope_keys)
+    graph, counts = build_graph(result, subgraph)
+    meta = {"query": query, "agent": agent.identity.agent_id, "retrieved": ids, "counts": counts,
+            "edgeTypes": [e.value for e in EdgeType]}
+    page = render_html(graph, title=f"cogmem viz: {query}", meta=meta)
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(page, encoding="utf-8")
+    return VizResult(path=path, nodes=counts["nodes"], relationships=counts["relationships"], retrieved=len(ids))

@@ -1,0 +1,301 @@
+"""The `cogmem` command, run as a user runs it: one subprocess per command, on a
+temporary memory home (embedded FalkorDB + Qdrant local mode), hash embedder."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+CHAT = [
+    {"role": "user", "content": "Hi, I'm Maya and I run the platform team at Acme.",
+     "timestamp": "2024-03-01T10:00:00Z", "thread": "t1", "id": "m1"},
+    {"role": "assistant", "content": "Nice to meet you, Maya! What does your stack look like?",
+     "timestamp": 1709287230000, "thread": "t1", "id": "m2"},
+    {"role": "user", "content": "We deploy everything with Docker Compose on one big server.",
+     "timestamp": "2024-03-01T10:01:00+00:00", "thread": "t1", "id": "m3"},
+    {"speaker": "Maya", "text": "Last Friday the server ran out of disk and production went down.",
+     "ts": 1709287300, "thread": "t1"},
+    {"role": "user", "content": "My dog Biscuit loves hiking on weekends.", "timestamp": "2024-03-02T09:00:00Z",
+     "thread": "t2"},
+    {"role": "tool", "content": ""},
+]
+NOTES = ("Acme runbook.\n\n"
+         "Rollbacks use the previous image tag from the registry.\n\n"
+         "The on-call rotation changes every Monday and Tom owns the schedule.\n")
+LOCOMO = {
+    "sample_id": "conv-x",
+    "qa": [],
+    "conversation": {
+        "speaker_a": "Caroline", "speaker_b": "Melanie",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [
+            {"speaker": "Caroline", "dia_id": "D1:1", "text": "I went to a pottery class yesterday."},
+            {"speaker": "Melanie", "dia_id": "D1:2", "text": "Pottery sounds relaxing! What did you make?"},
+            {"speaker": "Caroline", "dia_id": "D1:3", "text": "A blue bowl for my grandmother's birthday."},
+        ],
+        "session_2_date_time": "7:30 pm on 20 May, 2023",
+        "session_2": [
+            {"speaker": "Melanie", "dia_id": "D2:1", "text": "We camped by the lake with the kids last weekend."},
+            {"speaker": "Caroline", "dia_id": "D2:2", "text": "Camping by a lake must have been lovely."},
+        ],
+        "session_3_date_time": "9:00 am on 1 June, 2023",
+    },
+}
+TOTAL = 5 + 3 + 5
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+
+    def json(self):
+        return json.loads(self.stdout)
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COGMEM_")}
+    env["COLUMNS"] = "200"
+    return env
+
+
+def cogmem(*args: str, home: Path | None = None, user: str | None = "maya", stdin: str | None = None) -> Run:
+    command = [sys.executable, "-m", "cogmem_graph.cli"]
+    if home is not None:
+        command += ["--home", str(home), "--embedder", "hash"]
+    if user is not None:
+        command += ["--user", user]
+    done = subprocess.run([*command, *args], capture_output=True, text=True, timeout=300, env=_env(),
+                          input=stdin, check=False)
+    return Run(done.returncode, done.stdout, done.stderr)
+
+
+def ok(run: Run) -> Run:
+    assert run.code == 0, f"exit {run.code}\nstdout:\n{run.stdout}\nstderr:\n{run.stderr}"
+    assert "Traceback" not in run.stderr
+    return run
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("inputs")
+    chat = folder / "chat.jsonl"
+    chat.write_text("\n".join(json.dumps(m) for m in CHAT) + "\n")
+    notes = folder / "notes.txt"
+    notes.write_text(NOTES)
+    conversation = folder / "conversation.json"
+    conversation.write_text(json.dumps(LOCOMO, indent=2))
+    return {"chat": chat, "notes": notes, "locomo": conversation}
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory, files) -> Iterator[tuple[Path, dict[str, Run]]]:
+    """One memory home with the three kinds of input ingested."""
+    path = tmp_path_factory.mktemp("home") / "cogmem"
+    runs = {kind: ok(cogmem("ingest", str(file), home=path)) for kind, file in files.items()}
+    yield path, runs
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ---------------------------------------------------------------- ingest, recall, context
+
+
+def test_ingest_detects_jsonl_text_and_locomo_by_content(home) -> None:
+    _, runs = home
+    assert "ingested 5 memories" in runs["chat"].stdout and "format jsonl" in runs["chat"].stdout
+    assert "1 empty skipped" in runs["chat"].stdout and "2 thread(s)" in runs["chat"].stdout
+    assert "ingested 3 memories" in runs["notes"].stdout and "format text" in runs["notes"].stdout
+    assert "ingested 5 memories" in runs["locomo"].stdout and "format locomo" in runs["locomo"].stdout
+    assert "2 thread(s)" in runs["locomo"].stdout
+
+
+def test_stats_counts_what_was_ingested(home) -> None:
+    path, _ = home
+    stats = ok(cogmem("stats", "--json", home=path)).json()
+    assert stats["total_traces"] == TOTAL and stats["active_traces"] == TOTAL
+    assert stats["traces_by_type"] == {"episodic": 10, "semantic": 3}
+    assert stats["unindexed_traces"] == 0 and stats["vectors"]["active"] == TOTAL
+    assert stats["entities"] > 0 and stats["edges_by_type"].get("TEMPORAL_SEQUENCE", 0) > 0
+    table = ok(cogmem("stats", home=path)).stdout
+    assert "traces: episodic" in table and "TEMPORAL_SEQUENCE" in table
+
+
+def test_recall_returns_the_memory_with_event_time_and_metadata(home) -> None:
+    path, _ = home
+    result = ok(cogmem("recall", "how do we deploy with Docker Compose", "--top-k", "3", "--json",
+                       home=path)).json()
+    top = result["traces"][0]
+    assert top["content"] == "user: We deploy everything with Docker Compose on one big server."
+    assert top["created_at"] == 1709287260000, "ISO timestamp kept as the event time"
+    assert top["metadata"] == {"id": "m3", "speaker": "user"} and top["scope_key"] == "user:maya"
+    assert len(result["traces"]) <= 3 and set(top["signals"]) >= {"similarity", "strength", "activation"}
+
+    turn = ok(cogmem("recall", "blue bowl grandmother birthday", "-k", "2", "--json", home=path)).json()
+    turn = turn["traces"][0]
+    assert turn["metadata"] == {"dia_id": "D1:3", "session": 1, "speaker": "Caroline"}
+    assert turn["created_at"] == 1683554160000 + 60_000, "session date + 30 s per turn"
+
+    hits = ok(cogmem("recall", "Friday disk production went down", "-k", "5", "--json", home=path)).json()
+    outage = [t for t in hits["traces"] if "ran out of disk" in t["content"]]
+    assert outage and outage[0]["created_at"] == 1709287300000, "epoch seconds read as seconds"
+    assert outage[0]["content"].startswith("Maya: "), "the speaker prefixes the text"
+
+    table = ok(cogmem("recall", "Biscuit hiking", "-k", "2", home=path)).stdout
+    assert "Biscuit" in table and "score" in table
+
+
+def test_recall_sees_only_the_identity_s_memories(home) -> None:
+    path, _ = home
+    stranger = ok(cogmem("recall", "Docker Compose deploy", "--json", home=path, user="someone-else")).json()
+    assert stranger["traces"] == []
+
+
+def test_context_stays_within_the_budget(home) -> None:
+    path, _ = home
+    context = ok(cogmem("context", "production outage disk", "--budget", "80", "--json", home=path)).json()
+    assert 0 < context["tokens_used"] <= 80 and context["token_budget"] == 80
+    assert context["text"].strip() and context["trace_ids"]
+    plain = ok(cogmem("context", "rollbacks image tag", "--budget", "400", home=path))
+    assert "Rollbacks use the previous image tag" in plain.stdout and "/400 tokens" in plain.stderr
+
+
+def test_repair_reports_a_consistent_store(home) -> None:
+    path, _ = home
+    run = ok(cogmem("repair", home=path))
+    assert "repair: 0 re-indexed" in run.stdout and "0 removed" in run.stdout
+
+
+def test_viz_writes_an_interactive_page(home, tmp_path) -> None:
+    path, _ = home
+    page = tmp_path / "out" / "graph.html"
+    run = ok(cogmem("viz", "--query", "Docker Compose server disk", "--out", str(page), home=path))
+    assert "wrote" in run.stdout and page.is_file()
+    text = page.read_text()
+    start = text.index('<script type="application/json" id="cogmem-viz-meta">') + len(
+        '<script type="application/json" id="cogmem-viz-meta">')
+    meta = json.loads(text[start:text.index("</script>", start)])
+    assert meta["query"] == "Docker Compose server disk" and meta["retrieved"]
+    assert meta["counts"]["nodes"] > len(meta["retrieved"]) - 1 and meta["counts"]["relationships"] > 0
+    assert 'id="neo4j-viz-data"' in text
+
+
+# ---------------------------------------------------------------- export / import
+
+
+def _records(text: str) -> list[dict]:
+    return [r for r in (json.loads(line) for line in text.splitlines()) if r["record"] != "header"]
+
+
+def test_export_then_import_gives_identical_stats_and_recall(files, tmp_path) -> None:
+    source, target = tmp_path / "source-home", tmp_path / "target-home"
+    ok(cogmem("ingest", str(files["chat"]), home=source))
+    ok(cogmem("ingest", str(files["locomo"]), home=source))
+    backup = tmp_path / "backup.jsonl"
+    run = ok(cogmem("export", str(backup), home=source))
+    assert "exported 10 traces" in run.stdout
+    lines = [json.loads(line) for line in backup.read_text().splitlines()]
+    assert lines[0]["record"] == "header" and lines[-1]["record"] == "footer"
+    assert {r["record"] for r in lines} >= {"trace", "entity", "mention", "edge"}
+
+    run = ok(cogmem("import", str(backup), home=target))
+    assert "imported 10 traces" in run.stdout
+    before = ok(cogmem("stats", "--json", home=source)).json()
+    assert ok(cogmem("stats", "--json", home=target)).json() == before
+
+    for query in ("Docker Compose deploy server", "pottery bowl grandmother"):
+        a = ok(cogmem("recall", query, "-k", "5", "--json", "--no-reinforce", home=source)).json()["traces"]
+        b = ok(cogmem("recall", query, "-k", "5", "--json", "--no-reinforce", home=target)).json()["traces"]
+        assert a and [t["id"] for t in b] == [t["id"] for t in a]
+        for x, y in zip(a, b, strict=True):
+            assert (y["content"], y["created_at"], y["scope_key"], y["metadata"], y["sources"]) == (
+                x["content"], x["created_at"], x["scope_key"], x["metadata"], x["sources"])
+            assert y["score"] == pytest.approx(x["score"], abs=0.01), "only the clock moved between the runs"
+
+    # importing the same backup again changes nothing; stdin works too
+    ok(cogmem("import", "-", home=target, stdin=backup.read_text()))
+    assert ok(cogmem("stats", "--json", home=target)).json() == before
+
+
+def test_backup_of_a_used_store_round_trips_exactly(home, tmp_path) -> None:
+    """A store that retrieval has changed (access counts, strengths, Hebbian edges): the
+    backup of its restored copy is the same backup, property for property."""
+    path, _ = home
+    ok(cogmem("recall", "Docker Compose deploy", home=path))  # Hebbian CO_ACTIVATED edges at least
+    backup = tmp_path / "backup.jsonl.gz"
+    ok(cogmem("export", str(backup), home=path))
+    copy = tmp_path / "copy-home"
+    ok(cogmem("import", str(backup), home=copy))
+    again = ok(cogmem("export", "-", home=copy))
+    assert "exported" in again.stderr
+    original = _records(gzip.decompress(backup.read_bytes()).decode())
+    assert any(r["record"] == "edge" and r["type"] == "CO_ACTIVATED" for r in original)
+    assert _records(again.stdout) == original
+    assert ok(cogmem("stats", "--json", home=copy)).json() == ok(cogmem("stats", "--json", home=path)).json()
+
+
+# ---------------------------------------------------------------- errors and exit codes
+
+
+def test_missing_file_is_a_usage_error(tmp_path) -> None:
+    run = cogmem("ingest", str(tmp_path / "nope.jsonl"), home=tmp_path / "h")
+    assert run.code == 2 and "nope.jsonl" in run.stderr and "Traceback" not in run.stderr
+    run = cogmem("import", str(tmp_path / "nope.jsonl"), home=tmp_path / "h")
+    assert run.code == 2 and "nope.jsonl" in run.stderr
+
+
+def test_malformed_input_is_a_usage_error_naming_the_line(tmp_path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"role": "user", "content": "fine"}\n{"role": "user", "content": \n')
+    run = cogmem("ingest", str(bad), home=tmp_path / "h")
+    assert run.code == 2 and "line 2" in run.stderr and "Traceback" not in run.stderr
+    stamp = tmp_path / "stamp.jsonl"
+    stamp.write_text('{"role": "user", "content": "a"}\n{"role": "user", "content": "b", "timestamp": "soon"}\n')
+    run = cogmem("ingest", str(stamp), home=tmp_path / "h")
+    assert run.code == 2 and "line 2" in run.stderr and "soon" in run.stderr
+    not_a_backup = tmp_path / "notes.jsonl"
+    not_a_backup.write_text('{"role": "user", "content": "hello"}\n')
+    run = cogmem("import", str(not_a_backup), home=tmp_path / "h")
+    assert run.code == 2 and "not a cogmem-graph backup" in run.stderr
+
+
+def test_unreachable_backends_exit_1_naming_the_url(tmp_path) -> None:
+    graph_url = f"falkor://127.0.0.1:{free_port()}"
+    run = cogmem("--graph", graph_url, "stats", home=tmp_path / "h")
+    assert run.code == 1, run.stderr
+    assert graph_url in run.stderr and "Start FalkorDB" in run.stderr and "Traceback" not in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1, "one line"
+
+    vectors_url = f"http://127.0.0.1:{free_port()}"
+    run = cogmem("--vectors", vectors_url, "stats", home=tmp_path / "h")
+    assert run.code == 1 and vectors_url in run.stderr and "Traceback" not in run.stderr
+
+
+def test_bad_options_exit_2(tmp_path) -> None:
+    assert cogmem("--no-such-option", "stats", home=tmp_path / "h").code == 2
+    assert cogmem("recall", "x", "--top-k", "0", home=tmp_path / "h").code == 2
+    assert cogmem("recall", home=tmp_path / "h").code == 2
+    run = cogmem("--graph", "http://localhost:7474", "stats", home=tmp_path / "h")
+    assert run.code == 2 and "http://localhost:7474" in run.stderr
+    run = cogmem("--embedder", "no-such-embedder", "stats", home=tmp_path / "h", user=None)
+    assert run.code == 2 and "no-such-embedder" in run.stderr
+
+
+def test_help_lists_every_command() -> None:
+    run = ok(cogmem("--help", user=None))
+    for command in ("demo", "ingest", "recall", "context", "stats", "repair", "export", "import", "viz"):
+        assert command in run.stdout
