@@ -14,6 +14,7 @@ malformed file). Errors are one line on stderr, without a traceback
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gzip
 import json
 import os
@@ -617,6 +618,22 @@ def repair(ctx: typer.Context) -> None:
         result = store.repair()
     out.print(f"repair: {result.reindexed} re-indexed, {result.deactivated_vectors} vectors deactivated, "
               f"{result.reactivated_vectors} reactivated, {result.removed_vectors} removed")
+
+
+@app.command()
+def consolidate(
+    ctx: typer.Context,
+    json_out: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
+) -> None:
+    """Run consolidation now: decay and prune, merge, replay, schemas, contradictions, gist."""
+    with _session(ctx) as store, err.status("consolidating…"):
+        result = store.consolidate()
+    data = dataclasses.asdict(result)
+    if json_out:
+        out.print_json(json.dumps(data))
+        return
+    out.print(", ".join(f"{k.replace('_', ' ')} {v}" for k, v in data.items()
+                        if isinstance(v, int | float) and not isinstance(v, bool)))
 
 
 def _open_text(path: Path, mode: str, *, gz: bool | None = None) -> IO[str]:

@@ -299,3 +299,12 @@ def test_help_lists_every_command() -> None:
     run = ok(cogmem("--help", user=None))
     for command in ("demo", "ingest", "recall", "context", "stats", "repair", "export", "import", "viz"):
         assert command in run.stdout
+
+
+def test_consolidate_reports_what_it_did(files, tmp_path) -> None:
+    path = tmp_path / "consolidated"
+    ok(cogmem("ingest", str(files["notes"]), home=path))
+    result = ok(cogmem("consolidate", "--json", home=path)).json()
+    assert result["total_processed"] == 3 and result["skipped"] is False
+    assert {"pruned", "merged", "schemas_created", "conflicts_resolved", "duration_ms"} <= set(result)
+    assert "total processed 3" in ok(cogmem("consolidate", home=path)).stdout
