@@ -198,8 +198,10 @@ def demo(
     """Run the memory on the embedded default with a small scripted story."""
     from cogmem_graph.demo import run_demo
 
+    settings = _settings(ctx)
     with _handled():
-        code = run_demo(home=home, embedder=embedder or _settings(ctx).embedder)
+        code = run_demo(home=home, embedder=embedder or settings.embedder, graph=settings.graph,
+                        vectors=settings.vectors)
     raise typer.Exit(code)
 
 

@@ -68,14 +68,18 @@ def _result_table(result: cg.RetrievalResult) -> Table:
     return table
 
 
-def run_demo(home: Path | None = None, embedder: str | None = None, console: Console | None = None) -> int:
+def run_demo(home: Path | None = None, embedder: str | None = None, console: Console | None = None, *,
+             graph: str | None = None, vectors: str | None = None) -> int:
+    """The scripted story; on the embedded default, or on servers when `graph`/`vectors` are URLs
+    (the demo's memories then stay in those servers, under user "maya" of organisation "acme")."""
     console = console or Console()
     clock = ManualClock()
     with tempfile.TemporaryDirectory(prefix="cogmem-demo-") as tmp:
         home = home or Path(tmp) / "home"
-        console.print(Panel.fit(f"cogmem-graph demo — embedded FalkorDB + Qdrant local mode under {home}"))
-        with console.status("starting the embedded graph server and loading the embedder…"):
-            store = cg.open(home=home, embedder=embedder, clock=clock)
+        where = f"graph {graph or 'embedded FalkorDB'}, vectors {vectors or 'Qdrant local mode'}, home {home}"
+        console.print(Panel.fit(f"cogmem-graph demo — {where}"))
+        with console.status("starting the graph and loading the embedder…"):
+            store = cg.open(home=home, embedder=embedder, clock=clock, graph=graph, vectors=vectors)
         with store:
             console.print(f"store: {store!r}")
             helper = store.agent("helper", user_id="maya", thread_id="chat-1", organization_id="acme",
