@@ -33,6 +33,10 @@ class AgentIdentity(BaseModel):
         check_text(value, info.field_name, allow_empty=False, max_len=MAX_ID_CHARS)
         if SEPARATOR in value:
             raise ValueError(f"{info.field_name} must not contain {SEPARATOR!r}")
+        if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+            # Ids become scope keys that every query compares; the graph client's parameter
+            # encoding does not round-trip control characters reliably, so they are refused.
+            raise ValueError(f"{info.field_name} must not contain control characters")
         return value
 
     # ------------------------------------------------------------ qualified ids

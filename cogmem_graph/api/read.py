@@ -36,7 +36,7 @@ from cogmem_graph.cognition.scoring import (
 )
 from cogmem_graph.graph.port import AccessUpdate
 from cogmem_graph.model import MemoryTrace, Mood
-from cogmem_graph.retrieval.fusion import reciprocal_rank_fusion
+from cogmem_graph.retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
 from cogmem_graph.retrieval.lexical import bm25_query_vector
 
 if TYPE_CHECKING:
@@ -71,8 +71,17 @@ def retrieve(
         ]
         return RetrievalResult(query=query, traces=ranked, strategy=strategy)
 
-    rankings = [[h.trace_id for h in dense], [h.trace_id for h in lexical]]
-    fused = reciprocal_rank_fusion([r for r in rankings if r], k=cfg.rrf_k)
+    if cfg.fusion == "score":
+        fused = weighted_score_fusion(
+            [[(h.trace_id, h.score) for h in lexical], [(h.trace_id, h.score) for h in dense]],
+            [cfg.lexical_weight, cfg.dense_weight],
+        )
+    else:
+        rankings = [[h.trace_id for h in dense], [h.trace_id for h in lexical]]
+        fused = reciprocal_rank_fusion([r for r in rankings if r], k=cfg.rrf_k)
+        # on an absolute scale: 1 = first in every list
+        top = sum(1 for r in rankings if r) / (cfg.rrf_k + 1)
+        fused = [(tid, min(1.0, score / top)) for tid, score in fused]
     fused_ids = [tid for tid, _ in fused]
     reranked = store.reranker is not None and cfg.rerank and bool(fused_ids)
     if reranked:
@@ -83,18 +92,18 @@ def retrieve(
         for h in hits:
             sources.setdefault(h.trace_id, set()).add(name)
 
+    # Seeds spread as much activation as retrieval found them relevant (ACT-R source activation).
+    relevance = dict(fused)
     seeds = fused_ids[: store.config.graph.activation.max_seeds]
-    activation = {a.trace_id: a.activation for a in store.graph.spread_activation(seeds, keys)}
+    activation = {
+        a.trace_id: a.activation
+        for a in store.graph.spread_activation(seeds, keys, seed_activation={s: relevance[s] for s in seeds})
+    }
     for tid in activation:
         sources.setdefault(tid, set()).add("activation")
     candidate_ids = list(dict.fromkeys(fused_ids + list(activation)))
     loaded = {t.id: t for t in store.graph.get_traces(candidate_ids, keys) if t.is_active and t.indexed}
 
-    # Fused relevance on an absolute scale: 1 = first in every list, 0.5 = first in one
-    # of two. Agreement between dense and lexical search is worth something.
-    lists = sum(1 for r in rankings if r) or 1
-    top = lists / (cfg.rrf_k + 1)
-    relevance = {tid: min(1.0, score / top) for tid, score in fused} if not reranked else dict(fused)
     now = store.clock.now_ms()
     mood = mood or agent.current_mood()
     weights = modulated_weights(cfg.weights, agent.traits, config=cfg)

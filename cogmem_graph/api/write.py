@@ -84,7 +84,7 @@ class EncodeRequest(BaseModel):
     def _structured(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
         if v is not None:
             try:
-                json.dumps(v, allow_nan=False)
+                json.dumps(v, allow_nan=False, ensure_ascii=False).encode("utf-8")
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"structured_data must be JSON (finite numbers, strings, lists, maps): {exc}") from None
         return v

@@ -261,17 +261,22 @@ class CypherGraphStore(ABC):
     # ------------------------------------------------------------ association in the database
 
     def spread_activation(
-        self, seed_ids: Sequence[str], scope_keys: Sequence[str], config: ActivationConfig | None = None
+        self, seed_ids: Sequence[str], scope_keys: Sequence[str], config: ActivationConfig | None = None,
+        seed_activation: dict[str, float] | None = None,
     ) -> list[Activation]:
+        """Activation reached from the seeds. Each seed starts at 1.0, or at its value in
+        `seed_activation` (retrieval passes how relevant it found each seed)."""
         keys = require_scope_keys(scope_keys)
         cfg = config or self.config.activation
         seeds = list(dict.fromkeys(seed_ids))[: cfg.max_seeds]
         if not seeds:
             return []
+        start = seed_activation or {}
         rows = self.run(
             "spread_activation",
             {
-                "seeds": seeds,
+                "seeds": [{"id": s, "activation": float(start.get(s, 1.0))} for s in seeds],
+                "seedIds": seeds,
                 "scopeKeys": keys,
                 "maxDepth": cfg.max_depth,
                 "decay": cfg.decay_per_hop,

@@ -96,7 +96,8 @@ class GraphStore(Protocol):
     def derive_shared_entity_edges(self, ids: Sequence[str], scope_keys: Sequence[str]) -> int: ...
     def derive_temporal_edges(self, ids: Sequence[str], scope_keys: Sequence[str]) -> int: ...
     def spread_activation(
-        self, seed_ids: Sequence[str], scope_keys: Sequence[str], config: ActivationConfig | None = None
+        self, seed_ids: Sequence[str], scope_keys: Sequence[str], config: ActivationConfig | None = None,
+        seed_activation: dict[str, float] | None = None,
     ) -> list[Activation]: ...
     def hebbian_update(
         self, co_retrieved: Sequence[Sequence[str]], scope_keys: Sequence[str]

@@ -28,3 +28,31 @@ def reciprocal_rank_fusion(
             seen.add(item)
             scores[item] = scores.get(item, 0.0) + weight / (k + rank + 1)
     return sorted(scores.items(), key=lambda pair: -pair[1])
+
+
+def weighted_score_fusion(
+    scored_lists: Sequence[Sequence[tuple[str, float]]], weights: Sequence[float]
+) -> list[tuple[str, float]]:
+    """Fused (id, relevance in [0, 1]) pairs, best first.
+
+    Each list's scores are divided by that list's best score (negative scores count as
+    0), weighted, summed, and divided by the total weight of the non-empty lists — so
+    1.0 means best in every list. Unlike RRF it keeps how far apart the scores are:
+    a BM25 hit far ahead of the rest stays far ahead.
+    """
+    if len(weights) != len(scored_lists):
+        raise ValueError("weights must have one entry per list")
+    if any(w < 0 for w in weights):
+        raise ValueError("weights must be >= 0")
+    totals: dict[str, float] = {}
+    used = 0.0
+    for weight, items in zip(weights, scored_lists, strict=True):
+        best = max((s for _, s in items), default=0.0)
+        if best <= 0.0 or weight == 0.0:
+            continue
+        used += weight
+        for item, score in items:
+            totals[item] = totals.get(item, 0.0) + weight * max(0.0, score) / best
+    if used == 0.0:
+        return []
+    return sorted(((item, total / used) for item, total in totals.items()), key=lambda pair: -pair[1])

@@ -205,6 +205,16 @@ def test_activation_matches_hand_computation(graph):
     assert order == [t["A"].id, t["B"].id, t["C"].id]
 
 
+def test_seeds_start_with_the_activation_retrieval_gives_them(graph):
+    t = _activation_graph(graph)
+    got = {a.trace_id: a.activation for a in graph.spread_activation([t["S"].id], U1, seed_activation={t["S"].id: 0.5})}
+    # every path scales with the seed, and the threshold still applies per path:
+    # A: S-A 0.5*0.8*0.5 = 0.2; S-B-A 0.5*0.6*0.5*1.0*0.5 = 0.075 < 0.1 -> 0.2
+    # B: S-B 0.5*0.6*0.5 = 0.15; S-A-B 0.5*0.8*0.5*1.0*0.5 = 0.1       -> 0.25
+    # C: S-B-C 0.15*0.9*0.5 = 0.0675 < 0.1                            -> not activated
+    assert got == {t["A"].id: pytest.approx(0.2), t["B"].id: pytest.approx(0.25)}
+
+
 def test_activation_respects_depth_threshold_and_max_results(graph):
     t = _activation_graph(graph)
     one_hop = graph.spread_activation([t["S"].id], U1, ActivationConfig(max_depth=1))

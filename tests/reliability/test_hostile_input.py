@@ -276,7 +276,11 @@ ID_FIELDS = ("agent_id", "user_id", "thread_id", "persona_id", "organization_id"
 
 
 def id_ok(value: str | None) -> bool:
-    return value is None or (text_ok(value, allow_empty=False, max_len=MAX_ID_CHARS) and "/" not in value)
+    """The documented rule for identity ids: stored text, no '/', no control characters."""
+    return value is None or (
+        text_ok(value, allow_empty=False, max_len=MAX_ID_CHARS) and "/" not in value
+        and not any(ord(ch) < 32 or ord(ch) == 127 for ch in value)
+    )
 
 
 @SETTINGS

@@ -26,3 +26,19 @@ def test_fusion_scores_are_positive_and_sorted(rankings):
     scores = [s for _, s in fused]
     assert scores == sorted(scores, reverse=True)
     assert {i for i, _ in fused} == {i for r in rankings for i in r}
+
+
+def test_weighted_score_fusion_keeps_score_gaps_and_normalises():
+    from cogmem_graph.retrieval.fusion import weighted_score_fusion
+
+    lexical = [("a", 10.0), ("b", 2.0)]
+    dense = [("b", 0.8), ("c", 0.4), ("d", -0.1)]
+    fused = dict(weighted_score_fusion([lexical, dense], [1.0, 0.5]))
+    # a: 1.0*10/10 = 1.0 -> /1.5 = 0.6667; b: (1.0*0.2 + 0.5*1.0)/1.5 = 0.4667
+    # c: 0.5*0.5/1.5 = 0.1667; d: negative cosine counts as 0
+    assert fused == pytest.approx({"a": 2 / 3, "b": 0.7 / 1.5, "c": 0.25 / 1.5, "d": 0.0})
+    assert [i for i, _ in weighted_score_fusion([lexical, dense], [1.0, 0.5])][:2] == ["a", "b"]
+    assert dict(weighted_score_fusion([[], dense], [1.0, 0.5]))["b"] == pytest.approx(1.0)
+    assert weighted_score_fusion([[], []], [1.0, 1.0]) == []
+    with pytest.raises(ValueError):
+        weighted_score_fusion([lexical], [1.0, 2.0])

@@ -42,9 +42,13 @@ def test_ids_are_validated(field):
         AgentIdentity(**{**base, field: "has/slash"})
     with pytest.raises(ValueError, match=field):
         AgentIdentity(**{**base, field: "nul\x00"})
+    with pytest.raises(ValueError, match=field):
+        AgentIdentity(**{**base, field: "control\x01char"})
 
 
-ids = st.text(min_size=1, max_size=12).filter(lambda s: "/" not in s and "\x00" not in s and s.strip())
+ids = st.text(min_size=1, max_size=12).filter(
+    lambda s: "/" not in s and s.strip() and not any(ord(c) < 32 or ord(c) == 127 for c in s)
+)
 
 
 @given(ids, ids, ids, ids)
