@@ -179,7 +179,7 @@ def test_repair_restores_a_vector_lost_behind_the_graphs_back(tmp_path, clock) -
 # consolidation joins here ("consolidate": lambda store: store.consolidate()), and with it
 # merges, prunes and gists are checked never to leave an inactive trace with an active
 # vector or an active+indexed trace without one.
-MAINTENANCE = {"repair": lambda store: store.repair()}
+MAINTENANCE = {"repair": lambda store: store.repair(), "consolidate": lambda store: store.consolidate()}
 
 
 @pytest.mark.parametrize("name", sorted(MAINTENANCE))

@@ -136,14 +136,19 @@ AGENT_READS: dict[str, Callable[[cg.AgentMemory, str], list[str]]] = {
 # Owner maintenance run for one agent's scope keys, checked to touch nothing outside them
 # (the `_outside` snapshot around each agent). Hook for the lead: consolidation joins here,
 # e.g. "consolidate": lambda store, agent: store.consolidate(agent.visible_scope_keys).
-SCOPED_MAINTENANCE: dict[str, Callable[[cg.MemoryStore, cg.AgentMemory], object]] = {}
+SCOPED_MAINTENANCE: dict[str, Callable[[cg.MemoryStore, cg.AgentMemory], object]] = {
+    "consolidate": lambda store, agent: store.consolidate(agent.visible_scope_keys),
+}
 
 
 def _check_reads(store: cg.MemoryStore, world: World, agent) -> None:
     keys = set(agent.visible_scope_keys)
     for name, read in AGENT_READS.items():
         _assert_visible(store, agent, read(agent, SHARED_WORDS), name)
-    mine = {i for i, (key, _) in world.traces.items() if key in keys}
+    # Consolidation run by an earlier agent may legitimately merge or prune shared-scope
+    # memories, so "everything" means everything still active.
+    active = {i for i, t in owner_traces(store).items() if t.is_active}
+    mine = {i for i, (key, _) in world.traces.items() if key in keys and i in active}
     assert mine <= set(agent.retrieve(SHARED_WORDS, top_k=50, record_access=False).ids), (
         "everything visible and matching is found (top_k is wide enough)")
 
@@ -187,6 +192,8 @@ def _check_scoped_writes(store: cg.MemoryStore, world: World, agent) -> None:
 def _check_organization_sharing(store: cg.MemoryStore, world: World) -> None:
     org_traces = {i: v for i, v in world.traces.items() if v[0].startswith("organization:")}
     assert org_traces, "the core always writes organization memories"
+    active = {i for i, t in owner_traces(store).items() if t.is_active}
+    org_traces = {i: v for i, v in org_traces.items() if i in active}  # survivors of consolidation
     for trace_id, (key, token) in org_traces.items():
         org = key.split(":", 1)[1]
         for agent in world.agents:
