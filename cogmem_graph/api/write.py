@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from cogmem_graph.cognition.contradiction import candidate_query, contradicts
@@ -31,6 +32,7 @@ from cogmem_graph.cognition.decay import (
 from cogmem_graph.cognition.encoding import compute_encoding
 from cogmem_graph.cognition.entities import extract_entities
 from cogmem_graph.cognition.features import detect_features
+from cogmem_graph.cognition.mechanisms import apply_schema_encoding
 from cogmem_graph.graph.port import AccessUpdate, Edge, Mention
 from cogmem_graph.model import (
     MAX_ID_CHARS,
@@ -48,6 +50,8 @@ from cogmem_graph.vectors.port import VectorPoint
 if TYPE_CHECKING:
     from cogmem_graph.api.agent import AgentMemory
 
+SCHEMA_CENTROIDS_PER_BATCH = 1_000
+"""Most recent schemas compared with new input (a bound on the per-batch matrix product)."""
 MAX_CONTENT_CHARS = 1_000_000
 FEATURE_CHARS = 20_000
 """Content features are judged on the opening of a long text; keyword cues past it add
@@ -169,6 +173,33 @@ def _contradiction_edges(store, draft: MemoryTrace, live, existing: dict[str, Me
     return edges
 
 
+def _schema_encoding(agent: AgentMemory, drafts: list[MemoryTrace], vector_of: dict[int, list[float]],
+                     now: int) -> None:
+    """Schema encoding (Bartlett): input close to a schema the agent already holds is
+    encoded weaker, input that fits none of them stronger. One query per batch; the
+    cosines are one matrix product. Without schemas nothing is surprising yet."""
+    store = agent.store
+    config = store.config.mechanisms.schema_encoding
+    if not config.enabled or not vector_of:
+        return
+    rows = store.graph.run("centroids_of_schemas", {
+        "scopeKeys": agent.identity.visible_scope_keys(), "model": store.embedder.name,
+        "limit": SCHEMA_CENTROIDS_PER_BATCH})
+    rows = [r for r in rows if r["centroid"] and len(r["centroid"]) == len(next(iter(vector_of.values())))]
+    if not rows:
+        return
+    centroids = np.asarray([r["centroid"] for r in rows], dtype=np.float32)
+    centroids /= np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-12)
+    indexes = list(vector_of)
+    matrix = np.asarray([vector_of[i] for i in indexes], dtype=np.float32)
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    similarities = matrix @ centroids.T
+    for row, i in enumerate(indexes):
+        best = int(similarities[row].argmax())
+        drafts[i], _ = apply_schema_encoding(
+            drafts[i], float(similarities[row, best]), config, now, schema_id=rows[best]["id"])
+
+
 def encode_batch(
     agent: AgentMemory, requests: Sequence[EncodeRequest], *, on_progress: Callable[[int], None] | None = None
 ) -> EncodeOutcome:
@@ -190,6 +221,7 @@ def encode_batch(
 
     vectors = store.embedder.embed([drafts[i].content for i in unique])
     vector_of = dict(zip(unique, vectors, strict=True))
+    _schema_encoding(agent, drafts, vector_of, now)
 
     # Nearest existing neighbours of every new trace, inside its own scope, in one request.
     wcfg = cfg.write

@@ -54,6 +54,7 @@ __all__ = [
     "RifResult",
     "SchemaVerdict",
     "apply_schema_encoding",
+    "schema_centroid",
     "changed",
     "decay_source_confidence",
     "decayed_confidence",
@@ -488,6 +489,17 @@ def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
     dot = sum(x * y for x, y in zip(a, b, strict=True))
     norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
     return dot / norm if norm > 0 else 0.0
+
+
+def schema_centroid(embeddings: Sequence[Sequence[float]]) -> list[float]:
+    """The unit-length mean of a cluster's member embeddings: where the schema sits in
+    embedding space, the point new input is compared with."""
+    if not embeddings:
+        raise ValueError("a schema centroid needs at least one member embedding")
+    dim = len(embeddings[0])
+    mean = [sum(vector[i] for vector in embeddings) / len(embeddings) for i in range(dim)]
+    norm = math.sqrt(sum(x * x for x in mean))
+    return [x / norm for x in mean] if norm > 0 else mean
 
 
 def nearest_schema(

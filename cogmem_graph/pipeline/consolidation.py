@@ -52,6 +52,7 @@ from cogmem_graph.cognition.mechanisms import (
     extractive_gist,
     gist_trace,
     regulate_emotions,
+    schema_centroid,
     select_for_gist,
     source_confidence_decay,
 )
@@ -495,7 +496,8 @@ class Consolidator:
                     continue
                 alive.sort(key=lambda t: (t.created_at, t.id))
                 rows.append({"id": "schema_" + uuid.uuid4().hex, "summary": self._summarise(alive),
-                             "size": len(alive), "algorithm": algorithm, "members": [t.id for t in alive]})
+                             "size": len(alive), "algorithm": algorithm, "members": [t.id for t in alive],
+                             "centroid": self._centroid(alive), "centroidModel": self.store.embedder.name})
                 edges += _same_topic_edges([t.id for t in alive])
                 all_members += [t.id for t in alive]
             if not rows:
@@ -587,6 +589,10 @@ class Consolidator:
                 "scopeKey": key, "minSize": cfg.min_cluster_size, "limit": max(1, cfg.max_schemas_per_cycle)})
             out += [(r["scopeKey"], list(r["members"])) for r in rows]
         return out
+
+    def _centroid(self, members: Sequence[MemoryTrace]) -> list[float]:
+        """Where the schema sits in embedding space, for schema encoding at write time."""
+        return schema_centroid(self.store.embedder.embed([t.content for t in members[:SCHEMA_SUMMARY_MEMBERS]]))
 
     def _summarise(self, members: Sequence[MemoryTrace]) -> str:
         contents = [t.content for t in members[:SCHEMA_SUMMARY_MEMBERS]]

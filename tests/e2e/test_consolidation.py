@@ -149,6 +149,37 @@ def test_a_cluster_of_related_traces_yields_a_schema(store) -> None:
     assert again.schemas_created == 0, "members of a schema are not clustered again"
 
 
+def test_schema_encoding_discounts_congruent_input_and_boosts_novel_input(tmp_path, clock) -> None:
+    """Once consolidation holds a schema about Alice's climbing, more of the same encodes
+    weaker (x0.85) and something unrelated stronger (x1.3); before any schema both encode plainly."""
+    from cogmem_graph.api.write import EncodeRequest, build_trace
+
+    config = CogmemConfig()
+    config.mechanisms.schema_encoding.cluster_similarity_threshold = 0.5  # hash embedder: word overlap
+    config.write.neighbours = 0  # no interference from the similar old traces: the schema's effect alone
+    with _open(tmp_path, clock, config) as store:
+        agent = store.agent("helper", user_id="u1")
+        congruent, novel = "Alice loves climbing new rocks in the Alps", "The printer on floor two is jammed"
+        plain = {text: build_trace(agent, EncodeRequest(content=text), clock.now_ms()).encoding_strength
+                 for text in (congruent, novel)}
+        before = agent.encode(novel + " again")
+        assert "schemaVerdict" not in (before.structured_data or {}).get("mechanismMetadata", {})
+
+        agent.encode_many([{"content": text} for text in ALICE])
+        store.consolidate()
+        (schema,) = consolidator_for(store).schemas(agent.visible_scope_keys)
+        fits, surprises = agent.encode(congruent), agent.encode(novel)
+        assert fits.encoding_strength == pytest.approx(plain[congruent] * 0.85)
+        assert fits.structured_data["mechanismMetadata"] == {"schemaVerdict": "congruent", "schemaId": schema["id"]}
+        assert surprises.encoding_strength == pytest.approx(min(1.0, plain[novel] * 1.3))
+        assert surprises.structured_data["mechanismMetadata"] == {"schemaVerdict": "novel"}
+        stored = _get(store, fits.id, agent.visible_scope_keys)
+        assert stored.encoding_strength == pytest.approx(fits.encoding_strength)
+
+        other = store.agent("helper", user_id="u2")  # schemas are per tenant: nothing to fit for u2
+        assert other.encode(congruent).encoding_strength == pytest.approx(plain[congruent])
+
+
 def test_the_cypher_fallback_finds_the_same_clusters(tmp_path, clock) -> None:
     config = CogmemConfig()
     config.consolidation.cluster_algorithm = "cypher"

@@ -26,6 +26,7 @@ from cogmem_graph.cognition.mechanisms import (
     reconsolidation_drift,
     regulate_emotions,
     retrieval_induced_forgetting,
+    schema_centroid,
     schema_strength,
     select_for_gist,
     select_involuntary,
@@ -679,3 +680,12 @@ def test_decayed_confidence_stays_in_unit_range_and_never_rises(confidence, elap
 def test_extractive_gist_is_never_longer_than_the_text(text, max_words):
     gist = extractive_gist(text, max_words)
     assert len(gist) <= len(" ".join(text.split()))
+
+
+def test_schema_centroid_is_the_unit_mean_of_the_members():
+    # mean of (1,0) and (0,1) is (0.5,0.5); unit length: (1/sqrt2, 1/sqrt2)
+    assert schema_centroid([[1.0, 0.0], [0.0, 1.0]]) == pytest.approx([0.7071068, 0.7071068])
+    assert schema_centroid([[3.0, 4.0]]) == pytest.approx([0.6, 0.8])
+    assert schema_centroid([[1.0, 0.0], [-1.0, 0.0]]) == [0.0, 0.0]  # opposite members: no direction
+    with pytest.raises(ValueError, match="at least one member"):
+        schema_centroid([])
