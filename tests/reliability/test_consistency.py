@@ -189,7 +189,9 @@ def test_maintenance_leaves_the_stores_consistent(tmp_path, clock, monkeypatch, 
         traces = agent.encode_many(_items(12))
         clock.advance(1_000)
         agent.encode_many(_items(4, start=100))  # near-duplicates of the first ones
-        store.graph.soft_delete([traces[0].id], agent.visible_scope_keys, reason="test")
+        if name == "repair":  # a delete behind Qdrant's back is drift only repair() is asked to mend
+            store.graph.soft_delete([traces[0].id], agent.visible_scope_keys, reason="test")
+
         def index_fails(*args, **kwargs):
             raise RuntimeError("injected index failure")
 
