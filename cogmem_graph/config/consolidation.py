@@ -49,6 +49,11 @@ class ConsolidationConfig(_Config):
     )
     min_cluster_size: int = Field(5, ge=2, le=100_000, description="smallest cluster that becomes a Schema")
     max_schemas_per_cycle: int = Field(5, ge=0, le=10_000, description="new schemas summarised per run at most")
+    cluster_max_iterations: int = Field(10, ge=1, le=1000, description="label propagation rounds at most")
+    schema_summary_members: int = Field(
+        30, ge=1, le=10_000, description="members shown to the LLM (or scanned by the extractive summary) per schema"
+    )
+    merge_neighbours: int = Field(5, ge=1, le=1000, description="Qdrant neighbours examined per merge candidate")
 
     # contradiction resolution
     contradiction_honesty_threshold: float = Field(

@@ -46,6 +46,11 @@ class EdgeDefaults(_Config):
         10, ge=0, le=1000,
         description="per new trace and entity, link to at most this many most recent traces (keeps hub entities from making cliques)",
     )
+    supersedes_weight: float = Field(1.0, ge=0.0, le=1.0, description="SUPERSEDES (merge, contradiction): a certain relation")
+    same_topic_weight: float = Field(0.5, ge=0.0, le=1.0, description="SAME_TOPIC edges written inside a schema cluster")
+    same_topic_links: int = Field(
+        5, ge=1, le=1000, description="each cluster member is linked to this many others (a clique for clusters up to 6)"
+    )
     hebbian_learning_rate: float = Field(0.1, gt=0.0, le=1.0, description="eta in w <- w + eta * (1 - w)")
     hebbian_max_co_retrieved: int = Field(
         5, ge=0, le=100,

@@ -69,23 +69,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Values the consolidation config does not carry (yet); see the module docstring of
-# config/consolidation.py for the ones it does.
-SUPERSEDES_WEIGHT = 1.0
-"""Weight of a SUPERSEDES edge (merge and contradiction): a certain relation."""
-SAME_TOPIC_WEIGHT = 0.5
-"""Weight of the SAME_TOPIC edges written inside a schema cluster."""
-SAME_TOPIC_LINKS = 5
-"""Each cluster member is linked to this many others (a clique for clusters up to 6)."""
+# Choices of the implementation rather than of the model (the model's numbers live in
+# ConsolidationConfig and EdgeDefaults).
 CLUSTER_EDGE_TYPES: tuple[EdgeType, ...] = (EdgeType.SHARED_ENTITY, EdgeType.SAME_TOPIC, EdgeType.CAUSED_BY)
 """Edges that make traces "about the same thing" for cluster detection (not the
 conversational TEMPORAL_SEQUENCE, nor CO_ACTIVATED, which one co-retrieval creates)."""
 CLUSTER_MIN_EDGE_WEIGHT = 0.0
 """Edges lighter than this are ignored by GDS and the Cypher fallback (FalkorDB's label
 propagation cannot weigh edges, so 0 keeps the backends alike)."""
-CLUSTER_MAX_ITERATIONS = 10
-MERGE_NEIGHBOURS = 5
-"""Qdrant neighbours examined per merge candidate."""
 LOCAL_MERGE_POINT_BUDGET = 100_000
 """Qdrant local mode: point checks the merge step's neighbour queries may cost per run (~4 s here)."""
 LOCAL_MERGE_MIN_QUERIES = 5
@@ -93,8 +84,6 @@ PRUNE_BATCH = 5_000
 REPLAY_BATCH = 50
 """Traces per replay statement: the shared-entity derivation checks each path against the batch,
 so small batches keep hub entities cheap."""
-SCHEMA_SUMMARY_MEMBERS = 30
-"""Members shown to the LLM (or scanned by the extractive summary) per schema."""
 
 _GDS_PROCEDURES = {
     "louvain": ("gds.louvain.stream", "consolidation_gds_louvain"),
@@ -209,17 +198,17 @@ def _resolution_winner(row: dict[str, Any], honesty: float, honesty_threshold: f
     return None
 
 
-def _same_topic_edges(members: Sequence[str]) -> list[Edge]:
-    """A ring with SAME_TOPIC_LINKS neighbours per member: a clique for small clusters,
+def _same_topic_edges(members: Sequence[str], links: int, weight: float) -> list[Edge]:
+    """A ring with `links` neighbours per member: a clique for small clusters,
     connected and sparse for big ones. Lower id first, each pair once."""
     ordered = sorted(members)
     n = len(ordered)
     pairs: set[tuple[str, str]] = set()
     for i in range(n):
-        for step in range(1, min(SAME_TOPIC_LINKS, n - 1) + 1):
+        for step in range(1, min(links, n - 1) + 1):
             a, b = ordered[i], ordered[(i + step) % n]
             pairs.add((min(a, b), max(a, b)))
-    return [Edge(a, b, SAME_TOPIC_WEIGHT, EdgeType.SAME_TOPIC) for a, b in sorted(pairs)]
+    return [Edge(a, b, weight, EdgeType.SAME_TOPIC) for a, b in sorted(pairs)]
 
 
 class Consolidator:
@@ -410,7 +399,7 @@ class Consolidator:
             queried = len(ids) if self._budget is None else min(len(ids), -(-self._budget // max(1, share)))
             if queried:
                 neighbours = self.store.vectors.search_dense_many(
-                    vectors[:queried], [[key]] * queried, MERGE_NEIGHBOURS + 1,
+                    vectors[:queried], [[key]] * queried, cfg.merge_neighbours + 1,
                     score_threshold=cfg.merge_similarity_threshold)
                 for trace_id, hits in zip(ids[:queried], neighbours, strict=True):
                     for hit in hits:
@@ -433,7 +422,7 @@ class Consolidator:
             if rows:
                 merged = self._q("consolidation_merge", {
                     "rows": rows, "scopeKey": key, "now": self._now(), "reason": "merged",
-                    "weight": SUPERSEDES_WEIGHT}, write=True)
+                    "weight": self.store.config.graph.edges.supersedes_weight}, write=True)
                 losers = [r["loser"] for r in merged]
                 self._deactivate_vectors(losers)
                 result.merged += len(losers)
@@ -474,6 +463,7 @@ class Consolidator:
 
     def _schemas(self, keys: Sequence[str], result: ConsolidationResult) -> None:
         cfg = self.store.config.consolidation
+        edge_cfg = self.store.config.graph.edges
         if not keys or cfg.max_schemas_per_cycle == 0:
             return
         clusters, algorithm = self.detect_clusters(keys)
@@ -498,7 +488,7 @@ class Consolidator:
                 rows.append({"id": "schema_" + uuid.uuid4().hex, "summary": self._summarise(alive),
                              "size": len(alive), "algorithm": algorithm, "members": [t.id for t in alive],
                              "centroid": self._centroid(alive), "centroidModel": self.store.embedder.name})
-                edges += _same_topic_edges([t.id for t in alive])
+                edges += _same_topic_edges([t.id for t in alive], edge_cfg.same_topic_links, edge_cfg.same_topic_weight)
                 all_members += [t.id for t in alive]
             if not rows:
                 continue
@@ -548,7 +538,7 @@ class Consolidator:
         if not rel_types:
             return []
         rows = self._q("consolidation_clusters_label_propagation", {
-            "relTypes": rel_types, "maxIterations": CLUSTER_MAX_ITERATIONS, "scopeKeys": keys,
+            "relTypes": rel_types, "maxIterations": self.store.config.consolidation.cluster_max_iterations, "scopeKeys": keys,
             "minSize": self.store.config.consolidation.min_cluster_size})
         return [(r["scopeKey"], list(r["members"])) for r in rows]
 
@@ -581,7 +571,7 @@ class Consolidator:
             rows = self._q("consolidation_lpa_init", params, write=True)
             if not rows or not rows[0]["labelled"]:
                 continue
-            for _ in range(CLUSTER_MAX_ITERATIONS):
+            for _ in range(cfg.cluster_max_iterations):
                 rows = self._q("consolidation_lpa_step", params, write=True)
                 if not rows or not rows[0]["changed"]:
                     break
@@ -592,10 +582,10 @@ class Consolidator:
 
     def _centroid(self, members: Sequence[MemoryTrace]) -> list[float]:
         """Where the schema sits in embedding space, for schema encoding at write time."""
-        return schema_centroid(self.store.embedder.embed([t.content for t in members[:SCHEMA_SUMMARY_MEMBERS]]))
+        return schema_centroid(self.store.embedder.embed([t.content for t in members[:self.store.config.consolidation.schema_summary_members]]))
 
     def _summarise(self, members: Sequence[MemoryTrace]) -> str:
-        contents = [t.content for t in members[:SCHEMA_SUMMARY_MEMBERS]]
+        contents = [t.content for t in members[:self.store.config.consolidation.schema_summary_members]]
         llm = self.store.llm
         if llm is not None:
             try:
@@ -629,7 +619,7 @@ class Consolidator:
             return
         out = self._q("consolidation_resolve", {
             "rows": decided, "scopeKey": key, "now": self._now(), "reason": "superseded",
-            "weight": SUPERSEDES_WEIGHT}, write=True)
+            "weight": self.store.config.graph.edges.supersedes_weight}, write=True)
         self._deactivate_vectors([r["loser"] for r in out])
         result.conflicts_resolved += len(out)
 
