@@ -40,6 +40,9 @@ from cogmem_graph.model import EdgeType, MemoryTrace, MemoryType
 log = logging.getLogger(__name__)
 
 BATCH_SIZE = 2_000
+MAX_ACTIVATION_FRONTIER = 10_000
+"""Paths carried into the next hop at most (the strongest): a bound for hub-heavy graphs
+whose strong edges would otherwise multiply the paths every hop."""
 
 
 def require_scope_keys(scope_keys: Sequence[str] | None) -> list[str]:
@@ -265,26 +268,36 @@ class CypherGraphStore(ABC):
         seed_activation: dict[str, float] | None = None,
     ) -> list[Activation]:
         """Activation reached from the seeds. Each seed starts at 1.0, or at its value in
-        `seed_activation` (retrieval passes how relevant it found each seed)."""
+        `seed_activation` (retrieval passes how relevant it found each seed).
+
+        Paths spread hop by hop (one round trip each, at most `max_depth`): a path carries
+        its activation x weight x decay per edge, never turns straight back, and stops below
+        the threshold; a trace sums the paths reaching it, capped at 1. Seeds pass activation
+        on but are not returned. Up to depth 3 these are exactly the simple paths from a seed."""
         keys = require_scope_keys(scope_keys)
         cfg = config or self.config.activation
         seeds = list(dict.fromkeys(seed_ids))[: cfg.max_seeds]
         if not seeds:
             return []
         start = seed_activation or {}
-        rows = self.run(
-            "spread_activation",
-            {
-                "seeds": [{"id": s, "activation": float(start.get(s, 1.0))} for s in seeds],
-                "seedIds": seeds,
-                "scopeKeys": keys,
-                "maxDepth": cfg.max_depth,
-                "decay": cfg.decay_per_hop,
-                "threshold": cfg.threshold,
-                "maxResults": cfg.max_results,
-            },
-        )
-        return [Activation(r["id"], float(r["activation"])) for r in rows]
+        seed_set = set(seeds)
+        frontier = [{"id": s, "prev": "", "activation": float(start.get(s, 1.0))} for s in seeds]
+        total: dict[str, float] = {}
+        for _ in range(cfg.max_depth):
+            # A path can only go on if one more full-weight edge keeps it above the threshold.
+            frontier = [f for f in frontier if f["activation"] * cfg.decay_per_hop >= cfg.threshold]
+            if not frontier:
+                break
+            if len(frontier) > MAX_ACTIVATION_FRONTIER:
+                frontier = sorted(frontier, key=lambda f: -f["activation"])[:MAX_ACTIVATION_FRONTIER]
+            rows = self.run("spread_activation_hop", {
+                "frontier": frontier, "scopeKeys": keys, "decay": cfg.decay_per_hop, "threshold": cfg.threshold})
+            for row in rows:
+                if row["id"] not in seed_set:
+                    total[row["id"]] = total.get(row["id"], 0.0) + float(row["activation"])
+            frontier = [{"id": r["id"], "prev": r["prev"], "activation": float(r["activation"])} for r in rows]
+        ranked = sorted(total.items(), key=lambda item: (-min(1.0, item[1]), item[0]))[: cfg.max_results]
+        return [Activation(trace_id, min(1.0, value)) for trace_id, value in ranked]
 
     def hebbian_update(
         self, co_retrieved: Sequence[Sequence[str]], scope_keys: Sequence[str]
