@@ -30,8 +30,19 @@ NOT_ENTITIES = frozenset(
     """i i'm i've i'd i'll me my mine we we're our us you you're your he she it they them their
     the a an this that these those there here what when where why how who which yes no ok okay
     hi hello hey thanks thank please sure well so but and or if then also just oh wow
-    monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday
-    mr mrs ms dr""".split()
+    monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday tonight
+    mr mrs ms dr
+    it's that's there's here's what's let's let don't didn't can't won't isn't wasn't
+    is are was were be been am do does did have has had will would can could should might must may
+    not never always sometimes often usually maybe perhaps actually really definitely absolutely
+    totally probably anyway btw omg lol haha yeah yep yup nope sorry congrats congratulations
+    great good nice cool awesome amazing wonderful glad sounds sound love like lovely fantastic
+    back next last first new old now then soon later still again even only very too
+    after before since because although though while during until as at by for from in into on
+    over with without about all any each every some many much more most other such both either
+    one two three another same
+    his her hers him its theirs ours yours myself yourself himself herself ourselves themselves
+    morning evening night week weekend month year day""".split()
 )
 
 _CAPITALISED_RUN = re.compile(r"\b([A-Z][\w'’.-]*[\w](?:\s+(?:of|de|van|von|the)?\s*[A-Z][\w'’.-]*[\w])*)")
@@ -73,7 +84,7 @@ def extract_known_terms(text: str) -> list[ExtractedEntity]:
 def extract_capitalised_names(text: str) -> list[ExtractedEntity]:
     found = []
     for match in _CAPITALISED_RUN.finditer(text):
-        name = match.group(1).strip(" .'’-")
+        name = re.sub(r"['’]s$", "", match.group(1).strip(" .'’-"))  # "Maya's" is Maya
         words = name.split()
         while words and words[0].lower().strip("'’") in NOT_ENTITIES:
             words = words[1:]

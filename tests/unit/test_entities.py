@@ -37,3 +37,11 @@ def test_extraction_never_crashes_and_keys_are_normalised(text):
     for entity in extract_entities(text):
         assert entity.key == entity_key(entity.key)
         assert entity.key
+
+
+def test_sentence_starters_are_not_entities_and_possessives_name_the_owner():
+    names = lambda text: [x.name for x in extract_entities(text)]  # noqa: E731
+    assert names("Back then Maya's team moved to Berlin.") == ["Maya", "Berlin"]
+    assert names("Next week Can you call Bob Smith?") == ["Bob Smith"]
+    assert names("Caroline: Hey Mel! Last Friday I went to the LGBTQ support group.") == ["Caroline", "Mel", "LGBTQ"]
+    assert names("Sounds great! Thanks Melanie.") == ["Melanie"]
