@@ -42,8 +42,9 @@ lint: install
 test: install node-tools browser-tools lint
 	$(PY) -m pytest
 
+# Latency of the public API at 1k, 10k and 100k traces beside the floor (BENCH_ARGS="--sizes 1000" for a quick run).
 bench: install
-	$(PY) benchmarks/graph_bench.py
+	nice $(PY) benchmarks/latency.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) $(LINT_DIR)/node_modules .pytest_cache .ruff_cache

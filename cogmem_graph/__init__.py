@@ -10,6 +10,7 @@ from cogmem_graph.api import (
     open,  # noqa: A004 - `cg.open()` is the entry point
 )
 from cogmem_graph.clock import Clock, ManualClock, SystemClock
+from cogmem_graph.cognition.prospective import FiredReminder, Intention, TriggerKind
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.model import (
     EdgeType,
@@ -20,6 +21,7 @@ from cogmem_graph.model import (
     Scope,
     SourceType,
 )
+from cogmem_graph.pipeline.perspective import Witness
 
 __version__ = "0.1.0"
 
@@ -34,6 +36,8 @@ __all__ = [
     "open",
     "Clock",
     "EdgeType",
+    "FiredReminder",
+    "Intention",
     "Hexaco",
     "ManualClock",
     "MemoryTrace",
@@ -42,5 +46,7 @@ __all__ = [
     "Scope",
     "SourceType",
     "SystemClock",
+    "TriggerKind",
+    "Witness",
     "__version__",
 ]

@@ -171,7 +171,7 @@ def _main(
         help="graph server: neo4j://host:7687, bolt://…, falkor://host:6379 (default: embedded FalkorDB)")] = None,
     vectors: Annotated[str | None, typer.Option(
         "--vectors", metavar="URL", envvar="COGMEM_VECTORS",
-        help="Qdrant server URL, or :memory: (default: Qdrant local mode under the home)")] = None,
+        help="Qdrant server URL, or :memory: (default: the embedded Qdrant Edge index under the home)")] = None,
     embedder: Annotated[str | None, typer.Option(
         "--embedder", metavar="SPEC", envvar="COGMEM_EMBEDDER",
         help="local | hash | openai:<model> (default: local MiniLM when installed); use the same one every time")] = None,
@@ -195,7 +195,7 @@ def demo(
     home: Annotated[Path | None, typer.Option(help="memory home to use (default: a temporary folder)")] = None,
     embedder: Annotated[str | None, typer.Option(help="embedder spec: local, hash, openai:<model>")] = None,
 ) -> None:
-    """Run the memory on the embedded default with a small scripted story."""
+    """Run the memory on the embedded default with a built-in two-session conversation."""
     from cogmem_graph.demo import run_demo
 
     settings = _settings(ctx)

@@ -8,6 +8,7 @@ with an error that names the field instead of corrupting decay maths later.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -76,6 +77,8 @@ class NodeLabel(StrEnum):
     ARCHIVED_TRACE = "ArchivedTrace"
     PROSPECTIVE = "Prospective"
     OBSERVATION_NOTE = "ObservationNote"
+    CONVERSATION_TURN = "ConversationTurn"
+    """A turn buffered for the observer until it becomes notes."""
 
 
 class LinkType(StrEnum):
@@ -182,6 +185,12 @@ NEUTRAL_MOOD = Mood()
 
 
 Metadata = dict[str, str | int | float | bool | None]
+
+
+@functools.cache
+def _graph_keys(cls: type) -> frozenset[str]:
+    """Property names a model accepts from the graph (aliases and field names), once per class."""
+    return frozenset({f.alias or name for name, f in cls.model_fields.items()} | set(cls.model_fields))
 
 
 class MemoryTrace(_Strict):
@@ -314,5 +323,5 @@ class MemoryTrace(_Strict):
         for list_field in ("tags", "entities", "contradictedBy"):
             if data.get(list_field) is None:
                 data[list_field] = []
-        known = {f.alias or name for name, f in cls.model_fields.items()} | set(cls.model_fields)
+        known = _graph_keys(cls)
         return cls.model_validate({k: v for k, v in data.items() if k in known and v is not None or k == "consolidatedAt"})

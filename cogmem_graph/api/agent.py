@@ -8,7 +8,8 @@ call can forget the scope filter.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -16,12 +17,18 @@ from pydantic import ValidationError
 from cogmem_graph.api import read, write
 from cogmem_graph.api.results import AssembledContext, RetrievalResult, ScoredTrace
 from cogmem_graph.cognition.prompt import PromptItem, PromptSections, assemble_prompt
+from cogmem_graph.cognition.prospective import FiredReminder, Intention
 from cogmem_graph.cognition.working_memory import WorkingMemory
 from cogmem_graph.identity import AgentIdentity
-from cogmem_graph.model import Hexaco, MemoryTrace, MemoryType, Mood
+from cogmem_graph.model import Hexaco, MemoryTrace, MemoryType, Mood, Scope
+from cogmem_graph.pipeline import prospective as prospective_memory
 
 if TYPE_CHECKING:
+    from cogmem_graph.api.multihop import MultiHopResult
     from cogmem_graph.api.store import MemoryStore
+    from cogmem_graph.cognition.observation import ObservationNote
+    from cogmem_graph.pipeline.observer import ObserveResult
+    from cogmem_graph.pipeline.reflector import ReflectionResult
 
 MoodSource = Mood | Callable[[], Mood] | None
 
@@ -67,6 +74,39 @@ class AgentMemory:
             out += write.encode_batch(self, requests[start:start + batch_size]).traces
         return out
 
+    # ------------------------------------------------------------ observer and reflector
+
+    def observe(self, role: str, text: str, *, created_at: int | None = None) -> ObserveResult:
+        """Feed one conversation turn ("user", "assistant", "system" or "tool") to the observer.
+        Turns are buffered; past the observer's token threshold they become typed observation
+        notes, and past the reflector's threshold the notes become long-term traces."""
+        from cogmem_graph.pipeline import observer
+
+        self.store._check_open()
+        return observer.observe(self, role, text, created_at=created_at)
+
+    def flush_observations(self) -> ObserveResult:
+        """Observe what is buffered and reflect every pending note now, thresholds or not."""
+        from cogmem_graph.pipeline import observer
+
+        self.store._check_open()
+        return observer.flush(self)
+
+    def reflect(self) -> ReflectionResult:
+        """Turn this agent's pending observation notes into long-term traces now."""
+        from cogmem_graph.pipeline import reflector
+
+        self.store._check_open()
+        return reflector.reflect(self)
+
+    def observations(self, limit: int = 20, *, pending_only: bool = False,
+                     all_agents: bool = False) -> list[ObservationNote]:
+        """This agent's observation notes in its visible scopes, newest first."""
+        from cogmem_graph.pipeline import observer
+
+        self.store._check_open()
+        return observer.list_notes(self, limit=limit, pending_only=pending_only, all_agents=all_agents)
+
     # ------------------------------------------------------------ read
 
     def retrieve(self, query: str, top_k: int | None = None, *, strategy: read.Strategy = "full",
@@ -85,18 +125,82 @@ class AgentMemory:
                 self.working_memory.focus(item.trace.id, item.trace.content)
         return result
 
-    def assemble_for_prompt(self, query: str, token_budget: int | None = None, *, top_k: int = 20) -> AssembledContext:
-        """Retrieve for `query` and lay the memories out in six sections within `token_budget`."""
+    def multi_hop(self, query: str, hops: int | None = None, top_k: int | None = None) -> MultiHopResult:
+        """GraphRAG multi-hop retrieval: the query's entities → traces that mention them →
+        co-mentioned entities → their traces (`hops` entity crossings, default 2), seeded also by
+        the text matches and, for global questions, by community summaries; ranked by
+        personalised PageRank (GDS on Neo4j) or spreading activation in Cypher. Each returned
+        trace carries its evidence path from the query. Reads only; see `cogmem_graph.api.multihop`."""
+        from cogmem_graph.api import multihop
+
+        cfg = self.store.config.retrieval
+        hops = cfg.multi_hop.default_hops if hops is None else hops
+        top_k = cfg.top_k if top_k is None else top_k
+        multihop.check_arguments(query, hops, top_k, cfg.multi_hop)
+        self.store._check_open()
+        return multihop.multi_hop(self, query, hops=hops, top_k=top_k)
+
+    def assemble_for_prompt(self, query: str, token_budget: int | None = None, *, top_k: int = 20,
+                            events: Sequence[str] = ()) -> AssembledContext:
+        """Retrieve for `query` and lay the memories out in six sections within `token_budget`.
+        `query` is also the turn that prospective memory checks: reminders it triggers (and
+        any due by time, or named in `events`) fire and lead the Reminders section."""
         result = self.retrieve(query, top_k=top_k)
-        sections = _sections(result.traces, self.working_memory.format_for_prompt())
+        fired = self.check_reminders(query, events=events)
+        self._forget_gone_from_working_memory({item.trace.id for item in result.traces})
+        sections = _sections(result.traces, self.working_memory.format_for_prompt(), fired)
+        sections = _with_observations(sections, self)
         assembled = assemble_prompt(sections, token_budget=token_budget, traits=self.traits,
                                     config=self.store.config.prompt)
         self.working_memory.tick()  # one prompt, one turn: what is not rehearsed fades
         return AssembledContext(
             text=assembled.text, tokens_used=assembled.tokens_used, token_budget=assembled.token_budget,
             sections={name: usage.tokens_used for name, usage in assembled.sections.items()},
-            trace_ids=tuple(item.trace.id for item in result.traces),
+            trace_ids=tuple(item.trace.id for item in result.traces), reminders=tuple(fired),
         )
+
+    def _forget_gone_from_working_memory(self, known_active: set[str]) -> None:
+        """What consolidation pruned or merged away (or another handle deleted) must not live
+        on in this handle's Active Context: one lookup of the slots retrieval did not just see."""
+        unknown = [i for i in self.working_memory.trace_ids if i not in known_active]
+        if unknown:
+            alive = {t.id for t in self.store.graph.get_traces(unknown, self.visible_scope_keys) if t.is_active}
+            for trace_id in unknown:
+                if trace_id not in alive:
+                    self.working_memory.remove(trace_id)
+
+    # ------------------------------------------------------------ prospective memory
+
+    def remind(
+        self, content: str, *, at: int | datetime | None = None, every: int | timedelta | None = None,
+        on_keywords: str | Sequence[str] | None = None, on_context: str | None = None,
+        recurring: bool | None = None, cooldown: int | timedelta | None = None, threshold: float | None = None,
+        importance: float | None = None, scope: Scope | str | None = None,
+    ) -> Intention:
+        """Remember to bring `content` up later. Time: `at` (epoch ms or aware datetime) and/or
+        `every` (ms or timedelta, recurring). Event: `on_keywords`, words a turn (or its events)
+        mentions. Context: `on_context`, a situation a turn resembles by at least `threshold`.
+        One-shot unless `every` or `recurring=True` (pausing `cooldown` between firings)."""
+        self.store._check_open()
+        return prospective_memory.remind(
+            self, content, at=at, every=every, on_keywords=on_keywords, on_context=on_context, recurring=recurring,
+            cooldown=cooldown, threshold=threshold, importance=importance, scope=scope)
+
+    def reminders(self, *, include_inactive: bool = False, limit: int = 100) -> list[Intention]:
+        """The intentions this agent can see: pending ones, or also spent and cancelled ones."""
+        self.store._check_open()
+        return prospective_memory.memory_for(self).list(self.visible_scope_keys,
+                                                        include_inactive=include_inactive, limit=limit)
+
+    def cancel_reminder(self, reminder_id: str) -> bool:
+        """Cancel a pending intention; False when this agent has none by that id."""
+        self.store._check_open()
+        return prospective_memory.memory_for(self).cancel(reminder_id, self.visible_scope_keys)
+
+    def check_reminders(self, text: str = "", *, events: Sequence[str] = ()) -> list[FiredReminder]:
+        """Fire the intentions this turn triggers (assemble_for_prompt does it for its query)."""
+        self.store._check_open()
+        return prospective_memory.memory_for(self).check(self.visible_scope_keys, text, events)
 
 
 def _request(item: Mapping[str, Any] | write.EncodeRequest, index: int) -> write.EncodeRequest:
@@ -113,12 +217,25 @@ def _request(item: Mapping[str, Any] | write.EncodeRequest, index: int) -> write
         raise ValueError(problems) from exc
 
 
+def _with_observations(sections: PromptSections, agent: AgentMemory) -> PromptSections:
+    """The Observations section: the agent's newest notes not yet reflected."""
+    from dataclasses import replace
+
+    from cogmem_graph.pipeline.observer import prompt_notes
+
+    return replace(sections, observation_notes=prompt_notes(agent))
+
+
 def _item(scored: ScoredTrace) -> PromptItem:
     trace = scored.trace
     return PromptItem(text=trace.content, kind=trace.type.value, score=round(scored.score, 2), valence=trace.valence)
 
 
-def _sections(traces: list[ScoredTrace], working_memory: str) -> PromptSections:
+def _reminder_item(fired: FiredReminder) -> PromptItem:
+    return PromptItem(text=fired.intention.content, kind=fired.intention.kind.value)
+
+
+def _sections(traces: list[ScoredTrace], working_memory: str, fired: Sequence[FiredReminder] = ()) -> PromptSections:
     direct = [t for t in traces if "activation" not in t.sources or len(t.sources) > 1]
     associated = [t for t in traces if t.sources == ("activation",)]
     semantic = [t for t in direct if t.trace.type in (MemoryType.SEMANTIC, MemoryType.PROCEDURAL, MemoryType.RELATIONAL)]
@@ -128,6 +245,6 @@ def _sections(traces: list[ScoredTrace], working_memory: str) -> PromptSections:
         working_memory=working_memory,
         semantic_recall=[_item(t) for t in semantic],
         recent_episodic=[_item(t) for t in episodic],
-        prospective_alerts=[_item(t) for t in prospective],
+        prospective_alerts=[_reminder_item(f) for f in fired] + [_item(t) for t in prospective],
         graph_associations=[_item(t) for t in associated],
     )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
+from cogmem_graph.api import multihop
 from cogmem_graph.api.results import RetrievalResult, ScoredTrace
 from cogmem_graph.cognition.decay import trace_strength, update_on_retrieval
 from cogmem_graph.cognition.entities import extract_entities
@@ -101,7 +102,12 @@ def retrieve(
     }
     for tid in activation:
         sources.setdefault(tid, set()).add("activation")
-    candidate_ids = list(dict.fromkeys(fused_ids + list(activation)))
+    # Queries naming several entities: multi-hop candidates join; their walk score counts as relevance.
+    blended = multihop.blend_candidates(agent, query, relevance, pool)
+    for tid, score in blended.items():
+        relevance[tid] = max(relevance.get(tid, 0.0), score)
+        sources.setdefault(tid, set()).add("multi_hop")
+    candidate_ids = list(dict.fromkeys(fused_ids + list(activation) + list(blended)))
     loaded = {t.id: t for t in store.graph.get_traces(candidate_ids, keys) if t.is_active and t.indexed}
 
     now = store.clock.now_ms()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cogmem_graph.cognition.mechanisms import FeelingOfKnowing
+from cogmem_graph.cognition.prospective import FiredReminder
 from cogmem_graph.model import MemoryTrace
 
 
@@ -50,6 +51,8 @@ class AssembledContext:
     sections: dict[str, int]
     """Tokens used per section."""
     trace_ids: tuple[str, ...]
+    reminders: tuple[FiredReminder, ...] = ()
+    """Intentions (prospective memory) this turn triggered, shown under "Reminders"."""
 
 
 @dataclass

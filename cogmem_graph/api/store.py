@@ -22,11 +22,12 @@ from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import Hexaco
 from cogmem_graph.providers import CachedEmbedder, Embedder, best_local_embedder, make_embedder
 from cogmem_graph.retrieval.lexical import bm25_document_vector
-from cogmem_graph.vectors.port import VectorPoint
+from cogmem_graph.vectors.port import VectorIndex, VectorPoint
 from cogmem_graph.vectors.qdrant import QdrantVectorIndex
 
 if TYPE_CHECKING:
     from cogmem_graph.pipeline.consolidation import ConsolidationResult
+    from cogmem_graph.pipeline.perspective import EventEncoding
 
 DEFAULT_HOME = ".cogmem"
 REPAIR_BATCH = 500
@@ -57,6 +58,17 @@ def _open_graph(uri: str | None, home: Path, config: CogmemConfig, clock: Clock)
     raise ValueError(f"graph must be a falkor://, redis://, bolt:// or neo4j:// URL, not {uri!r}")
 
 
+def _open_vectors(embedder: Embedder, config: CogmemConfig, home: Path) -> VectorIndex:
+    """A Qdrant server when a URL is set; else the embedded index under the home:
+    Qdrant Edge (in-process engine) or qdrant-client's local mode, as configured."""
+    vectors = config.vectors
+    if vectors.url is None and vectors.embedded == "edge":
+        from cogmem_graph.vectors.edge import EdgeVectorIndex
+
+        return EdgeVectorIndex(model=embedder.name, dim=embedder.dim, config=vectors, path=home / "qdrant-edge")
+    return QdrantVectorIndex(model=embedder.name, dim=embedder.dim, config=vectors, local_path=home / "qdrant")
+
+
 def _make_embedder(embedder: str | Embedder | None) -> Embedder:
     if embedder is None or embedder == "auto":
         return best_local_embedder()
@@ -80,12 +92,29 @@ def _make_reranker(reranker: Any):
     raise ValueError(f"reranker must be None, 'cohere' or an object with rerank(), not {reranker!r}")
 
 
+def _make_llm(llm: Any):
+    """None, "openai" / "openai:<chat model>" (key from OPENAI_API_KEY), or an object with
+    `complete` (and `complete_json` for the observer, reflector and perspective steps)."""
+    if llm is None or llm is False:
+        return None
+    if isinstance(llm, str):
+        provider, _, model = llm.partition(":")
+        if provider != "openai":
+            raise ValueError(f"llm must be 'openai' or 'openai:<model>', not {llm!r}")
+        from cogmem_graph.providers import OpenAIChat
+
+        return OpenAIChat(model) if model else OpenAIChat()
+    if hasattr(llm, "complete"):
+        return llm
+    raise ValueError(f"llm must be None, 'openai:<model>' or an object with complete(), not {type(llm).__name__}")
+
+
 class MemoryStore:
     """A graph + vectors + embedder, shared by every agent handle made from it. Thread-safe
     for concurrent encode/retrieve; close it (or use `with`) to stop the embedded server."""
 
     def __init__(
-        self, *, home: Path, graph, vectors: QdrantVectorIndex, embedder: Embedder, config: CogmemConfig,
+        self, *, home: Path, graph, vectors: VectorIndex, embedder: Embedder, config: CogmemConfig,
         clock: Clock, reranker: Any = None, llm: Any = None,
     ) -> None:
         self.home = home
@@ -191,6 +220,18 @@ class MemoryStore:
         self._check_open()
         return MemoryArchive(self.graph, self.clock).rehydrate(trace_id)
 
+    def encode_event(self, event: str, witnesses: Any, *, importance: float | None = None,
+                     entities: Any = (), created_at: int | None = None, tags: Any = (),
+                     metadata: dict[str, Any] | None = None) -> EventEncoding:
+        """Perspective encoding: one event, a trace per witness (agent handles or `Witness`
+        objects) in each witness's own agent scope — a first-person rewrite by the LLM when
+        the gates pass (importance, tier, entity overlap), the objective event otherwise."""
+        from cogmem_graph.pipeline.perspective import encode_event
+
+        self._check_open()
+        return encode_event(self, event, witnesses, importance=importance, entities=entities,
+                            created_at=created_at, tags=tags, metadata=metadata)
+
 
 def open(  # noqa: A001 - the public entry point is `cg.open()`
     home: str | Path | None = None, *, graph: str | None = None, vectors: str | None = None,
@@ -202,9 +243,13 @@ def open(  # noqa: A001 - the public entry point is `cg.open()`
     - `home`: folder of the embedded graph and vectors (default `./.cogmem` or `$COGMEM_HOME`);
     - `graph`: `neo4j://` / `bolt://` URL for Neo4j, `falkor://host:port` for an external
       FalkorDB; None starts the embedded FalkorDB under `home`;
-    - `vectors`: Qdrant server URL, or `":memory:"`; None uses Qdrant local mode under `home`;
+    - `vectors`: Qdrant server URL, or `":memory:"`; None uses the embedded index under `home`
+      (`config.vectors.embedded`: Qdrant Edge or qdrant-client local mode);
     - `embedder`: "local" (MiniLM), "hash", "openai:text-embedding-3-small", an Embedder, or
-      None for the best local one (MiniLM, else hash with a warning).
+      None for the best local one (MiniLM, else hash with a warning);
+    - `llm`: "openai:gpt-4o-mini" (or any chat model, key from OPENAI_API_KEY) or an LLM object
+      for the steps that use one (observer, reflector, perspective, schema summaries, gist);
+      None runs their offline fallbacks.
     """
     cfg = (config or CogmemConfig()).model_copy(deep=True)
     home_path = Path(home) if home is not None else default_home()
@@ -217,12 +262,13 @@ def open(  # noqa: A001 - the public entry point is `cg.open()`
     if cfg.embedding_cache_size:
         emb = CachedEmbedder(emb, max_size=cfg.embedding_cache_size)
     rer = _make_reranker(reranker)
+    chat = _make_llm(llm)
     graph_store = _open_graph(cfg.graph.uri, home_path, cfg, clock)
     try:
         graph_store.setup_schema()
-        index = QdrantVectorIndex(model=emb.name, dim=emb.dim, config=cfg.vectors, local_path=home_path / "qdrant")
+        index = _open_vectors(emb, cfg, home_path)
     except BaseException:
         graph_store.close()
         raise
     return MemoryStore(home=home_path, graph=graph_store, vectors=index, embedder=emb, config=cfg,
-                       clock=clock, reranker=rer, llm=llm)
+                       clock=clock, reranker=rer, llm=chat)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Literal
 
 from cogmem_graph.text import word_tokens
@@ -348,8 +349,15 @@ def extract_facts(text: str) -> list[Fact]:
     out: list[Fact] = []
     for sentence in _SENTENCES.split(text):
         if sentence.strip():
-            out.extend(_sentence_facts(sentence))
+            out.extend(_sentence_facts_cached(sentence))
     return out
+
+
+@lru_cache(maxsize=65_536)
+def _sentence_facts_cached(sentence: str) -> tuple[Fact, ...]:
+    """The write path compares each new text with several old ones and an old one with
+    many new ones: a sentence's facts (immutable) are read once, not once per pair."""
+    return tuple(_sentence_facts(sentence))
 
 
 def _same_value(a: str, b: str) -> bool:

@@ -72,7 +72,10 @@ def _term_pattern(term: str) -> re.Pattern[str]:
 
 def extract_known_terms(text: str) -> list[ExtractedEntity]:
     found = []
+    folded = text.casefold()
     for term, kind in KNOWN_TERMS.items():
+        if term.casefold() not in folded:  # a cheap necessary condition before the regex
+            continue
         match = _term_pattern(term).search(text)
         if match:
             found.append(ExtractedEntity(entity_key(term), match.group(0), kind))

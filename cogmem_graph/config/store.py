@@ -13,7 +13,10 @@ from cogmem_graph.config.decay import DecayConfig
 from cogmem_graph.config.encoding import EncodingConfig
 from cogmem_graph.config.graph import GraphConfig, _Config
 from cogmem_graph.config.mechanisms import MechanismsConfig
+from cogmem_graph.config.observation import ObserverConfig, ReflectorConfig
+from cogmem_graph.config.perspective import PerspectiveConfig
 from cogmem_graph.config.prompt import PromptConfig
+from cogmem_graph.config.prospective import ProspectiveConfig
 from cogmem_graph.config.retrieval import RetrievalConfig
 from cogmem_graph.config.vectors import VectorConfig
 from cogmem_graph.config.working_memory import WorkingMemoryConfig
@@ -44,5 +47,9 @@ class CogmemConfig(_Config):
     prompt: PromptConfig = Field(default_factory=PromptConfig)
     consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig)
     mechanisms: MechanismsConfig = Field(default_factory=MechanismsConfig)
+    prospective: ProspectiveConfig = Field(default_factory=ProspectiveConfig)
+    observer: ObserverConfig = Field(default_factory=ObserverConfig)
+    reflector: ReflectorConfig = Field(default_factory=ReflectorConfig)
+    perspective: PerspectiveConfig = Field(default_factory=PerspectiveConfig)
     write: WritePathConfig = Field(default_factory=WritePathConfig)
     embedding_cache_size: int = Field(10_000, ge=0, le=10_000_000, description="LRU entries of query/text embeddings")

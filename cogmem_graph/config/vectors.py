@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Literal
 
 from pydantic import Field, SecretStr
 
@@ -11,10 +12,15 @@ from cogmem_graph.redact import redact_url
 
 
 class VectorConfig(_Config):
-    """`url` None means Qdrant local mode on a path under the memory home;
-    `":memory:"` an in-process throwaway index (tests); `http(s)://host:6333` a server."""
+    """`url` None means the embedded index in a folder under the memory home (`embedded`:
+    Qdrant Edge, the default, or qdrant-client's local mode); `":memory:"` an in-process
+    throwaway index (tests); `http(s)://host:6333` a server."""
 
     url: str | None = None
+    embedded: Literal["edge", "local"] = Field(
+        "edge", description="engine of the embedded index (url None): 'edge' runs Qdrant's engine in process "
+        "(filtered top-50 over 10k points in about a millisecond); 'local' is qdrant-client's local mode, "
+        "which scores and filters in Python (hundreds of milliseconds there)")
     api_key: SecretStr | None = Field(
         default_factory=lambda: SecretStr(os.environ["QDRANT_API_KEY"]) if os.environ.get("QDRANT_API_KEY") else None
     )

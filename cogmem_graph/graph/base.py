@@ -8,6 +8,7 @@ result shaping) lives here once.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import logging
 from abc import ABC, abstractmethod
@@ -230,36 +231,50 @@ class CypherGraphStore(ABC):
         if not ids:
             return 0
         edges = self.config.edges
-        rows = self.run(
-            "derive_shared_entity",
-            {
-                "ids": list(dict.fromkeys(ids)),
-                "scopeKeys": keys,
-                "maxLinks": edges.shared_entity_max_links,
-                "weight": edges.shared_entity_weight,
-                "now": self._now(),
-            },
-            write=True,
-        )
-        return rows[0]["linked"] if rows else 0
+        unique = list(dict.fromkeys(ids))
+        batch = set(unique)
+        pairs: dict[tuple[str, str], None] = {}
+        for group in self.run("shared_entity_candidates",
+                              {"ids": unique, "scopeKeys": keys, "maxLinks": edges.shared_entity_max_links}):
+            # Each trace links to the most recent others that mention the entity; inside the
+            # batch only the lower id links to the higher, so no pair is linked both ways.
+            for trace_id in group["traces"]:
+                picked = 0
+                for other in group["recent"]:
+                    if picked == edges.shared_entity_max_links:
+                        break
+                    if other != trace_id and (other < trace_id or other not in batch):
+                        pairs[(trace_id, other)] = None
+                        picked += 1
+        linked = 0
+        for chunk in _chunks([{"id": t, "other": o} for t, o in pairs]):
+            rows = self.run("shared_entity_link",
+                            {"rows": chunk, "weight": edges.shared_entity_weight, "now": self._now()}, write=True)
+            linked += rows[0]["linked"] if rows else 0
+        return linked
 
     def derive_temporal_edges(self, ids: Sequence[str], scope_keys: Sequence[str]) -> int:
         keys = require_scope_keys(scope_keys)
         if not ids:
             return 0
         edges = self.config.edges
-        rows = self.run(
-            "derive_temporal_sequence",
-            {
-                "ids": list(dict.fromkeys(ids)),
-                "scopeKeys": keys,
-                "windowMs": edges.temporal_window_ms,
-                "weight": edges.temporal_sequence_weight,
-                "now": self._now(),
-            },
-            write=True,
-        )
-        return rows[0]["linked"] if rows else 0
+        window = edges.temporal_window_ms
+        links = []
+        for group in self.run("temporal_sequence_candidates",
+                              {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys, "windowMs": window}):
+            # Each trace's predecessor: the latest candidate before it (event time, then id),
+            # if it is still inside the window.
+            candidates = sorted(zip(group["candidateTimes"], group["candidateIds"], strict=True))
+            for own in zip(group["times"], group["ids"], strict=True):
+                before = bisect.bisect_left(candidates, own)
+                if before and candidates[before - 1][0] >= own[0] - window:
+                    links.append({"id": own[1], "prev": candidates[before - 1][1]})
+        linked = 0
+        for chunk in _chunks(links):
+            rows = self.run("temporal_sequence_link",
+                            {"rows": chunk, "weight": edges.temporal_sequence_weight, "now": self._now()}, write=True)
+            linked += rows[0]["linked"] if rows else 0
+        return linked
 
     # ------------------------------------------------------------ association in the database
 

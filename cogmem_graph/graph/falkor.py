@@ -37,7 +37,11 @@ _UNIQUE_KEYS: tuple[tuple[NodeLabel, str], ...] = (
 
 
 def _plain(value: Any) -> Any:
-    """OrderedDicts and nested lists from the client into plain Python values."""
+    """OrderedDicts and nested lists from the client into plain Python values. Scalars are
+    checked first with exact types: this runs for every value of every loaded trace."""
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value
     if isinstance(value, Mapping):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list):

@@ -31,6 +31,7 @@ from cogmem_graph.model import TYPE_LABELS, EdgeType, LinkType, MemoryTrace, Mem
 
 LINT_DIR = Path(__file__).resolve().parents[2] / "tools" / "cypher-lint"
 LINT_SCRIPT = LINT_DIR / "lint.mjs"
+TEST_CYPHER = Path(__file__).resolve().parents[1] / "cypher"
 
 
 def _require_linter() -> str:
@@ -93,14 +94,24 @@ def test_every_neo4j_bound_statement_passes_neo4js_front_end() -> None:
 def test_gate_rejects_falkordb_only_calls_and_syntax_errors() -> None:
     """The gate can fail: FalkorDB overrides and broken text are refused."""
     falkor = CypherLibrary("falkordb")
+    rejects = CypherLibrary("neo4j", root=TEST_CYPHER / "dialect_gate")
     statements = [
         {"name": "falkordb/fulltext_search", "query": falkor.get("fulltext_search")},
-        {"name": "vecf32", "query": "RETURN vecf32([1.0, 2.0]) AS v"},
-        {"name": "syntax", "query": "MATCH (t:Trace RETURN t"},
-        {"name": "unknown_label", "query": "MATCH (t:NotAnEnumLabel) RETURN t"},
+        {"name": "vecf32", "query": rejects.get("vecf32")},
+        {"name": "syntax", "query": rejects.get("syntax_error")},
+        {"name": "unknown_label", "query": rejects.get("unknown_label")},
     ]
     by_name = {r["name"]: r for r in lint(statements)}
     assert "db.idx.fulltext" in json.dumps(by_name["falkordb/fulltext_search"]["errors"])
     assert "vecf32" in json.dumps(by_name["vecf32"]["errors"])
     assert by_name["syntax"]["errors"], "a syntax error must be reported"
     assert _unknown_vocabulary(by_name["unknown_label"]["warnings"])
+
+
+def test_test_only_statements_pass_neo4js_front_end() -> None:
+    """The owner views and faults under tests/cypher/ are held to the library's standard."""
+    library = CypherLibrary("neo4j", root=TEST_CYPHER)
+    statements = [{"name": f"tests/{name}", "query": library.get(name)} for name in library.names()]
+    assert statements, "no test-only statements found"
+    failures = {r["name"]: r["errors"] + _unknown_vocabulary(r["warnings"]) for r in lint(statements)}
+    assert {name: p for name, p in failures.items() if p} == {}, json.dumps(failures, indent=2)

@@ -361,7 +361,7 @@ def test_subgraph_holds_traces_neighbours_entities_and_edges(graph):
 # ---------------------------------------------------------------- hostile input
 
 
-HOSTILE = [
+HOSTILE = [  # cypher-payload: injection strings stored as data, never run
     "MATCH (n) DETACH DELETE n",
     "'}) MATCH (n) DETACH DELETE n //",
     '"}) CALL db.idx.fulltext.drop(\'Trace\') //',

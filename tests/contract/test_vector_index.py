@@ -1,5 +1,6 @@
-"""Contract tests of the Qdrant VectorIndex: in-memory, local path, and a server
-when `COGMEM_TEST_QDRANT_URL` points at one."""
+"""Contract tests of the VectorIndex adapters: Qdrant Edge (the embedded default),
+qdrant-client in memory and on a local path, and a server when `COGMEM_TEST_QDRANT_URL`
+points at one."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from cogmem_graph.config.vectors import VectorConfig
 from cogmem_graph.errors import VectorStoreUnavailable
 from cogmem_graph.retrieval.lexical import bm25_document_vector, bm25_query_vector
 from cogmem_graph.vectors import QdrantVectorIndex, VectorPoint
+from cogmem_graph.vectors.edge import EdgeVectorIndex
 
 DIM = 4
 
@@ -28,9 +30,11 @@ def point(trace_id: str, vec: list[float], scope_key: str = "user:acme/u1", text
                        sparse=bm25_document_vector(text) if text else None, active=active)
 
 
-@pytest.fixture(params=["memory", "local", "server"])
-def index(request, tmp_path: Path) -> Iterator[QdrantVectorIndex]:
-    if request.param == "memory":
+@pytest.fixture(params=["edge", "memory", "local", "server"])
+def index(request, tmp_path: Path) -> Iterator[QdrantVectorIndex | EdgeVectorIndex]:
+    if request.param == "edge":
+        idx = EdgeVectorIndex(model="test", dim=DIM, path=tmp_path / "edge")
+    elif request.param == "memory":
         idx = QdrantVectorIndex(model="test", dim=DIM, config=VectorConfig(url=":memory:"))
     elif request.param == "local":
         idx = QdrantVectorIndex(model="test", dim=DIM, config=VectorConfig(), local_path=tmp_path / "qdrant")
@@ -115,6 +119,31 @@ def test_local_path_keeps_vectors_across_reopen_and_shares_one_client(tmp_path: 
     reopened = QdrantVectorIndex(model="m", dim=DIM, local_path=path)
     assert reopened.all_ids() == {"a"}
     reopened.close()
+
+
+def test_edge_folder_keeps_vectors_across_reopen_and_shares_one_shard(tmp_path: Path) -> None:
+    first = EdgeVectorIndex(model="m", dim=DIM, path=tmp_path / "edge")
+    second = EdgeVectorIndex(model="m", dim=DIM, path=tmp_path / "edge")  # same folder, same process: shared
+    first.upsert([point("a", unit(1, 0, 0, 0), text="golden retriever"), point("b", unit(0, 1, 0, 0))])
+    first.set_active(["b"], False)
+    first.close()
+    assert second.existing_ids(["a", "b"]) == {"a", "b"}
+    second.close()
+    reopened = EdgeVectorIndex(model="m", dim=DIM, path=tmp_path / "edge")
+    assert reopened.all_ids(active=True) == {"a"} and reopened.all_ids(active=False) == {"b"}
+    assert [h.trace_id for h in reopened.search_sparse(bm25_query_vector("retriever"), ["user:acme/u1"], 5)] == ["a"]
+    other = EdgeVectorIndex(model="m", dim=DIM + 1, path=tmp_path / "edge")  # another embedding space
+    assert other.name != reopened.name and other.count(None, active=None) == 0
+    other.close()
+    reopened.close()
+
+
+def test_hits_carry_the_payload_of_the_port(index) -> None:
+    index.upsert([VectorPoint(trace_id="a", scope_key="user:acme/u1", type="semantic", created_at=42,
+                              dense=unit(1, 0, 0, 0), content_hash="h1")])
+    hit = index.search_dense(unit(1, 0, 0, 0), ["user:acme/u1"], 1)[0]
+    assert hit.payload == {"trace_id": "a", "scope_key": "user:acme/u1", "type": "semantic", "created_at": 42,
+                           "active": True, "content_hash": "h1"}
 
 
 def test_collections_are_separate_per_embedding_space() -> None:

@@ -269,6 +269,17 @@ def test_retrieval_feeds_working_memory_and_reconsolidates_toward_the_mood(store
     assert after.valence > trace.valence, "retrieval re-opens the memory and its tone drifts toward the mood"
 
 
+def test_working_memory_lets_go_of_a_memory_that_was_deleted(store) -> None:
+    agent = store.agent("helper", user_id="u1")
+    gone = agent.encode("The old wifi password is tulip42")
+    agent.retrieve("wifi password", top_k=1)
+    assert gone.id in agent.working_memory
+    store.graph.soft_delete([gone.id], agent.visible_scope_keys, reason="pruned")  # as consolidation would
+    ctx = agent.assemble_for_prompt("what is for lunch", token_budget=500)
+    assert gone.id not in agent.working_memory
+    assert "tulip42" not in ctx.text
+
+
 @pytest.mark.local_embedder
 def test_local_minilm_finds_a_paraphrase(tmp_path, clock) -> None:
     pytest.importorskip("sentence_transformers", reason="the 'local' extra is not installed")

@@ -18,9 +18,11 @@ import pytest
 
 import cogmem_graph as cg
 from cogmem_graph.clock import ManualClock
+from cogmem_graph.graph.cypher import CypherLibrary
 from cogmem_graph.model import MemoryTrace
 
 REPO = Path(__file__).resolve().parents[2]
+TEST_CYPHER = REPO / "tests" / "cypher"
 START_MS = 1_700_000_000_000
 
 
@@ -42,30 +44,30 @@ def closed_port() -> int:
         return s.getsockname()[1]
 
 
+def run_test_cypher(store: cg.MemoryStore, name: str, params: dict | None = None, *,
+                    write: bool = False) -> list[dict]:
+    """Run a test-only statement from tests/cypher/ by name, in the store's dialect. These
+    bypass the scope filter on purpose, so they live apart from the library's cypher/."""
+    text = CypherLibrary(store.graph.dialect, root=TEST_CYPHER).get(name)
+    return store.graph._run_text(text, params or {}, write=write, name=f"test_{name}")
+
+
 def owner_traces(store: cg.MemoryStore) -> dict[str, MemoryTrace]:
     """Every trace in the graph, whatever its scope or state: the store owner's view,
     used only to check what an agent's operations did (or did not) touch."""
-    rows = store.graph._run_text(
-        "MATCH (t:Trace) RETURN properties(t) AS trace", {}, write=False, name="test_owner_traces"
-    )
+    rows = run_test_cypher(store, "owner_traces")
     return {r["trace"]["id"]: MemoryTrace.from_graph_props(r["trace"]) for r in rows}
 
 
 def scope_keys_of(store: cg.MemoryStore, ids) -> dict[str, str]:
     """id -> scope key of the given traces (owner view, without loading their content)."""
-    rows = store.graph._run_text(
-        "UNWIND $ids AS id MATCH (t:Trace {id: id}) RETURN t.id AS id, t.scopeKey AS scopeKey",
-        {"ids": list(ids)}, write=False, name="test_scope_keys_of",
-    )
+    rows = run_test_cypher(store, "owner_scope_keys", {"ids": list(ids)})
     return {r["id"]: r["scopeKey"] for r in rows}
 
 
 def owner_edges(store: cg.MemoryStore) -> set[tuple[str, str, str, float]]:
     """Every associative edge between traces (src, dst, type, weight)."""
-    rows = store.graph._run_text(
-        "MATCH (a:Trace)-[r]->(b:Trace) RETURN a.id AS src, b.id AS dst, type(r) AS type, r.weight AS weight",
-        {}, write=False, name="test_owner_edges",
-    )
+    rows = run_test_cypher(store, "owner_edges")
     return {(r["src"], r["dst"], r["type"], float(r["weight"])) for r in rows}
 
 

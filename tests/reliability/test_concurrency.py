@@ -17,7 +17,7 @@ import pytest
 from cogmem_graph.model import EdgeType, MemoryTrace
 
 from ._workers import WORDS
-from .conftest import assert_consistent, owner_traces
+from .conftest import assert_consistent, owner_traces, run_test_cypher
 
 THREADS = 8
 OPS_PER_THREAD = 12
@@ -74,8 +74,7 @@ def test_eight_threads_encoding_and_retrieving_lose_nothing(store) -> None:
     assert store.vectors.all_ids() == set(graph)
     assert_consistent(store)
     assert store.repair().changed == 0, "nothing for repair to do after a concurrent run"
-    entities = store.graph._run_text("MATCH (e:Entity) RETURN e.key AS key, count(e) AS n", {}, write=False,
-                                     name="test_entity_counts")
+    entities = run_test_cypher(store, "owner_entity_counts")
     assert {r["key"] for r in entities} >= {n.lower() for n in NAMES}
     assert all(r["n"] == 1 for r in entities), f"duplicate entities from concurrent writes: {entities}"
 
@@ -105,9 +104,7 @@ def test_concurrent_hebbian_updates_equal_the_closed_form(store, per_call: int) 
         with ThreadPoolExecutor(THREADS) as pool:
             errors = [f.exception() for f in [pool.submit(work, w) for w in range(THREADS)]]
         assert errors == [None] * THREADS
-        rows = store.graph._run_text(
-            "MATCH (:Trace {id: $a})-[r:CO_ACTIVATED]-(:Trace {id: $b}) RETURN r.weight AS weight, r.count AS count",
-            {"a": a.id, "b": b.id}, write=False, name="test_co_activated_edges")
+        rows = run_test_cypher(store, "owner_co_activated_between", {"a": a.id, "b": b.id})
         assert len(rows) == 1, f"trial {trial}: {len(rows)} CO_ACTIVATED edges for one pair (concurrent MERGE)"
         assert rows[0]["count"] == k, f"trial {trial}: lost co-retrievals"
         assert rows[0]["weight"] == pytest.approx(1 - (1 - eta) ** k, rel=1e-9, abs=1e-12)

@@ -17,7 +17,7 @@ import cogmem_graph as cg
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.errors import VectorStoreUnavailable
 
-from .conftest import assert_consistent, owner_traces
+from .conftest import assert_consistent, owner_traces, run_test_cypher
 
 THREAD = {"agent_id": "helper", "user_id": "u1", "thread_id": "t1"}
 
@@ -49,7 +49,7 @@ def _assert_retrieval_only_returns_complete_traces(store: cg.MemoryStore, agent)
 
 
 def test_exception_in_the_middle_of_a_vector_batch_leaves_every_trace_of_it_unindexed(tmp_path, clock, monkeypatch) -> None:
-    with _open(tmp_path, clock, upsert_batch=2) as store:
+    with _open(tmp_path, clock, upsert_batch=2, embedded="local") as store:  # faults go into qdrant-client
         agent = store.agent(**THREAD)
         anchor = agent.encode("Biscuit is my dog and he is a golden retriever")
         clock.advance(1_000)
@@ -90,7 +90,7 @@ def test_exception_in_the_middle_of_a_vector_batch_leaves_every_trace_of_it_unin
 
 
 def test_qdrant_unavailable_during_encode_names_it_and_repair_converges_when_it_returns(tmp_path, clock, monkeypatch) -> None:
-    with _open(tmp_path, clock, retry_attempts=2) as store:
+    with _open(tmp_path, clock, retry_attempts=2, embedded="local") as store:  # faults go into qdrant-client
         agent = store.agent(**THREAD)
         agent.encode("Biscuit is my dog and he is a golden retriever")
 
@@ -140,8 +140,7 @@ def test_vector_without_a_node_is_never_returned_and_repair_removes_it(tmp_path,
         agent = store.agent(**THREAD)
         keep, lost = agent.encode_many(_items(2))
         # The node disappears behind the index's back (a restore from an older graph backup).
-        store.graph._run_text("MATCH (t:Trace {id: $id}) DETACH DELETE t", {"id": lost.id}, write=True,
-                              name="test_delete_node")
+        run_test_cypher(store, "fault_delete_trace_node", {"id": lost.id}, write=True)
         assert lost.id in store.vectors.all_ids(active=True)
         assert _assert_retrieval_only_returns_complete_traces(store, agent) == [keep.id]
         repaired = store.repair()
@@ -195,7 +194,7 @@ def test_maintenance_leaves_the_stores_consistent(tmp_path, clock, monkeypatch, 
         def index_fails(*args, **kwargs):
             raise RuntimeError("injected index failure")
 
-        monkeypatch.setattr(store.vectors._client, "upsert", index_fails)
+        monkeypatch.setattr(store.vectors, "upsert", index_fails)
         with pytest.raises(RuntimeError):
             agent.encode("Biscuit fact written while the index failed")
         monkeypatch.undo()

@@ -34,7 +34,7 @@ VICTIM = {"agent_id": "victim-agent", "user_id": "victim", "organization_id": "o
 BULK = {"agent_id": "bulk", "user_id": "bulk-user"}  # big memories live apart, so other tests stay fast
 ATTACKER = {"agent_id": "attacker", "user_id": "mallory", "thread_id": "t1", "organization_id": "evil-org"}
 
-HOSTILE = [
+HOSTILE = [  # cypher-payload: injection strings fed to the API as data, never run
     "", " ", "\t\n\r", "MATCH (n) DETACH DELETE n", "') MATCH (n) DETACH DELETE n //",
     '"}) MATCH (n) DETACH DELETE n //', "'}) SET n.scopeKey = 'user:other-org/victim' //",
     "{x}", "$scopeKeys", "${scopeKeys}", "CYPHER scopeKeys=['user:other-org/victim'] MATCH (n) RETURN n",
@@ -106,7 +106,7 @@ class World:
         self.victim = store.agent(**VICTIM)
         self.attacker = store.agent(**ATTACKER)
         self.bulk = store.agent(**BULK)
-        self.victim.encode("The victim's locker code is 4711 and MATCH (n) is in it")
+        self.victim.encode("The victim's locker code is 4711 and MATCH (n) is in it")  # cypher-payload
         self.victim.encode("Victim notes: the quarterly numbers look fine", scope="agent")
         self.victim.encode("Other-org shares its deploy runbook", scope="organization")
         self.victim.retrieve("locker code quarterly runbook")  # edges, counters, working state
@@ -149,7 +149,7 @@ def _assert_only_visible(world: World, agent, ids) -> None:
 
 @SETTINGS
 @given(content=hostile_text)
-@example(content="x" * 64 + '"}) MATCH (n) DETACH DELETE n //')
+@example(content="x" * 64 + '"}) MATCH (n) DETACH DELETE n //')  # cypher-payload
 @example(content="\\" * 33)
 def test_content_is_stored_verbatim_and_retrievable_or_rejected_naming_content(world: World, content: str) -> None:
     before = world.victim_state()
@@ -183,7 +183,7 @@ def test_content_at_the_size_limit_is_kept_verbatim_by_both_stores(world: World)
     from cogmem_graph.retrieval.lexical import bm25_document_vector
     from cogmem_graph.vectors.port import VectorPoint
 
-    filler = '"}) MATCH (n) DETACH DELETE n // \\ \' {x} | -foo* ~" 😀 quartz '
+    filler = '"}) MATCH (n) DETACH DELETE n // \\ \' {x} | -foo* ~" 😀 quartz '  # cypher-payload
     content = (filler * (MAX_CONTENT_CHARS // len(filler) + 1))[:MAX_CONTENT_CHARS]
     keys = world.bulk.visible_scope_keys
     trace = MemoryTrace(content=content, scope_id="bulk-user", agent_id="bulk", created_at=START_MS)
@@ -321,7 +321,7 @@ def test_scope_ids_are_data_never_a_way_into_another_tenant(world: World, identi
 
 @SETTINGS
 @given(query=hostile_text, top_k=st.integers(min_value=-2, max_value=60), budget=st.integers(min_value=1, max_value=500))
-@example(query="MATCH (n) DETACH DELETE n", top_k=5, budget=50)
+@example(query="MATCH (n) DETACH DELETE n", top_k=5, budget=50)  # cypher-payload
 @example(query='@field:{x} | -foo* ~"', top_k=5, budget=50)
 def test_queries_never_fail_other_than_naming_the_argument_and_never_leak(world, query, top_k, budget) -> None:
     before = world.victim_state()

@@ -126,11 +126,17 @@ def _assemble_ids(agent: cg.AgentMemory, query: str) -> list[str]:
     return list(agent.assemble_for_prompt(query, token_budget=400).trace_ids)
 
 
+def _multi_hop_ids(agent: cg.AgentMemory, query: str) -> list[str]:
+    result = agent.multi_hop(query, hops=3, top_k=50)
+    on_paths = [i for t in result.traces for i in t.path.trace_ids]
+    return result.ids + on_paths + [i for c in result.communities for i in c.member_ids]
+
+
 # Every agent-facing read, checked for leaks: name -> (agent, query) -> trace ids handed out.
-# Hook for the lead: multi-hop retrieval joins this table when it lands.
 AGENT_READS: dict[str, Callable[[cg.AgentMemory, str], list[str]]] = {
     "retrieve": _retrieve_ids,
     "assemble_for_prompt": _assemble_ids,
+    "multi_hop": _multi_hop_ids,
 }
 
 # Owner maintenance run for one agent's scope keys, checked to touch nothing outside them
@@ -227,3 +233,29 @@ def test_same_ids_in_different_organizations_are_different_tenants(store: cg.Mem
         a.encode(f"acme-only {scope.value} secret about the {SHARED_WORDS}", scope=scope)
     assert [t for t in g.retrieve(f"acme-only secret {SHARED_WORDS}", top_k=50).traces] == []
     assert len(a.retrieve(f"acme-only secret {SHARED_WORDS}", top_k=50).ids) == len(Scope)
+
+
+def test_reminders_are_listed_fired_and_cancelled_only_within_visible_scopes(store: cg.MemoryStore) -> None:
+    """Prospective memory: every agent of the core writes a keyword reminder into each scope it
+    may write; each agent lists and fires exactly those under its visible keys, and cannot
+    cancel anyone else's."""
+    agents = [store.agent(f"{a}-pm", user_id=u and f"{u}-pm", thread_id=t, persona_id=p,
+                          organization_id=o and f"{o}-pm") for a, u, t, p, o in CORE]
+    owner: dict[str, str] = {}  # reminder id -> scope key
+    for agent in agents:
+        for scope in Scope:
+            try:
+                agent.identity.scope_id(scope)
+            except ValueError:
+                continue
+            r = agent.remind(f"{scope.value} note", on_keywords=["falcon"], recurring=True, cooldown=0, scope=scope)
+            owner[r.id] = r.scope_key
+    for agent in agents:
+        keys = set(agent.visible_scope_keys)
+        visible = {i for i, key in owner.items() if key in keys}
+        assert {r.id for r in agent.reminders(limit=1000)} == visible, f"{agent.identity} lists foreign reminders"
+        fired = {f.intention.id for f in agent.check_reminders(f"the {SHARED_WORDS}")}
+        assert fired == visible, f"{agent.identity} fired reminders outside {sorted(keys)}"
+        for foreign in set(owner) - visible:
+            assert agent.cancel_reminder(foreign) is False
+    assert all(r.active for a in agents for r in a.reminders(limit=1000)), "nothing foreign was cancelled"

@@ -131,7 +131,17 @@ def test_graph_server_stopped_and_started_again_mid_use_is_waited_for(tmp_path, 
         assert_consistent(store)
 
 
-def test_qdrant_faults_that_clear_are_retried_for_reads_and_writes(store, monkeypatch) -> None:
+@pytest.fixture
+def local_mode_store(tmp_path: Path, clock) -> cg.MemoryStore:
+    """qdrant-client's local mode: the faults below are injected into that client."""
+    config = CogmemConfig()
+    config.vectors.embedded = "local"
+    with cg.open(home=tmp_path / "home", embedder="hash", clock=clock, config=config) as s:
+        yield s
+
+
+def test_qdrant_faults_that_clear_are_retried_for_reads_and_writes(local_mode_store, monkeypatch) -> None:
+    store = local_mode_store
     agent = store.agent(**AGENT)
     agent.encode("Biscuit is a golden retriever")
     client = store.vectors._client

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,8 @@ from cogmem_graph.graph.cypher import (
 from cogmem_graph.model import TYPE_LABELS, EdgeType, LinkType, MemoryType, NodeLabel
 
 PACKAGE = Path(__file__).resolve().parents[2] / "cogmem_graph"
+TESTS = PACKAGE.parent / "tests"
+TEST_CYPHER = TESTS / "cypher"
 CYPHER_LIKE = re.compile(
     r"\b(OPTIONAL\s+MATCH|MATCH|MERGE|UNWIND|DETACH\s+DELETE)\b\s*[\($]|^\s*(RETURN|CALL|CREATE|WITH)\s+\S",
     re.MULTILINE,
@@ -45,8 +49,112 @@ def test_no_cypher_text_in_python_files():
     assert not offenders, "Cypher belongs in cypher/*.cypher:\n" + "\n".join(offenders)
 
 
+# In tests, text that merely looks like Cypher is sometimes the point: injection strings fed to
+# the API as data. Such a string is allowed when a comment starting with this marker ends one of
+# its lines or the first line of its statement, or stands alone on the line above, and the string
+# is not handed straight to something that runs queries.
+PAYLOAD_MARK = "# cypher-payload"
+QUERY_RUNNERS = {"_run_text", "_run", "run", "query", "ro_query", "execute_query", "execute_read", "execute_write"}
+REGEX_CALLS = {"compile", "search", "match", "fullmatch", "findall", "finditer", "sub", "split"}
+
+
+def _parents(tree: ast.AST) -> dict[int, ast.AST]:
+    return {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
+
+
+def _call_name(node: ast.AST | None) -> str | None:
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+
+
+def _is_regex_pattern(node: ast.Constant, parents: dict[int, ast.AST]) -> bool:
+    call = parents.get(id(node))
+    return (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+            and getattr(call.func.value, "id", None) == "re" and call.func.attr in REGEX_CALLS)
+
+
+def _marked_lines(source: str) -> tuple[set[int], set[int]]:
+    """Lines with a marker comment (not marker text inside a string), and those of them
+    that hold nothing but the comment."""
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    marks = [t for t in tokens if t.type == tokenize.COMMENT and t.string.startswith(PAYLOAD_MARK)]
+    return {t.start[0] for t in marks}, {t.start[0] for t in marks if not t.line[: t.start[1]].strip()}
+
+
+def _marked_payload(node: ast.Constant, parents: dict[int, ast.AST], marked: tuple[set[int], set[int]]) -> bool:
+    holder = parents.get(id(node))
+    if isinstance(holder, ast.keyword):
+        holder = parents.get(id(holder))
+    if _call_name(holder) in QUERY_RUNNERS:
+        return False  # a string a query runner receives is a statement, whatever the comment says
+    statement = parents.get(id(node))
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = parents.get(id(statement))
+    first = min(node.lineno, statement.lineno if statement is not None else node.lineno)
+    on_lines, alone = marked
+    return first - 1 in alone or any(line in on_lines for line in range(first, (node.end_lineno or node.lineno) + 1))
+
+
+def cypher_in_test_files(root: Path = TESTS) -> list[str]:
+    """Cypher-like string constants in the test Python files under `root`, other than
+    docstrings, regular expressions and marked injection payloads, as `path:line: text`."""
+    offenders = []
+    for path in sorted(root.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        tree, marked = ast.parse(source), _marked_lines(source)
+        docstrings, parents = _docstring_nodes(tree), _parents(tree)
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+                continue
+            if id(node) in docstrings or not CYPHER_LIKE.search(node.value):
+                continue
+            if _is_regex_pattern(node, parents) or _marked_payload(node, parents, marked):
+                continue
+            offenders.append(f"{path.relative_to(root.parent)}:{node.lineno}: {node.value[:60]!r}")
+    return offenders
+
+
+def test_no_cypher_text_in_test_files():
+    offenders = cypher_in_test_files()
+    assert not offenders, "Cypher the tests run belongs in tests/cypher/*.cypher:\n" + "\n".join(offenders)
+
+
+# cypher-payload: a sample file for the scan below, never run
+SCAN_SAMPLE = '''
+ROWS = store.graph._run_text("MATCH (t:Trace) RETURN t", {})  # cypher-payload
+Q = """
+MATCH (e:Entity)
+RETURN e.key
+"""
+HOSTILE = [  # cypher-payload: fed to encode() as data
+    "x",
+    "MATCH (n) DETACH DELETE n",
+]
+PATTERN = re.compile(r"MATCH (\\w+)")
+EDGES = graph.run(text="MATCH ()-[r]->() RETURN r", params={})  # cypher-payload
+'''
+
+
+def test_the_test_file_scan_finds_statements_and_spares_payloads(tmp_path):
+    """The scan can fail: a query in a test file is found, even one marked as a payload."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_sample.py").write_text(SCAN_SAMPLE, encoding="utf-8")
+    found = cypher_in_test_files(tmp_path / "tests")
+    assert sorted(int(line.split(":")[1]) for line in found) == [2, 3, 12], found
+
+
 def _statement_files() -> list[Path]:
-    return sorted(cypher_root().rglob("*.cypher"))
+    # Test-only statements follow the same vocabulary, except those built to be rejected.
+    tests_only = [p for p in TEST_CYPHER.rglob("*.cypher") if "dialect_gate" not in p.parts]
+    return sorted(cypher_root().rglob("*.cypher")) + sorted(tests_only)
+
+
+def _statement_id(path: Path) -> str:
+    if path.is_relative_to(TEST_CYPHER):
+        return f"tests/{path.relative_to(TEST_CYPHER)}"
+    return str(path.relative_to(cypher_root()))
 
 
 ALLOWED_LABELS = {label.value for label in NodeLabel} | set(TYPE_LABELS.values()) | {TYPE_LABEL_PLACEHOLDER}
@@ -57,7 +165,7 @@ WHERE_LABELS = re.compile(r"\b\w+((?::[A-Z]\w*)+)\s+(?:AND|OR|THEN|\))")
 REL_TYPES = re.compile(r"\[\s*\w*\s*:\s*([\w|]+)")
 
 
-@pytest.mark.parametrize("path", _statement_files(), ids=lambda p: str(p.relative_to(cypher_root())))
+@pytest.mark.parametrize("path", _statement_files(), ids=_statement_id)
 def test_labels_and_relationship_types_come_from_the_enums(path):
     text = "\n".join(ln for ln in path.read_text().splitlines() if not ln.strip().startswith("//"))
     assert text.strip(), f"{path} is empty"

@@ -1,0 +1,313 @@
+"""Latency benchmark of the public API: ingest, retrieve, consolidate and memory, each
+beside the floor it is measured against.
+
+    python benchmarks/latency.py                          # N = 1k, 10k, 100k, embedded default, hash embedder
+    python benchmarks/latency.py --sizes 1000 10000
+    python benchmarks/latency.py --embedder local         # MiniLM; its cost gets its own columns
+    python benchmarks/latency.py --graph bolt://localhost:7687 --vectors http://localhost:6333
+    python benchmarks/latency.py --embedded-vectors local # the qdrant-client local-mode index instead
+
+For each N, traces spread over several scopes (one user scope per agent, plus a shared
+organisation scope) are written with `encode_many`; then, in the same process and on
+the same data:
+
+- single `encode` calls (one trace each, the write path's per-call cost);
+- `retrieve` over a fixed set of queries (p50 / p95);
+- the floor: one raw vector query with the same scope filter plus one raw Cypher round
+  trip loading as many traces as the pipeline loaded — no fused retrieval can beat it;
+- a plain-vector baseline: the vector store's top-k alone;
+- one `consolidate()`;
+- resident memory of this process and of the embedded graph server.
+
+Prints one table; wall-clock times on this machine (benchmarks never assert them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+import cogmem_graph as cg
+from cogmem_graph.clock import MS_PER_HOUR, MS_PER_SECOND, ManualClock
+from cogmem_graph.config import CogmemConfig
+
+NAMES = [f"{first} {last}" for first in ("Alice", "Bruno", "Chen", "Dara", "Emil", "Fatima", "Goran", "Hana",
+                                         "Ivan", "Jun", "Kofi", "Lena", "Marta", "Nadia", "Omar", "Priya")
+         for last in ("Berg", "Costa", "Dumas", "Evans", "Fischer", "Garcia", "Horvat", "Ito", "Jansen",
+                      "Kowalski", "Lopez", "Moreau", "Novak")]
+TOPICS = ["hiking", "the budget review", "the new office", "climbing", "the release plan", "jazz concerts",
+          "the database migration", "a trip to Lisbon", "the quarterly report", "sourdough baking",
+          "the hiring plan", "marathon training", "the design review", "chess club", "the API outage",
+          "the garden", "a broken laptop", "the school play", "tax forms", "the moving van"]
+TEMPLATES = [
+    "{name} talked about {topic} during lunch on day {day}",
+    "{name} asked me to look into {topic} before Friday",
+    "I told {name} that {topic} needs more time, week {day}",
+    "{name} is excited about {topic} since day {day}",
+    "We discussed {topic} with {name} this morning",
+    "{name} shared some notes on {topic}, {count} pages long",
+    "Reminder: {topic} with {name} at {count} o'clock",
+]
+QUESTIONS = [
+    "What did {name} say about {topic}?",
+    "When did we discuss {topic}?",
+    "Who is excited about {topic}?",
+    "What does {name} need from me?",
+    "notes on {topic}",
+]
+
+
+def item_text(rng: random.Random, i: int) -> str:
+    text = rng.choice(TEMPLATES).format(name=rng.choice(NAMES), topic=rng.choice(TOPICS),
+                                        day=rng.randrange(1, 365), count=rng.randrange(1, 13))
+    return f"{text} (note {i})"
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def rss_mib(pid: int | None) -> float | None:
+    """Resident memory of a process from /proc (None where there is no such process)."""
+    if pid is None:
+        return None
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def graph_server_pid(store: cg.MemoryStore) -> int | None:
+    server = getattr(store.graph, "embedded_server", None)
+    process = getattr(server, "process", None)
+    return process.pid if process is not None else None
+
+
+def timed_ms(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) * 1000
+
+
+# ---------------------------------------------------------------- the floor
+
+
+def raw_vector_query(index, vector: list[float], keys: list[str], limit: int) -> list[str]:
+    """One query straight on the vector engine, with the same scope + active filter the
+    adapter sends, no result shaping: the cheapest way to ask the same question."""
+    name = type(index).__name__
+    if name == "EdgeVectorIndex":
+        from qdrant_edge import Query, QueryRequest
+
+        points = index.shard.query(QueryRequest(
+            query=Query.Nearest(list(vector), using="dense"), filter=index.filter(keys), limit=limit,
+            with_payload=["trace_id"]))
+        return [p.payload["trace_id"] for p in points]
+    result = index._client.query_points(index.name, query=list(vector), using="dense",
+                                        query_filter=index._filter(keys), limit=limit, with_payload=["trace_id"])
+    return [p.payload["trace_id"] for p in result.points]
+
+
+def raw_graph_load(store: cg.MemoryStore, ids: list[str], keys: list[str]) -> int:
+    """One Cypher round trip loading the traces by id (no conversion into models)."""
+    return len(store.graph.run("get_traces", {"ids": ids, "scopeKeys": keys}))
+
+
+def watch_embedding(store: cg.MemoryStore) -> list[float]:
+    """Seconds spent embedding documents, so ingest can be reported without them."""
+    spent = [0.0]
+    embed = store.embedder.embed
+
+    def timed(texts: list[str]) -> list[list[float]]:
+        start = time.perf_counter()
+        try:
+            return embed(texts)
+        finally:
+            spent[0] += time.perf_counter() - start
+
+    store.embedder.embed = timed
+    return spent
+
+
+def watch_loads(store: cg.MemoryStore) -> list[int]:
+    """How many traces each graph load asked for (the floor loads as many)."""
+    counts: list[int] = []
+    get_traces = store.graph.get_traces
+
+    def counting(ids, scope_keys):
+        counts.append(len(set(ids)))
+        return get_traces(ids, scope_keys)
+
+    store.graph.get_traces = counting
+    return counts
+
+
+# ---------------------------------------------------------------- one size
+
+
+def open_store(args, home: Path, clock: ManualClock) -> cg.MemoryStore:
+    config = CogmemConfig()
+    if args.embedded_vectors and hasattr(config.vectors, "embedded"):
+        config.vectors.embedded = args.embedded_vectors
+    if args.vectors or args.graph:
+        config.vectors.collection_prefix = f"bench{os.getpid()}"
+    return cg.open(home=home, graph=args.graph, vectors=args.vectors, embedder=args.embedder,
+                   config=config, clock=clock)
+
+
+def run_size(n: int, args, rng: random.Random) -> dict[str, float | str | None]:
+    clock = ManualClock(1_700_000_000_000)
+    with tempfile.TemporaryDirectory() as tmp, open_store(args, Path(tmp) / "home", clock) as store:
+        if args.graph:
+            store.graph.clear()
+            store.graph.setup_schema()
+        agents = [store.agent("bench", user_id=f"u{u}", organization_id="acme") for u in range(args.scopes)]
+        # A conversation history: one event every 30 s, the last one now.
+        start_at = clock.now_ms() - n * 30 * MS_PER_SECOND
+        items = [{"content": item_text(rng, i), "created_at": start_at + i * 30 * MS_PER_SECOND} for i in range(n)]
+        for i in range(0, n, 20):  # every twentieth memory is shared with the organisation
+            items[i]["scope"] = "organization"
+        row: dict[str, float | str | None] = {"n": n, "engine": repr(store.vectors).split("(")[0]}
+        embed_s = watch_embedding(store)
+        loaded = watch_loads(store)
+
+        # Ingest: batches of `--batch`, each agent writing its share, the clock moving on.
+        start = time.perf_counter()
+        for offset in range(0, n, args.batch * args.scopes):
+            for u, agent in enumerate(agents):
+                chunk = items[offset + u * args.batch: offset + (u + 1) * args.batch]
+                if chunk:
+                    agent.encode_many(chunk, batch_size=args.batch)
+            clock.advance(MS_PER_SECOND)
+        elapsed = time.perf_counter() - start
+        row["encode_many/s"] = n / elapsed
+        row["encode_many excl/s"] = n / max(elapsed - embed_s[0], 1e-9)
+
+        single = []
+        for i in range(args.singles):
+            agent = agents[i % len(agents)]
+            single.append(timed_ms(lambda a=agent, i=i: a.encode(item_text(rng, n + i))))
+            clock.advance(MS_PER_SECOND)
+        row["encode p50"] = statistics.median(single)
+
+        if args.embedder != "hash":
+            texts = [item_text(rng, n + args.singles + i) for i in range(args.batch)]
+            inner = store.embedder.inner if hasattr(store.embedder, "inner") else store.embedder
+            row["embed/s"] = len(texts) / (timed_ms(lambda: inner.embed(texts)) / 1000)
+            row["query embed"] = statistics.median(
+                timed_ms(lambda t=t: inner.embed_query(t)) for t in texts[: args.queries])
+
+        # A fixed query set, the same for every adapter: (agent, question).
+        qrng = random.Random(args.seed)
+        queries = [(agents[qrng.randrange(len(agents))],
+                    qrng.choice(QUESTIONS).format(name=qrng.choice(NAMES), topic=qrng.choice(TOPICS)))
+                   for _ in range(args.queries)]
+        pool = args.top_k * store.config.retrieval.candidate_multiplier
+        for agent, query in queries[: min(5, len(queries))]:  # warm caches and code paths
+            agent.retrieve(query, top_k=args.top_k, record_access=False)
+        retrieve_ms, floor_ms, vector_ms, loads = [], [], [], []
+        for agent, query in queries:
+            keys = agent.visible_scope_keys
+            vector = store.embedder.embed_query(query)  # cached: the floor pays no embedding either
+            loaded.clear()
+            retrieve_ms.append(timed_ms(lambda a=agent, q=query: a.retrieve(q, top_k=args.top_k)))
+            count = max(loaded, default=pool)  # as many traces as the pipeline loaded
+            loads.append(count)
+            start = time.perf_counter()
+            ids = raw_vector_query(store.vectors, vector, keys, count)
+            raw_graph_load(store, ids, keys)
+            floor_ms.append((time.perf_counter() - start) * 1000)
+            vector_ms.append(timed_ms(lambda v=vector, k=keys: raw_vector_query(store.vectors, v, k, args.top_k)))
+            clock.advance(MS_PER_SECOND)
+        row["loaded"] = statistics.mean(loads)
+        row["retrieve p50"] = statistics.median(retrieve_ms)
+        row["retrieve p95"] = percentile(retrieve_ms, 0.95)
+        row["floor p50"] = statistics.median(floor_ms)
+        row["ratio"] = row["retrieve p50"] / row["floor p50"]
+        row["vector p50"] = statistics.median(vector_ms)
+
+        if not args.skip_consolidate:
+            clock.advance(2 * MS_PER_HOUR)
+            row["consolidate s"] = timed_ms(store.consolidate) / 1000
+        gc.collect()
+        row["process MiB"] = rss_mib(os.getpid())
+        row["graph MiB"] = rss_mib(graph_server_pid(store))
+        return row
+
+
+COLUMNS = [
+    ("traces", "n", "{:,.0f}"),
+    ("encode_many traces/s", "encode_many/s", "{:,.0f}"),
+    ("… without embedding", "encode_many excl/s", "{:,.0f}"),
+    ("encode p50 ms", "encode p50", "{:.1f}"),
+    ("embed texts/s", "embed/s", "{:,.0f}"),
+    ("query embed ms", "query embed", "{:.1f}"),
+    ("retrieve p50 ms", "retrieve p50", "{:.1f}"),
+    ("retrieve p95 ms", "retrieve p95", "{:.1f}"),
+    ("traces loaded", "loaded", "{:.0f}"),
+    ("floor p50 ms", "floor p50", "{:.1f}"),
+    ("retrieve / floor", "ratio", "{:.1f}×"),
+    ("vector top-k p50 ms", "vector p50", "{:.1f}"),
+    ("consolidate s", "consolidate s", "{:.1f}"),
+    ("process RSS MiB", "process MiB", "{:,.0f}"),
+    ("graph server RSS MiB", "graph MiB", "{:,.0f}"),
+]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    parser.add_argument("--scopes", type=int, default=10, help="agents (user scopes) the traces are spread over")
+    parser.add_argument("--batch", type=int, default=500, help="encode_many batch size")
+    parser.add_argument("--queries", type=int, default=50, help="retrieve calls per size")
+    parser.add_argument("--singles", type=int, default=50, help="single encode calls per size")
+    parser.add_argument("--top-k", type=int, default=10)
+    parser.add_argument("--embedder", default="hash", help="hash (default: embedding cost excluded) or local")
+    parser.add_argument("--graph", help="graph URL (bolt:// or neo4j:// for Neo4j); default: embedded FalkorDB")
+    parser.add_argument("--vectors", help="Qdrant server URL; default: the embedded vector index")
+    parser.add_argument("--embedded-vectors", choices=["edge", "local"],
+                        help="embedded vector engine: Qdrant Edge or qdrant-client local mode (default: the store's)")
+    parser.add_argument("--skip-consolidate", action="store_true")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    if min(args.sizes + [args.scopes, args.batch, args.queries, args.top_k]) < 1 or args.singles < 0:
+        parser.error("--sizes, --scopes, --batch, --queries and --top-k must be positive")
+    rng = random.Random(args.seed)
+    console = Console(width=240)
+    where = f"{args.graph or 'embedded FalkorDB'} + {args.vectors or 'embedded vectors'}"
+    rows = []
+    for n in args.sizes:
+        console.print(f"[dim]N = {n:,} ...[/dim]")
+        rows.append(run_size(n, args, rng))
+    engines = sorted({str(r["engine"]) for r in rows})
+    table = Table(title=f"latency — {where} ({', '.join(engines)}), {args.embedder} embedder, {args.scopes} user scopes + 1 "
+                        f"organisation scope, top_k {args.top_k}, {args.queries} queries")
+    columns = [c for c in COLUMNS if any(r.get(c[1]) is not None for r in rows)]
+    for title, _, _ in columns:
+        table.add_column(title, justify="right")
+    for r in rows:
+        table.add_row(*("-" if r.get(key) is None else fmt.format(r[key]) for _, key, fmt in columns))
+    console.print(table)
+    console.print("floor = one raw vector query (same scope filter) + one Cypher round trip loading as many traces "
+                  "as the pipeline loaded (\"traces loaded\", mean per query); vector top-k = the vector store alone; "
+                  "\"… without embedding\" = encode_many throughput less the time spent in the embedder.")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

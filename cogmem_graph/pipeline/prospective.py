@@ -1,0 +1,227 @@
+"""Prospective memory in the graph: store intentions, check them every turn, record firings.
+
+Intentions are `Prospective` nodes {id, scopeKey, agentId, content, triggerKind,
+triggerAt, intervalMs, keywords, cue, similarityThreshold, recurring, cooldownMs,
+importance, firedCount, lastFiredAt, nextFireAt, active, createdAt, updatedAt,
+cancelledAt} (`cypher/prospective_*.cypher`). Like every read, a check is bound to
+the caller's visible scope keys: a reminder of one tenant is never seen, nor
+fired, by another.
+
+A context trigger's cue vector is kept on its node, not in Qdrant. The Qdrant
+collection is the index of traces: its dense search would return intentions as
+recall candidates, and `store.repair()` removes points that have no trace behind
+them. An intention's vector is never searched anyway: every due context
+intention of the caller's scopes is compared with the turn in Python (a handful
+per agent; a check reads at most `max_checked`). The vector is one string,
+`cueEmbedding`, base64 of little-endian float32 (the precision Qdrant keeps):
+both engines store it alike, and it reads far faster than a list of floats over
+FalkorDB's protocol (measured here: ~1 s for 100 lists of 384 floats, ~10x
+less as strings). `embedModel` names the embedder that made it; when the store
+is reopened with another embedder, the cue is embedded again on the next check
+and the node updated.
+
+A check (`check`): read the due intentions (one statement), decide which fire on
+this turn with the pure functions of `cognition.prospective`, then record the
+firings in one statement that only succeeds for intentions still as they were
+read, so concurrent turns cannot fire a one-shot intention twice.
+"""
+
+from __future__ import annotations
+
+import base64
+import sys
+from array import array
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from cogmem_graph.clock import Clock
+from cogmem_graph.cognition.prospective import (
+    FiredReminder,
+    Intention,
+    TriggerKind,
+    after_firing,
+    cosine_similarity,
+    evaluate,
+    new_intention,
+)
+from cogmem_graph.config.prospective import ProspectiveConfig
+from cogmem_graph.graph.base import require_scope_keys
+from cogmem_graph.model import MAX_ID_CHARS, Scope, check_text
+from cogmem_graph.providers import Embedder
+
+if TYPE_CHECKING:
+    from cogmem_graph.api.agent import AgentMemory
+
+MAX_EVENTS = 100
+MAX_EVENT_CHARS = 1_000
+
+
+class ProspectiveMemory:
+    """Intentions of a store's graph; stateless apart from its collaborators, so one
+    object (or a fresh one per call) serves every agent."""
+
+    def __init__(self, graph, embedder: Embedder, config: ProspectiveConfig, clock: Clock) -> None:
+        self.graph = graph
+        self.embedder = embedder
+        self.config = config
+        self.clock = clock
+
+    def register(self, intention: Intention) -> Intention:
+        """Store a new intention (embedding a context trigger's cue first)."""
+        props = intention.to_props()
+        if intention.kind is TriggerKind.CONTEXT:
+            assert intention.cue is not None
+            props["cueEmbedding"] = pack_vector(self.embedder.embed([intention.cue])[0])
+            props["embedModel"] = self.embedder.name
+        self.graph.run("prospective_create", {"props": props}, write=True)
+        return intention
+
+    def list(self, scope_keys: Sequence[str], *, include_inactive: bool = False, skip: int = 0,
+             limit: int = 100) -> list[Intention]:
+        keys = require_scope_keys(scope_keys)
+        for name, value in (("skip", skip), ("limit", limit)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        rows = self.graph.run("prospective_list", {"scopeKeys": keys, "includeInactive": bool(include_inactive),
+                                                   "skip": skip, "limit": limit})
+        return [Intention.from_props(r["intention"]) for r in rows]
+
+    def cancel(self, intention_id: str, scope_keys: Sequence[str]) -> bool:
+        """True when an active intention of these scopes was cancelled; False when there is
+        none by that id (unknown, another tenant's, already spent or cancelled)."""
+        keys = require_scope_keys(scope_keys)
+        if not isinstance(intention_id, str):
+            raise ValueError(f"reminder_id must be a string, got {type(intention_id).__name__}")
+        check_text(intention_id, "reminder_id", allow_empty=False, max_len=MAX_ID_CHARS)
+        rows = self.graph.run("prospective_cancel", {"id": intention_id, "scopeKeys": keys,
+                                                     "now": self.clock.now_ms()}, write=True)
+        return bool(rows)
+
+    def check(self, scope_keys: Sequence[str], text: str = "", events: Iterable[str] = ()) -> list[FiredReminder]:
+        """Fire what this turn triggers: due time triggers, keyword triggers whose words are in
+        `text` or `events`, context triggers whose cue is similar enough to `text`. Returns
+        the fired reminders, most important first; their firings are already recorded."""
+        keys = require_scope_keys(scope_keys)
+        text = _turn_text(text)
+        named = _events(events)
+        now = self.clock.now_ms()
+        rows = self.graph.run("prospective_due", {"scopeKeys": keys, "now": now, "limit": self.config.max_checked})
+        turn_vector: list[float] | None = None
+        refreshed: list[dict] = []
+        fired: list[FiredReminder] = []
+        for row in rows:
+            props = row["intention"]
+            intention = Intention.from_props(props)
+            similarity = None
+            if intention.kind is TriggerKind.CONTEXT and text.strip():
+                if turn_vector is None:
+                    turn_vector = self.embedder.embed_query(text)
+                similarity = cosine_similarity(self._cue_vector(intention, props, refreshed), turn_vector)
+            hit = evaluate(intention, now, text, named, similarity)
+            if hit is not None:
+                fired.append(hit)
+        if refreshed:
+            self.graph.run("prospective_set_embedding", {"rows": refreshed, "scopeKeys": keys}, write=True)
+        return self._record(fired, keys, now)
+
+    def _cue_vector(self, intention: Intention, props: dict, refreshed: list[dict]) -> list[float]:
+        """The stored cue vector, or a fresh one when another embedder made it."""
+        stored = props.get("cueEmbedding")
+        vector = unpack_vector(stored) if isinstance(stored, str) else []
+        if vector and props.get("embedModel") == self.embedder.name and len(vector) == self.embedder.dim:
+            return vector
+        assert intention.cue is not None
+        vector = list(self.embedder.embed([intention.cue])[0])
+        refreshed.append({"id": intention.id, "cueEmbedding": pack_vector(vector), "embedModel": self.embedder.name})
+        return vector
+
+    def _record(self, fired: list[FiredReminder], keys: list[str], now: int) -> list[FiredReminder]:
+        if not fired:
+            return []
+        after = {f.intention.id: after_firing(f.intention, now) for f in fired}
+        rows = [{"id": f.intention.id, "expectedFiredCount": f.intention.fired_count,
+                 "nextFireAt": after[f.intention.id].next_fire_at, "active": after[f.intention.id].active}
+                for f in fired]
+        won = {r["id"] for r in self.graph.run("prospective_mark_fired", {"rows": rows, "scopeKeys": keys, "now": now},
+                                               write=True)}
+        out = [FiredReminder(after[f.intention.id], now, f.matched_keywords, f.similarity)
+               for f in fired if f.intention.id in won]
+        return sorted(out, key=lambda f: (-f.intention.importance, f.intention.created_at, f.intention.id))
+
+
+def pack_vector(vector: Sequence[float]) -> str:
+    """A vector as one graph property: base64 of little-endian float32."""
+    packed = array("f", vector)
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return base64.b64encode(packed.tobytes()).decode("ascii")
+
+
+def unpack_vector(text: str) -> list[float]:
+    """The inverse of `pack_vector` (an empty list for anything that is not one)."""
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except ValueError:
+        return []
+    if len(raw) % 4:
+        return []
+    packed = array("f")
+    packed.frombytes(raw)
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return packed.tolist()
+
+
+def _turn_text(text: str) -> str:
+    """The turn is only matched against, never stored: any string will do."""
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a string, got {type(text).__name__}")
+    return text
+
+
+def _events(events: Iterable[str]) -> tuple[str, ...]:
+    items = [events] if isinstance(events, str) else list(events)
+    if len(items) > MAX_EVENTS:
+        raise ValueError(f"events holds {len(items)} names; at most {MAX_EVENTS}")
+    for i, item in enumerate(items):
+        if not isinstance(item, str):
+            raise ValueError(f"events[{i}] must be a string, got {item!r}")
+        if len(item) > MAX_EVENT_CHARS:
+            raise ValueError(f"events[{i}] is longer than {MAX_EVENT_CHARS} characters")
+    return tuple(items)
+
+
+# ---------------------------------------------------------------- agent-level entry points
+
+
+def memory_for(agent: AgentMemory) -> ProspectiveMemory:
+    store = agent.store
+    return ProspectiveMemory(store.graph, store.embedder, store.config.prospective, store.clock)
+
+
+def remind(
+    agent: AgentMemory, content: str, *, at: int | datetime | None = None, every: int | timedelta | None = None,
+    on_keywords: str | Iterable[str] | None = None, on_context: str | None = None, recurring: bool | None = None,
+    cooldown: int | timedelta | None = None, threshold: float | None = None, importance: float | None = None,
+    scope: Scope | str | None = None,
+) -> Intention:
+    """Build, validate and store one intention under the agent's scope (`scope`, default
+    the user's when known, else the agent's own)."""
+    store = agent.store
+    intention = new_intention(
+        content, scope_key=_scope_key(agent, scope), agent_id=agent.identity.agent_id, now=store.clock.now_ms(),
+        config=store.config.prospective, at=at, every=every, on_keywords=on_keywords, on_context=on_context,
+        recurring=recurring, cooldown=cooldown, threshold=threshold, importance=importance,
+    )
+    return memory_for(agent).register(intention)
+
+
+def _scope_key(agent: AgentMemory, scope: Scope | str | None) -> str:
+    if scope is None:
+        return agent.identity.scope_key(agent.identity.default_scope())
+    try:
+        chosen = Scope(scope)
+    except ValueError:
+        raise ValueError(f"scope must be one of {[s.value for s in Scope]}, not {scope!r}") from None
+    return agent.identity.scope_key(chosen)

@@ -1,0 +1,236 @@
+"""The reflector: observation notes → long-term traces, conflicts settled by personality.
+
+A run claims the agent's unreflected notes in its note scope (a lease, as for the
+observer), then:
+
+1. decides the memories — the store's LLM (OpenAI chat, JSON answer) merges and
+   elevates them when the store has one; otherwise, or when the LLM fails or
+   answers malformed JSON (with a warning), the rules of `cognition.observation`
+   merge redundant notes, keep the salient ones for this personality and word
+   them in its memory style;
+2. writes them through the normal write path (`agent.encode_many`): features,
+   encoding strength, interference, near-duplicate reinforcement, the offline
+   contradiction judge making CONTRADICTS edges, graph and vectors;
+3. settles each contradiction the new traces raised by the agent's personality:
+   honest agents believe the newer side (the winner SUPERSEDES the soft-deleted
+   loser), agreeable agents keep both (the CONTRADICTS edge stays as the record of
+   the discrepancy), others believe the clearly more confident side. Only traces
+   of the same scope key are ever superseded;
+4. marks the notes reflected, with the traces they became.
+
+If anything fails before step 4 the claim is released and the notes wait for the
+next run; traces already written are found again as near-duplicates then, so a
+retry reinforces instead of duplicating.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from cogmem_graph.cognition.observation import (
+    ConflictPolicy,
+    ConflictSide,
+    MemoryStyle,
+    ObservationNote,
+    Reflection,
+    conflict_policy,
+    conflict_winner,
+    memory_style,
+    parse_reflector_answer,
+    reflect_rules,
+)
+from cogmem_graph.model import EdgeType, MemoryTrace, SourceType
+from cogmem_graph.pipeline.observer import note_from_props, note_scope, note_scope_key
+
+if TYPE_CHECKING:
+    from cogmem_graph.api.agent import AgentMemory
+
+log = logging.getLogger(__name__)
+
+RESOLUTION_REASON = "superseded_by_reflection"
+
+_STYLE_HINT = {
+    MemoryStyle.STRUCTURED: "Write structured, well-organised memories, each filed under its category.",
+    MemoryStyle.ASSOCIATIVE: "Write rich memories that say what else each one connects to.",
+    MemoryStyle.CONCISE: "Write concise, factual memories.",
+}
+_SYSTEM = (
+    "You consolidate an AI agent's observation notes into long-term memories. Merge notes that say the "
+    "same thing, keep what will still matter later and drop trivia: many notes become few memories. "
+    "Each memory is one self-contained statement; keep what the user said about themselves in the "
+    "user's first person (\"I moved to Berlin\"). {style}\n"
+    "Answer with one JSON object: {{\"memories\": [{{\"content\": the memory, \"type\": one of factual, "
+    "emotional, commitment, preference, creative, correction, \"importance\": 0..1, \"confidence\": 0..1, "
+    "\"notes\": [numbers of the notes it comes from], \"entities\": [names]}}]}}."
+)
+
+
+@dataclass(frozen=True)
+class ConflictOutcome:
+    """A contradiction between a reflected trace and an older memory, and how it was settled."""
+
+    trace_id: str
+    """The reflected trace."""
+    other_id: str
+    """The memory it contradicts."""
+    policy: ConflictPolicy
+    winner_id: str | None
+    """The surviving side; None when both are kept."""
+
+
+@dataclass
+class ReflectionResult:
+    notes: int = 0
+    """Notes processed (claimed and marked reflected)."""
+    traces: list[MemoryTrace] = field(default_factory=list)
+    """Long-term traces written, or reinforced when they were near-duplicates."""
+    conflicts: list[ConflictOutcome] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)
+    """Traces soft-deleted because a reflected memory superseded them (or the reverse)."""
+    method: str | None = None
+    """"llm" or "rules"; None when there was nothing to reflect."""
+
+
+def reflect(agent: AgentMemory) -> ReflectionResult:
+    """Reflect every pending note of this agent (run after run until none is left)."""
+    result = ReflectionResult()
+    limit = agent.store.config.reflector.max_notes_per_run
+    while True:
+        claimed = _run(agent, result)
+        if claimed < limit:
+            return result
+
+
+def _run(agent: AgentMemory, result: ReflectionResult) -> int:
+    store = agent.store
+    cfg = store.config.reflector
+    now = store.clock.now_ms()
+    run_id = "refl_" + uuid.uuid4().hex
+    scope_key, agent_id = note_scope_key(agent), agent.identity.agent_id
+    rows = store.graph.run("observation_notes_claim", {
+        "scopeKey": scope_key, "agentId": agent_id, "staleBefore": now - cfg.claim_lease_ms, "runId": run_id,
+        "now": now, "limit": cfg.max_notes_per_run}, write=True)
+    if not rows:
+        return 0
+    try:
+        notes = [note_from_props(r["note"]) for r in rows]
+        reflections, method = decide(agent, notes)
+        traces = agent.encode_many([_request(agent, r, method) for r in reflections]) if reflections else []
+        conflicts, superseded = settle_conflicts(agent, traces)
+        trace_ids: dict[str, list[str]] = {n.id: [] for n in notes}
+        for reflection, trace in zip(reflections, traces, strict=True):
+            for note_id in reflection.note_ids:
+                if note_id in trace_ids and trace.id not in trace_ids[note_id]:
+                    trace_ids[note_id].append(trace.id)
+        store.graph.run("observation_notes_reflected", {
+            "rows": [{"id": i, "traceIds": ids} for i, ids in trace_ids.items()], "scopeKey": scope_key,
+            "runId": run_id, "now": store.clock.now_ms()}, write=True)
+    except BaseException:
+        _release(agent, scope_key, agent_id, run_id)
+        raise
+    result.notes += len(notes)
+    result.traces += traces
+    result.conflicts += conflicts
+    result.superseded += superseded
+    result.method = method
+    return len(rows)
+
+
+def _release(agent: AgentMemory, scope_key: str, agent_id: str, run_id: str) -> None:
+    try:
+        agent.store.graph.run("observation_notes_release",
+                              {"scopeKey": scope_key, "agentId": agent_id, "runId": run_id}, write=True)
+    except Exception as exc:  # the lease expires anyway; the original error matters more
+        log.warning("could not release the notes claimed by %s (%s); they return after the lease", run_id, exc)
+
+
+def _request(agent: AgentMemory, reflection: Reflection, method: str) -> dict[str, Any]:
+    return {
+        "content": reflection.content, "type": reflection.memory_type, "scope": note_scope(agent),
+        "tags": ["observation", reflection.note_type.value], "entities": list(reflection.entities),
+        "source_type": SourceType.REFLECTION, "confidence": reflection.confidence,
+        "created_at": reflection.created_at or None,
+        "structured_data": {"observation": {
+            "noteType": reflection.note_type.value, "noteIds": list(reflection.note_ids),
+            "importance": round(reflection.importance, 6), "method": method}},
+    }
+
+
+# ---------------------------------------------------------------- deciding the memories
+
+
+def reflector_prompt(agent: AgentMemory, notes: Sequence[ObservationNote]) -> tuple[str, str]:
+    """System and user messages of the reflector's LLM call."""
+    style = memory_style(agent.traits, agent.store.config.reflector.style_trait_threshold)
+    lines = [f"[{i}] ({n.type.value}, importance {n.importance:.2f}) {n.content}"
+             for i, n in enumerate(notes, start=1)]
+    return _SYSTEM.format(style=_STYLE_HINT[style]), "Notes:\n" + "\n".join(lines)
+
+
+def decide(agent: AgentMemory, notes: Sequence[ObservationNote]) -> tuple[list[Reflection], str]:
+    """The memories to write: from the LLM when the store has one, else (or on failure) by rules."""
+    store = agent.store
+    cfg = store.config.reflector
+    complete_json = getattr(store.llm, "complete_json", None)
+    if complete_json is not None:
+        system, user = reflector_prompt(agent, notes)
+        try:
+            payload = complete_json(system, user, max_tokens=cfg.llm_max_tokens)
+            return parse_reflector_answer(payload, notes), "llm"
+        except Exception as exc:  # every LLM step degrades to its heuristic; no note is lost
+            log.warning("reflector LLM failed (%s: %s); reflecting %d note(s) with the rules",
+                        type(exc).__name__, exc, len(notes))
+    return reflect_rules(notes, agent.traits, cfg, store.config.encoding), "rules"
+
+
+# ---------------------------------------------------------------- conflicts
+
+
+def _side(trace: MemoryTrace) -> ConflictSide:
+    return ConflictSide(trace.created_at, trace.recorded_at, trace.confidence)
+
+
+def settle_conflicts(agent: AgentMemory, traces: Sequence[MemoryTrace]) -> tuple[list[ConflictOutcome], list[str]]:
+    """Settle the CONTRADICTS edges from `traces` to older memories by the agent's personality."""
+    store = agent.store
+    ids = list(dict.fromkeys(t.id for t in traces))
+    if not ids:
+        return [], []
+    keys = agent.visible_scope_keys
+    edges = [e for e in store.graph.get_edges(ids, keys)
+             if e.type is EdgeType.CONTRADICTS and e.src in ids and e.dst not in ids]
+    if not edges:
+        return [], []
+    loaded = {t.id: t for t in store.graph.get_traces(list({e.src for e in edges} | {e.dst for e in edges}), keys)}
+    ccfg = store.config.consolidation
+    policy = conflict_policy(agent.traits, ccfg.contradiction_honesty_threshold,
+                             store.config.reflector.agreeableness_threshold)
+    outcomes: list[ConflictOutcome] = []
+    decided: dict[str, list[dict[str, str]]] = {}
+    lost: set[str] = set()
+    for edge in sorted(edges, key=lambda e: (e.src, e.dst)):
+        new, old = loaded.get(edge.src), loaded.get(edge.dst)
+        if new is None or old is None or not (new.is_active and old.is_active):
+            continue
+        winner = None
+        if new.scope_key == old.scope_key and not ({new.id, old.id} & lost):
+            side = conflict_winner(policy, _side(new), _side(old), ccfg.contradiction_confidence_gap)
+            winner = None if side is None else (new.id if side == "new" else old.id)
+        outcomes.append(ConflictOutcome(new.id, old.id, policy, winner))
+        if winner is not None:
+            loser = old.id if winner == new.id else new.id
+            lost.add(loser)
+            decided.setdefault(new.scope_key, []).append({"winner": winner, "loser": loser})
+    superseded: list[str] = []
+    for scope_key, rows in decided.items():
+        out = store.graph.run("consolidation_resolve", {
+            "rows": rows, "scopeKey": scope_key, "now": store.clock.now_ms(), "reason": RESOLUTION_REASON,
+            "weight": store.config.graph.edges.supersedes_weight}, write=True)
+        superseded += [r["loser"] for r in out]
+    if superseded:
+        store.vectors.set_active(superseded, False)  # if Qdrant fails here, store.repair() converges
+    return outcomes, superseded

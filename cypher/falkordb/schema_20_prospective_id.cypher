@@ -1,0 +1,1 @@
+CREATE INDEX FOR (p:Prospective) ON (p.id)

@@ -1,0 +1,1 @@
+CREATE INDEX FOR (t:ConversationTurn) ON (t.bufferKey)

@@ -1,0 +1,1 @@
+CREATE INDEX FOR (o:ObservationNote) ON (o.id)

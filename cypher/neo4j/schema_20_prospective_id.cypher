@@ -1,0 +1,1 @@
+CREATE CONSTRAINT prospective_id IF NOT EXISTS FOR (p:Prospective) REQUIRE p.id IS UNIQUE

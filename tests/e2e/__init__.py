@@ -1,0 +1,1 @@
+"""End-to-end tests (a package, so their module names never clash with tests/unit)."""

@@ -1,0 +1,51 @@
+"""`benchmarks/latency.py` (what `make bench` runs) at a tiny size, as a subprocess, so
+the benchmark cannot rot: it runs end to end on the embedded default and prints its
+one table with every measurement. Times are never asserted."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "benchmarks" / "latency.py"
+HEADERS = ("traces", "encode_many traces/s", "… without embedding", "encode p50 ms", "retrieve p50 ms",
+           "retrieve p95 ms", "traces loaded", "floor p50 ms", "retrieve / floor", "vector top-k p50 ms", "consolidate s", "process RSS MiB", "graph server RSS MiB")
+
+
+def _run(*args: str) -> str:
+    env = {**os.environ, "COLUMNS": "240"}
+    done = subprocess.run([sys.executable, str(SCRIPT), *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def _rows(out: str) -> list[list[str]]:
+    return [[cell.strip() for cell in line.strip("│ ").split("│")] for line in out.splitlines()
+            if line.startswith("│")]
+
+
+@pytest.mark.parametrize("engine", ["edge", "local"])
+def test_the_benchmark_prints_one_row_per_size_with_every_measurement(engine: str) -> None:
+    out = _run("--sizes", "40", "80", "--scopes", "3", "--batch", "20", "--queries", "4", "--singles", "2",
+               "--embedded-vectors", engine)
+    header = next(line for line in out.splitlines() if line.startswith("┃"))
+    assert [h.strip() for h in header.strip("┃ ").split("┃")] == list(HEADERS)
+    rows = _rows(out)
+    assert [r[0] for r in rows] == ["40", "80"]
+    for row in rows:
+        assert "-" not in row, f"every measurement is filled in on the embedded default: {row}"
+        assert row[HEADERS.index("retrieve / floor")].endswith("×")
+        assert float(row[HEADERS.index("graph server RSS MiB")].replace(",", "")) > 0
+    assert ("EdgeVectorIndex" if engine == "edge" else "QdrantVectorIndex") in out
+
+
+def test_bad_sizes_are_refused_with_the_option_named() -> None:
+    done = subprocess.run([sys.executable, str(SCRIPT), "--sizes", "0"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode != 0 and "--sizes" in done.stderr
