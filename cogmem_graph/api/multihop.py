@@ -12,7 +12,10 @@ The walk starts from three places at once, sharing one unit of activation
 
 - the entities the query names (the offline entity extractor, as at encode time;
   lower-case word n-grams when it finds none the graph knows);
-- the traces the query matches as text (dense + BM25 seeds, fused as `retrieve` fuses them);
+- the traces the query matches directly: the read path's best matches (hybrid dense + BM25
+  candidates, graph activation, the six signals), each starting with activation in
+  proportion to its score ^ `seed_sharpness` (`seed_source="hybrid"`: the fused dense +
+  BM25 relevance alone);
 - for global questions (a cue such as "overall" or "main themes", or no entity the
   graph knows), the community summaries: `Schema` nodes made by consolidation.
 
@@ -230,7 +233,7 @@ def multi_hop(agent: AgentMemory, query: str, *, hops: int, top_k: int,
         "text": cfg.text_share if relevance else 0.0,
         "schemas": cfg.schema_share if communities else 0.0,
     })
-    walk = _start(agent, shares, entities, relevance, communities)
+    walk = _start(agent, shares, relevance, communities)
     _spread(agent, walk, entities, shares.get("entities", 0.0), hops)
 
     scores = dict(walk.ranked())
@@ -331,10 +334,10 @@ def _communities(agent: AgentMemory, query: str) -> list[CommunitySummary]:
     return scored[: cfg.max_schemas]
 
 
-def _start(agent: AgentMemory, shares: dict[str, float], entities: list[QueryEntity],
-           relevance: dict[str, float], communities: list[CommunitySummary]) -> Walk:
-    """Starting activation: text matches in proportion to their relevance; community members
-    through their SCHEMA_INSTANCE edge, divided among the members."""
+def _start(agent: AgentMemory, shares: dict[str, float], relevance: dict[str, float],
+           communities: list[CommunitySummary]) -> Walk:
+    """Starting activation: direct matches in proportion to their (sharpened) score; community
+    members through their SCHEMA_INSTANCE edge, divided among the members."""
     cfg = agent.store.config
     fan_exponent = cfg.retrieval.multi_hop.fan_exponent
     walk = Walk()

@@ -3,11 +3,11 @@
 The walk goes query → entities the query names → traces that mention them →
 entities those traces co-mention → their traces, for `hops` entity crossings.
 It is ranked like a personalised PageRank: a unit of activation starts on the
-query's entities, on the traces the query matches as text (dense + BM25 seeds)
-and, for global questions, on the community summaries (Schema nodes); each
-entity-to-trace step keeps `decay` (the reference's 0.5 per hop, taken from the
-graph activation config) divided among the entity's mentions (fan ^ fan_exponent).
-GDS personalised PageRank on Neo4j uses the reference damping factor 0.85.
+query's entities, on the read path's best matches for the query and, for global
+questions, on the community summaries (Schema nodes); each entity-to-trace step
+keeps `decay` (the reference's 0.5 per hop, taken from the graph activation
+config) divided among the entity's mentions (fan ^ fan_exponent). GDS personalised
+PageRank on Neo4j uses GDS's own default damping factor, 0.85.
 
 Numbers marked "measured" were chosen on the LoCoMo development data
 (`benchmarks/locomo.py`).
