@@ -82,7 +82,19 @@ class GraphConfig(_Config):
     appendfsync: Literal["always", "everysec", "no"] = Field(
         "always", description="embedded FalkorDB AOF fsync policy; 'always' never loses an acknowledged write"
     )
-    startup_timeout_s: float = Field(20.0, gt=0.0)
+    startup_timeout_s: float = Field(
+        20.0, gt=0.0, description="embedded FalkorDB: how long to wait for the server to accept connections"
+    )
+    load_timeout_s: float = Field(
+        1800.0, gt=0.0,
+        description="embedded FalkorDB: how long to wait while it replays its append-only log on open",
+    )
+    aof_rewrite_min_mb: int = Field(
+        8, ge=1,
+        description="embedded FalkorDB: compact the append-only log into a snapshot once it is this large and "
+        "has grown by half since the last compaction (and at every clean close), so reopening a home loads a "
+        "snapshot instead of replaying every write (replay runs at about the speed the writes were made)",
+    )
     query_timeout_ms: int = Field(60_000, gt=0)
     retry_attempts: int = Field(4, ge=1, le=20, description="tries for transient connection faults")
     retry_max_wait_s: float = Field(2.0, ge=0.0)

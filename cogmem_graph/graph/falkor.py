@@ -80,6 +80,8 @@ class FalkorGraphStore(CypherGraphStore):
                 Path(data_dir),
                 appendfsync=self.config.appendfsync,
                 startup_timeout_s=self.config.startup_timeout_s,
+                load_timeout_s=self.config.load_timeout_s,
+                aof_rewrite_min_mb=self.config.aof_rewrite_min_mb,
             )
             host, port, password = "127.0.0.1", self._server.port, None
             self.url = self._server.url

@@ -63,6 +63,43 @@ def test_server_runs_with_aof_always_on_loopback(tmp_path):
         store.close()
 
 
+def _incremental_log_bytes(graph_dir) -> int:
+    return sum(f.stat().st_size for f in (graph_dir / "appendonlydir").glob("*.incr.aof*"))
+
+
+def test_writes_are_logged_as_effects_so_a_crashed_home_reopens_without_re_running_queries(tmp_path):
+    home = tmp_path / "graph"
+    store = FalkorGraphStore(data_dir=home)
+    try:
+        store.setup_schema()
+        store.upsert_traces([trace(f"fact number {i}") for i in range(50)])
+        client = redis.Redis(host="127.0.0.1", port=store.embedded_server.port)
+        assert client.execute_command("GRAPH.CONFIG", "GET", "EFFECTS_THRESHOLD")[1] == 0
+        client.close()
+        log = b"".join(f.read_bytes() for f in (home / "appendonlydir").glob("*.incr.aof*"))
+        assert b"GRAPH.EFFECT" in log
+        assert b"UNWIND $rows" not in log and b"`rows`=" not in log  # no write query text to re-run
+    finally:
+        store.close()
+
+
+def test_a_clean_close_compacts_the_log_into_a_snapshot(tmp_path):
+    home = tmp_path / "graph"
+    store = FalkorGraphStore(data_dir=home)
+    store.setup_schema()
+    written = [trace(f"a long enough fact to fill the log, number {i} " + "x" * 400) for i in range(3000)]
+    for start in range(0, len(written), 500):
+        store.upsert_traces(written[start:start + 500])
+    assert _incremental_log_bytes(home) > 1 << 20
+    store.close()
+    assert _incremental_log_bytes(home) < 1 << 20  # the next open loads a snapshot instead of replaying
+    reopened = FalkorGraphStore(data_dir=home)
+    try:
+        assert reopened.get_traces([written[0].id, written[-1].id], KEYS) == [written[0], written[-1]]
+    finally:
+        reopened.close()
+
+
 def test_appendfsync_is_configurable(tmp_path):
     store = FalkorGraphStore(data_dir=tmp_path / "graph", config=GraphConfig(appendfsync="everysec"))
     try:
