@@ -20,11 +20,13 @@ from urllib.parse import urlparse
 
 import redis
 from falkordb import FalkorDB
+from falkordb.query_result import QueryResult
 
 from cogmem_graph.clock import Clock
 from cogmem_graph.config.graph import GraphConfig
 from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable
 from cogmem_graph.graph.base import CypherGraphStore
+from cogmem_graph.graph.falkor_wire import params_header, read_compact
 from cogmem_graph.graph.fulltext import redisearch_query
 from cogmem_graph.graph.launcher import EmbeddedFalkorDB, acquire_embedded, release_embedded
 from cogmem_graph.model import NodeLabel
@@ -141,16 +143,24 @@ class FalkorGraphStore(CypherGraphStore):
     def _run(self, text: str, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]:
         if self._closed:
             raise GraphStoreUnavailable(f"graph store {self.url} is closed", url=self.url)
-        timeout = self.config.query_timeout_ms
+        # The command the client's query()/ro_query() would send; the reply is read by
+        # `read_compact` (plain values in one pass), or by the client for graph objects.
+        command = ["GRAPH.QUERY" if write else "GRAPH.RO_QUERY", self._graph.name,
+                   params_header(params) + text, "--compact",
+                   "timeout", self.config.query_timeout_ms]
         try:
             if write:
                 # FalkorDB runs writes to a graph one at a time anyway; serialising them here
                 # also stops concurrent MERGEs of a brand-new relationship type from
                 # creating parallel duplicate edges.
                 with _write_lock(self.url, self.config.graph_name):
-                    result = self._graph.query(text, params, timeout=timeout)
+                    response = self._graph.execute_command(*command)
             else:
-                result = self._graph.ro_query(text, params, timeout=timeout)
+                response = self._graph.execute_command(*command)
+            rows = read_compact(response)
+            if rows is not None:
+                return rows
+            result = QueryResult(self._graph, response)
         except redis.ResponseError as exc:
             raise GraphQueryError(f"FalkorDB rejected a statement: {exc}") from exc
         header = [column[1] for column in (result.header or [])]
