@@ -5,8 +5,8 @@ candidates (BM25 sparse vectors in Qdrant, same scope filter); 4. reciprocal
 rank fusion; 5. optional rerank; 6. load the candidates and spread activation
 from the top seeds through the graph — activated traces join the pool;
 7. six-signal composite, HEXACO-modulated, tip-of-the-tongue partials and
-feeling-of-knowing; 8. after: access update (spaced repetition) and Hebbian
-CO_ACTIVATED among the returned set, each one batched statement.
+feeling-of-knowing; 8. after: access update (spaced repetition), Hebbian
+CO_ACTIVATED among the returned set and the mechanisms' changes, one statement.
 
 `strategy="dense"` and `"lexical"` return a single candidate list ranked as the
 vector store ranked it: the plain baselines the full pipeline is measured against.
@@ -14,11 +14,12 @@ vector store ranked it: the plain baselines the full pipeline is measured agains
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from cogmem_graph.api import multihop
 from cogmem_graph.api.results import RetrievalResult, ScoredTrace
-from cogmem_graph.cognition.decay import trace_strength, update_on_retrieval
+from cogmem_graph.cognition.decay import current_strength, update_on_retrieval
 from cogmem_graph.cognition.entities import extract_entities
 from cogmem_graph.cognition.mechanisms import (
     detect_feeling_of_knowing,
@@ -35,7 +36,7 @@ from cogmem_graph.cognition.scoring import (
     modulated_weights,
     recency_signal,
 )
-from cogmem_graph.graph.port import AccessUpdate
+from cogmem_graph.graph.port import AccessUpdate, TraceVitals
 from cogmem_graph.model import MemoryTrace, Mood
 from cogmem_graph.retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
 from cogmem_graph.retrieval.lexical import bm25_query_vector
@@ -108,47 +109,65 @@ def retrieve(
         relevance[tid] = max(relevance.get(tid, 0.0), score)
         sources.setdefault(tid, set()).add("multi_hop")
     candidate_ids = list(dict.fromkeys(fused_ids + list(activation) + list(blended)))
-    loaded = {t.id: t for t in store.graph.get_traces(candidate_ids, keys) if t.is_active and t.indexed}
+    # Rank on the candidates' vitals; whole traces are loaded only for what is returned.
+    vitals = {v.id: v for v in store.graph.trace_vitals(candidate_ids, keys)}
 
     now = store.clock.now_ms()
     mood = mood or agent.current_mood()
     weights = modulated_weights(cfg.weights, agent.traits, config=cfg)
     cosine = {h.trace_id: h.score for h in dense}
-    scored: list[tuple[ScoredTrace, RecallKind]] = []
+    scored: list[tuple[_Candidate, RecallKind]] = []
     for tid in candidate_ids:
-        trace = loaded.get(tid)
-        if trace is None:
+        v = vitals.get(tid)
+        if v is None:
             continue
-        strength = trace_strength(trace, now, store.config.decay)
+        strength = current_strength(v.encoding_strength, v.stability, v.last_accessed_at, now, store.config.decay)
         signals = Signals(
             strength=strength,
             similarity=relevance.get(tid, 0.0),
-            recency=recency_signal(now - trace.last_accessed_at, half_life_ms=cfg.recency_half_life_ms),
-            emotional=emotional_congruence(mood.valence, trace.valence),
+            recency=recency_signal(now - v.last_accessed_at, half_life_ms=cfg.recency_half_life_ms),
+            emotional=emotional_congruence(mood.valence, v.valence),
             activation=activation.get(tid, 0.0),
-            importance=importance_signal(trace.confidence, config=cfg),
+            importance=importance_signal(v.confidence, config=cfg),
         )
-        kind = classify_recall(cosine.get(tid, 0.0), strength, trace.confidence, config=cfg)
-        item = ScoredTrace(trace, composite_score(signals, weights), signals.as_dict(), tuple(sorted(sources[tid])))
-        scored.append((item, kind))
-    scored.sort(key=lambda pair: (-pair[0].score, pair[0].trace.id))
+        kind = classify_recall(cosine.get(tid, 0.0), strength, v.confidence, config=cfg)
+        scored.append((_Candidate(v, composite_score(signals, weights), signals.as_dict(), tuple(sorted(sources[tid]))),
+                       kind))
+    scored.sort(key=lambda pair: (-pair[0].score, pair[0].vitals.id))
     # The best top_k are returned whatever their strength: hiding the best match because
     # it is weak would surprise every caller. Tip-of-the-tongue partials are the
     # candidates that missed the cut although the cue matches them well (cosine > 0.6)
     # — weak or untrusted memories the agent "almost" has, to be re-cued.
-    recalled = [s for s, _ in scored[:top_k]]
-    partial = [s for s, kind in scored[top_k:] if kind is RecallKind.TIP_OF_TONGUE][:top_k]
-    returned = {s.trace.id for s in recalled}
-    cutoff = recalled[-1].score if len(recalled) == top_k else None
+    best = [c for c, _ in scored[:top_k]]
+    almost = [c for c, kind in scored[top_k:] if kind is RecallKind.TIP_OF_TONGUE][:top_k]
+    returned = {c.vitals.id for c in best}
+    cutoff = best[-1].score if len(best) == top_k else None
     fok = detect_feeling_of_knowing(
-        ((s.trace, s.score, cosine.get(s.trace.id, 0.0)) for s, _ in scored if s.trace.id not in returned),
+        ((c.vitals, c.score, cosine.get(c.vitals.id, 0.0)) for c, _ in scored if c.vitals.id not in returned),
         store.config.mechanisms.feeling_of_knowing, now, retrieval_cutoff=cutoff,
         query_entities=[e.name for e in extract_entities(query)],
     )
+    # Retrieval-induced forgetting can only suppress losers more similar than its threshold.
+    rif = store.config.mechanisms.retrieval_induced_forgetting
+    competitor_ids = [c.vitals.id for c, _ in scored[top_k:] if cosine.get(c.vitals.id, -1.0) > rif.similarity_threshold] \
+        if record_access and best and rif.enabled else []
+    traces = {t.id: t for t in store.graph.get_traces([c.vitals.id for c in best + almost] + competitor_ids, keys)}
+    recalled = [ScoredTrace(traces[c.vitals.id], c.score, c.signals, c.sources) for c in best if c.vitals.id in traces]
+    partial = [ScoredTrace(traces[c.vitals.id], c.score, c.signals, c.sources) for c in almost if c.vitals.id in traces]
     if record_access and recalled:
-        competitors = [(s.trace, cosine[s.trace.id]) for s in partial_pool(scored, top_k) if s.trace.id in cosine]
+        competitors = [(traces[tid], cosine[tid]) for tid in competitor_ids if tid in traces]
         _after_retrieval(agent, recalled, competitors, keys, now, mood)
     return RetrievalResult(query=query, traces=recalled, partial=partial, feeling_of_knowing=fok, strategy=strategy)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A ranked candidate before its whole trace is loaded."""
+
+    vitals: TraceVitals
+    score: float
+    signals: dict[str, float]
+    sources: tuple[str, ...]
 
 
 def _rerank(agent: AgentMemory, query: str, ids: list[str], keys: list[str]) -> list[tuple[str, float]]:
@@ -158,18 +177,13 @@ def _rerank(agent: AgentMemory, query: str, ids: list[str], keys: list[str]) -> 
     return [(ordered[index], float(score)) for index, score in ranked]
 
 
-def partial_pool(scored: list[tuple[ScoredTrace, RecallKind]], top_k: int) -> list[ScoredTrace]:
-    """Candidates that lost the race (ranked below the returned set)."""
-    return [s for s, _ in scored[top_k:]]
-
-
 def _after_retrieval(
     agent: AgentMemory, recalled: list[ScoredTrace], competitors: list[tuple[MemoryTrace, float]],
     keys: list[str], now: int, mood: Mood,
 ) -> None:
     """Retrieval strengthens what it returns (spaced repetition), wires it together
     (Hebbian), re-opens it to the current mood (reconsolidation), and suppresses
-    similar competitors that lost (retrieval-induced forgetting). One statement each."""
+    similar competitors that lost (retrieval-induced forgetting). One statement for all four."""
     store = agent.store
     mechanisms = store.config.mechanisms
     updates = []
@@ -177,10 +191,7 @@ def _after_retrieval(
         u = update_on_retrieval(item.trace, now, store.config.decay)
         updates.append(AccessUpdate(item.trace.id, u.last_accessed_at, u.stability, u.reinforcement_interval,
                                     u.next_reinforcement_at, u.encoding_strength))
-    store.graph.record_access(updates, keys)
     wired = recalled[: store.config.graph.edges.hebbian_max_co_retrieved]
-    if len(wired) > 1:
-        store.graph.hebbian_update([[item.trace.id for item in wired]], keys)
     rows: list[dict] = []
     for item in recalled:
         after = reconsolidate(item.trace, mood, mechanisms.reconsolidation, now)
@@ -190,5 +201,5 @@ def _after_retrieval(
     rif = retrieval_induced_forgetting(competitors, {i.trace.id for i in recalled}, mechanisms.retrieval_induced_forgetting, now)
     suppressed = set(rif.suppressed_ids)
     rows += [{"id": t.id, "stability": t.stability} for t in rif.traces if t.id in suppressed]
-    if rows:
-        store.graph.write_mechanism_state(rows, keys)
+    co_retrieved = [item.trace.id for item in wired] if len(wired) > 1 else []
+    store.graph.after_retrieval(updates, co_retrieved, rows, keys)

@@ -337,8 +337,18 @@ def _entity_overlap(trace_entities: Sequence[str], query_entities: set[str]) -> 
     return len(mine & query_entities) / max(len(query_entities), len(mine))
 
 
+class FeelingOfKnowingCandidate(Protocol):
+    """What a feeling-of-knowing signal reads of a candidate (a `MemoryTrace` has it all)."""
+
+    id: str
+    is_active: bool
+    entities: Sequence[str]
+    created_at: int
+    tags: Sequence[str]
+
+
 def detect_feeling_of_knowing(
-    candidates: Iterable[tuple[MemoryTrace, float, float]],
+    candidates: Iterable[tuple[FeelingOfKnowingCandidate, float, float]],
     config: FeelingOfKnowingConfig,
     now_ms: int,
     *,

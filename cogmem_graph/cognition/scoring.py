@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from enum import StrEnum
 
 from cogmem_graph.config.retrieval import SIGNAL_NAMES, RetrievalConfig, SignalWeights
@@ -29,6 +29,9 @@ def _clamp01(value: float) -> float:
 
 
 def _finite(value: float, name: str) -> float:
+    kind = type(value)
+    if (kind is float or kind is int) and math.isfinite(value):  # the common case, checked cheaply
+        return float(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a number, got {type(value).__name__}")
     if not math.isfinite(value):
@@ -53,8 +56,8 @@ class Signals:
     importance: float = 0.0
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            object.__setattr__(self, f.name, _finite(getattr(self, f.name), f"signals.{f.name}"))
+        for name in SIGNAL_NAMES:
+            object.__setattr__(self, name, _finite(getattr(self, name), f"signals.{name}"))
 
     def as_dict(self) -> dict[str, float]:
         return {name: getattr(self, name) for name in SIGNAL_NAMES}

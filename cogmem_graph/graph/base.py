@@ -35,6 +35,7 @@ from cogmem_graph.graph.port import (
     LexicalHit,
     Mention,
     Subgraph,
+    TraceVitals,
 )
 from cogmem_graph.model import EdgeType, MemoryTrace, MemoryType
 
@@ -154,6 +155,19 @@ class CypherGraphStore(ABC):
             return []
         rows = self.run("get_traces", {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys})
         return [MemoryTrace.from_graph_props(r["trace"]) for r in rows]
+
+    def trace_vitals(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[TraceVitals]:
+        """Ranking fields of the active, indexed traces among `ids` (see `TraceVitals`)."""
+        keys = require_scope_keys(scope_keys)
+        if not ids:
+            return []
+        rows = self.run("trace_vitals", {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys})
+        return [
+            TraceVitals(r["id"], float(r["encodingStrength"]), float(r["stability"]), int(r["lastAccessedAt"]),
+                        float(r["valence"]), float(r["confidence"]), int(r["createdAt"]),
+                        tuple(r["entities"] or ()), tuple(r["tags"] or ()))
+            for r in rows
+        ]
 
     def list_traces(
         self, scope_keys: Sequence[str], *, include_inactive: bool = False, skip: int = 0, limit: int = 100
@@ -341,21 +355,28 @@ class CypherGraphStore(ABC):
 
     def record_access(self, updates: Sequence[AccessUpdate], scope_keys: Sequence[str]) -> dict[str, int]:
         keys = require_scope_keys(scope_keys)
-        rows = [
-            {
-                "id": u.trace_id,
-                "lastAccessedAt": u.last_accessed_at,
-                "stability": u.stability,
-                "reinforcementInterval": u.reinforcement_interval,
-                "nextReinforcementAt": u.next_reinforcement_at,
-                "encodingStrength": u.encoding_strength,
-            }
-            for u in {u.trace_id: u for u in updates}.values()
-        ]
+        rows = _access_rows(updates)
         if not rows:
             return {}
         result = self.run("record_access", {"rows": rows, "scopeKeys": keys, "now": self._now()}, write=True)
         return {r["id"]: int(r["retrievalCount"]) for r in result}
+
+    def after_retrieval(
+        self, updates: Sequence[AccessUpdate], co_retrieved: Sequence[str], changes: Sequence[dict[str, Any]],
+        scope_keys: Sequence[str],
+    ) -> None:
+        """What one retrieval writes, as one statement: `record_access(updates)`,
+        `hebbian_update([co_retrieved])` and `write_mechanism_state(changes)` in that order.
+        A retrieval returns a handful of traces, far below the batch size of the three."""
+        keys = require_scope_keys(scope_keys)
+        pairs = [{"a": a, "b": b, "k": 1} for a, b in itertools.combinations(sorted(set(co_retrieved)), 2)]
+        access, mechanism = _access_rows(updates), _mechanism_rows(changes)
+        if not (access or pairs or mechanism):
+            return
+        self.run("after_retrieval", {
+            "access": access, "pairs": pairs, "changes": mechanism, "scopeKeys": keys,
+            "eta": self.config.edges.hebbian_learning_rate, "now": self._now(),
+        }, write=True)
 
     def set_strengths(self, strengths: dict[str, float], scope_keys: Sequence[str]) -> int:
         """Store encoding strengths computed by the cognitive core (interference, mechanisms)."""
@@ -370,8 +391,7 @@ class CypherGraphStore(ABC):
         """Store what retrieval-time mechanisms changed. Each row: id plus any of valence,
         arousal, dominance, stability, structuredData (JSON string); missing keys stay as they are."""
         keys = require_scope_keys(scope_keys)
-        fields = ("valence", "arousal", "dominance", "stability", "structuredData")
-        clean = [{"id": r["id"], **{f: r.get(f) for f in fields}} for r in rows]
+        clean = _mechanism_rows(rows)
         updated = 0
         for chunk in _chunks(clean):
             updated += len(self.run("write_mechanism_state", {"rows": chunk, "scopeKeys": keys, "now": self._now()},
@@ -443,3 +463,26 @@ class CypherGraphStore(ABC):
 
 
 SchemaStep = Callable[[], None]
+
+
+def _access_rows(updates: Sequence[AccessUpdate]) -> list[dict[str, Any]]:
+    """Spaced-repetition values per trace, the last update of a trace winning."""
+    return [
+        {
+            "id": u.trace_id,
+            "lastAccessedAt": u.last_accessed_at,
+            "stability": u.stability,
+            "reinforcementInterval": u.reinforcement_interval,
+            "nextReinforcementAt": u.next_reinforcement_at,
+            "encodingStrength": u.encoding_strength,
+        }
+        for u in {u.trace_id: u for u in updates}.values()
+    ]
+
+
+MECHANISM_FIELDS = ("valence", "arousal", "dominance", "stability", "structuredData")
+
+
+def _mechanism_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each row with every mechanism field present (null: leave the property as it is)."""
+    return [{"id": r["id"], **{f: r.get(f) for f in MECHANISM_FIELDS}} for r in rows]

@@ -32,6 +32,23 @@ class Mention:
 
 
 @dataclass(frozen=True)
+class TraceVitals:
+    """The part of an active, indexed trace that ranking reads: a retrieval ranks ~100
+    candidates and returns ten, so it loads whole traces only for what it returns."""
+
+    id: str
+    encoding_strength: float
+    stability: float
+    last_accessed_at: int
+    valence: float
+    confidence: float
+    created_at: int
+    entities: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    is_active: bool = True
+
+
+@dataclass(frozen=True)
 class Activation:
     trace_id: str
     activation: float
@@ -84,6 +101,7 @@ class GraphStore(Protocol):
     def setup_schema(self) -> None: ...
     def upsert_traces(self, traces: Sequence[MemoryTrace]) -> int: ...
     def get_traces(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[MemoryTrace]: ...
+    def trace_vitals(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[TraceVitals]: ...
     def list_traces(
         self, scope_keys: Sequence[str], *, include_inactive: bool = False, skip: int = 0, limit: int = 100
     ) -> list[MemoryTrace]: ...
@@ -107,6 +125,10 @@ class GraphStore(Protocol):
     def trace_index_state(self, ids: Sequence[str]) -> dict[str, bool]: ...
     def indexed_trace_ids(self) -> set[str]: ...
     def write_mechanism_state(self, rows: Sequence[dict[str, Any]], scope_keys: Sequence[str]) -> int: ...
+    def after_retrieval(
+        self, updates: Sequence[AccessUpdate], co_retrieved: Sequence[str], changes: Sequence[dict[str, Any]],
+        scope_keys: Sequence[str],
+    ) -> None: ...
     def fulltext_search(self, text: str, scope_keys: Sequence[str], limit: int = 50) -> list[LexicalHit]: ...
     def subgraph(self, ids: Sequence[str], scope_keys: Sequence[str]) -> Subgraph: ...
     def stats(self, scope_keys: Sequence[str] | None = None) -> GraphStats: ...

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 import threading
 
 import pytest
@@ -238,6 +239,51 @@ def test_multi_path_summation_is_capped_at_one(graph):
     assert single == {x.id: pytest.approx(0.5), seeds[1].id: pytest.approx(0.25), seeds[2].id: pytest.approx(0.25)}
 
 
+def _walks(edges, seeds, start, depth, decay, threshold):
+    """Reference: every walk from a seed that never turns straight back, pruned below the
+    threshold, summed per trace (seeds excluded) and capped at 1."""
+    total: dict[str, float] = {}
+    frontier = [(s, "", start[s]) for s in seeds]
+    for _ in range(depth):
+        frontier = [f for f in frontier if f[2] * decay >= threshold]
+        nxt = []
+        for node, prev, act in frontier:
+            for a, b, w in edges:
+                for here, there in ((a, b), (b, a)):
+                    if here == node and there != prev and act * w * decay >= threshold:
+                        nxt.append((there, node, act * w * decay))
+        for there, _, act in nxt:
+            if there not in seeds:
+                total[there] = total.get(there, 0.0) + act
+        frontier = nxt
+    return {k: min(1.0, v) for k, v in total.items()}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_activation_equals_the_walk_reference_on_a_random_graph(graph, seed):
+    """Parallel edges, cycles and heavy weights: the two-hop round trip and the single hop
+    after it sum exactly the walks the definition names, at depths 1 to 4."""
+    rng = random.Random(seed)
+    traces = [make(f"node {i}") for i in range(14)]
+    graph.upsert_traces(traces)
+    kinds = [EdgeType.CO_ACTIVATED, EdgeType.SHARED_ENTITY, EdgeType.SUPERSEDES, EdgeType.CAUSED_BY]
+    edges = []
+    for kind in kinds:
+        pairs = {tuple(rng.sample(range(len(traces)), 2)) for _ in range(12)}
+        batch = [Edge(traces[a].id, traces[b].id, round(rng.uniform(0.4, 1.0), 3)) for a, b in pairs]
+        graph.merge_edges(kind, batch)
+        edges += [(e.src, e.dst, e.weight) for e in batch]
+    seeds = [t.id for t in rng.sample(traces, 3)]
+    start = {s: round(rng.uniform(0.5, 1.0), 3) for s in seeds}
+    for depth in (1, 2, 3, 4):
+        cfg = ActivationConfig(max_depth=depth, threshold=0.05, max_results=100)
+        got = {a.trace_id: a.activation for a in graph.spread_activation(seeds, U1, cfg, seed_activation=start)}
+        expected = _walks(edges, set(seeds), start, depth, cfg.decay_per_hop, cfg.threshold)
+        assert got.keys() == expected.keys(), depth
+        for trace_id, value in expected.items():
+            assert got[trace_id] == pytest.approx(value), (depth, trace_id)
+
+
 def test_activation_never_crosses_scope_keys(graph):
     seed, near = make("seed"), make("near")
     foreign = make("foreign", scope_id="u2")
@@ -320,6 +366,39 @@ def test_record_access_increments_in_the_database(graph):
     assert (back.retrieval_count, back.last_accessed_at, back.stability) == (2, 5_000, 9e6)
     assert (back.reinforcement_interval, back.next_reinforcement_at) == (7, 9)
     assert graph.record_access([upd], ["user:u2"]) == {}
+
+
+def test_after_retrieval_writes_access_hebbian_and_mechanisms_in_one_statement(graph):
+    a, b, c, loser = make("a"), make("b"), make("c"), make("loser")
+    foreign = make("foreign", scope_id="u2")
+    graph.upsert_traces([a, b, c, loser, foreign])
+    eta = graph.config.edges.hebbian_learning_rate
+    updates = [AccessUpdate(t.id, last_accessed_at=5_000, stability=9e6, reinforcement_interval=7,
+                            next_reinforcement_at=9) for t in (a, b, c)]
+    changes = [{"id": a.id, "valence": 0.5, "arousal": 0.1, "dominance": 0.2, "structuredData": '{"x": 1}'},
+               {"id": loser.id, "stability": 1234.0}]
+    graph.after_retrieval(updates, [a.id, b.id, c.id], changes, U1)
+    graph.after_retrieval(updates[:2], [b.id, a.id], [], U1)
+    back = {t.id: t for t in graph.get_traces([a.id, b.id, c.id, loser.id], U1)}
+    assert [back[t.id].retrieval_count for t in (a, b, c, loser)] == [2, 2, 1, 0]
+    assert (back[c.id].last_accessed_at, back[c.id].stability, back[c.id].next_reinforcement_at) == (5_000, 9e6, 9)
+    assert (back[a.id].valence, back[a.id].structured_data) == (0.5, {"x": 1})
+    assert back[a.id].stability == 9e6  # a null field leaves the property alone
+    assert back[loser.id].stability == 1234.0
+    weights = {tuple(sorted((e.src, e.dst))): e.weight
+               for e in graph.get_edges([a.id, b.id, c.id], U1) if e.type is EdgeType.CO_ACTIVATED}
+    assert weights[tuple(sorted((a.id, b.id)))] == pytest.approx(1 - (1 - eta) ** 2)
+    assert weights[tuple(sorted((a.id, c.id)))] == pytest.approx(eta)
+    assert len(weights) == 3
+    # only the access part, or only the changes: the other parts' empty lists do not stop it
+    graph.after_retrieval([], [], [{"id": loser.id, "stability": 99.0}], U1)
+    assert graph.get_traces([loser.id], U1)[0].stability == 99.0
+    # another tenant's traces are never written
+    graph.after_retrieval([AccessUpdate(foreign.id, 1, 1.0, 1, 1)], [a.id, foreign.id],
+                          [{"id": foreign.id, "stability": 1.0}], U1)
+    (untouched,) = graph.get_traces([foreign.id], ["user:u2"])
+    assert (untouched.retrieval_count, untouched.stability) == (0, foreign.stability)
+    assert sum(1 for e in graph.get_edges([a.id], U1) if e.type is EdgeType.CO_ACTIVATED) == 2
 
 
 def test_fulltext_search_is_scoped_and_filters_inactive(graph):

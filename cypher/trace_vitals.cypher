@@ -1,0 +1,9 @@
+// What ranking needs of each retrieval candidate, without loading whole traces: the
+// decay state, mood and trust signals, and what a feeling-of-knowing hint shows.
+// Only active, indexed traces inside the caller's visible scope keys.
+UNWIND $ids AS id
+MATCH (t:Trace {id: id})
+WHERE t.scopeKey IN $scopeKeys AND t.isActive = true AND t.indexed = true
+RETURN t.id AS id, t.encodingStrength AS encodingStrength, t.stability AS stability,
+       t.lastAccessedAt AS lastAccessedAt, t.valence AS valence, t.confidence AS confidence,
+       t.createdAt AS createdAt, t.entities AS entities, t.tags AS tags
