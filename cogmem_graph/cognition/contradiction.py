@@ -290,9 +290,18 @@ def _fact(subject_raw: str | None, attribute: str, value_raw: str, *, negated: b
                 single_valued=single, kind=kind, pronoun=subject[1])
 
 
+_RESIDENCE_WORDS = ("liv", "resid", "mov", "relocat", "settled", "based")
+_EMPLOYER_WORDS = ("work", "employed", "join", "started", "job")
+_DIGIT = re.compile(r"\d")
+
+
 def _sentence_facts(sentence: str) -> list[Fact]:
+    # Each pattern runs only if a word it cannot match without occurs (a plain substring
+    # test): the verb alternations are case-insensitive, so a lower-cased check is exact.
+    lowered = sentence.lower()
     facts: list[Fact] = []
-    for m in _RESIDENCE.finditer(sentence):
+    residence = _RESIDENCE.finditer(sentence) if any(w in lowered for w in _RESIDENCE_WORDS) else ()
+    for m in residence:
         if _past_only(m["mid"], m["verb"]):
             continue
         fact = _fact(_resolve_subject(sentence, m, "subj", m["mid"]), "residence", m["value"],
@@ -301,7 +310,8 @@ def _sentence_facts(sentence: str) -> list[Fact]:
             fact = replace(fact, single_valued=False)
         if fact:
             facts.append(fact)
-    for m in _EMPLOYER.finditer(sentence):
+    employer = _EMPLOYER.finditer(sentence) if any(w in lowered for w in _EMPLOYER_WORDS) else ()
+    for m in employer:
         group = "subj" if m["subj"] else "subj2"
         mid, verb, value = (m["mid"], m["verb"], m["value"]) if m["subj"] else (m["mid2"], m["verb2"], m["value2"])
         subj = _resolve_subject(sentence, m, group, mid)
@@ -311,7 +321,7 @@ def _sentence_facts(sentence: str) -> list[Fact]:
                      require_proper=True)
         if fact:
             facts.append(fact)
-    for pattern in (_AGE, _AGE_CONTRACTED):
+    for pattern in (_AGE, _AGE_CONTRACTED) if _DIGIT.search(sentence) else ():
         for m in pattern.finditer(sentence):
             fact = _fact(_resolve_subject(sentence, m, "subj", m["mid"]), "age", m["value"],
                          negated=_negated(m["mid"]), single=True)
@@ -387,19 +397,22 @@ def _compare(new: Fact, old: Fact) -> ContradictionVerdict:
     return ContradictionVerdict(base * factor, "different_value", new.attribute, old.value, new.value)
 
 
-def _content_words(text: str) -> tuple[set[str], bool]:
-    """Content words (negations removed) and whether the text is negated (odd number of negations)."""
+@lru_cache(maxsize=16_384)
+def _content_words(text: str) -> tuple[frozenset[str], bool]:
+    """Content words (negations removed) and whether the text is negated (odd number of negations).
+    Cached: a new memory is compared with several neighbours, and neighbours recur."""
     lowered = text.lower().replace("’", "'")
     raw = re.findall(r"[a-z0-9]+(?:'[a-z]+)?", lowered)
     negations = sum(1 for w in raw if w in _NEGATIONS or w.endswith("n't"))
     words = {w for w in word_tokens(lowered) if w not in _NEGATIONS and not w.endswith("n't")}
-    return {_SPELLING.get(w, w) for w in words}, negations % 2 == 1
+    return frozenset(_SPELLING.get(w, w) for w in words), negations % 2 == 1
 
 
-def _jaccard(a: set[str], b: set[str]) -> float:
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
+@lru_cache(maxsize=16_384)
 def _has_correction_cue(text: str) -> bool:
     lowered = " " + " ".join(re.findall(r"[a-z']+", text.lower().replace("’", "'"))) + " "
     return any(f" {cue} " in lowered for cue in _CORRECTION_CUES)

@@ -20,6 +20,7 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
+from functools import lru_cache
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
@@ -93,10 +94,11 @@ class _Lexicon:
 
     def count(self, tokens: list[str], joined: str) -> int:
         """Occurrences of single-word cues among the tokens plus phrase occurrences."""
-        hits = sum(1 for t in tokens if self.matches(t))
-        for phrase in self.phrases:
-            hits += joined.count(f" {phrase} ")
-        return hits
+        return sum(1 for t in tokens if self.matches(t)) + self.phrase_count(joined)
+
+    def phrase_count(self, joined: str) -> int:
+        """Occurrences of the multi-word cues in ` token token … ` text."""
+        return sum(joined.count(f" {phrase} ") for phrase in self.phrases)
 
 
 NOVELTY = _Lexicon.of(
@@ -181,6 +183,20 @@ NEGATION_WINDOW = 3
 # ---------------------------------------------------------------- scoring
 
 
+_LEXICONS: tuple[_Lexicon, ...] = (
+    NOVELTY, PROCEDURE, SOCIAL, COOPERATION, ETHICAL, CONTRADICTION, PERSONAL, PROSPECTIVE,
+)
+_EMOTIONAL = len(_LEXICONS)
+"""Index, in a token profile, of "any emotional word" (positive, negative or a feeling)."""
+
+
+@lru_cache(maxsize=65_536)
+def _token_profile(token: str) -> tuple[bool, ...]:
+    """Membership of one word in each scored lexicon, then whether it is emotional."""
+    emotional = POSITIVE.matches(token) or NEGATIVE.matches(token) or EMOTION_STATE.matches(token)
+    return (*(lexicon.matches(token) for lexicon in _LEXICONS), emotional)
+
+
 def tokenize(text: str) -> list[str]:
     """Lower-cased word tokens with inner apostrophes kept ("don't", "i'm")."""
     return _TOKEN.findall(text.lower().replace("\u2019", "'"))
@@ -237,12 +253,27 @@ def detect_features(text: str, topic_terms: Iterable[str] = ()) -> ContentFeatur
     if not tokens:
         return NO_FEATURES
     joined = f" {' '.join(tokens)} "
+    # Which lexicons each token belongs to, looked up once per distinct word; then one
+    # column sum per lexicon (features are scored for every memory written).
+    columns = [sum(column) for column in zip(*map(_token_profile, tokens), strict=True)]
+    singles = dict(zip(_LEXICONS, columns[:_EMOTIONAL], strict=True))
 
     def score(lexicon: _Lexicon) -> float:
-        return cue_score(lexicon.count(tokens, joined))
+        return cue_score(singles[lexicon] + lexicon.phrase_count(joined))
 
-    emotion_hits = sum(
-        1 for t in tokens if POSITIVE.matches(t) or NEGATIVE.matches(t) or EMOTION_STATE.matches(t)
+    emotion_hits = columns[_EMOTIONAL]
+    return ContentFeatures(
+        novelty=score(NOVELTY),
+        procedure=score(PROCEDURE),
+        emotion=cue_score(emotion_hits),
+        social=score(SOCIAL),
+        cooperation=score(COOPERATION),
+        ethical=score(ETHICAL),
+        contradiction=score(CONTRADICTION),
+        topic_relevance=topic_relevance(tokens, topic_terms),
+        sentiment=sentiment_score(tokens),
+        personal=score(PERSONAL),
+        prospective=score(PROSPECTIVE),
     )
     return ContentFeatures(
         novelty=score(NOVELTY),
