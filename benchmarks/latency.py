@@ -14,7 +14,11 @@ the same data:
 - single `encode` calls (one trace each, the write path's per-call cost);
 - `retrieve` over a fixed set of queries (p50 / p95);
 - the floor: one raw vector query with the same scope filter plus one raw Cypher round
-  trip loading as many traces as the pipeline loaded — no fused retrieval can beat it;
+  trip loading as many whole traces as the pipeline ranked — what a fused retrieval
+  that loads its candidates costs at the least;
+- the slim floor: the same vector query plus one round trip reading only those traces'
+  ranking fields — the least the pipeline's own reads could cost (it reads vitals for
+  every candidate and whole traces only for what it returns);
 - a plain-vector baseline: the vector store's top-k alone;
 - one `consolidate()`;
 - resident memory of this process and of the embedded graph server.
@@ -128,6 +132,12 @@ def raw_graph_load(store: cg.MemoryStore, ids: list[str], keys: list[str]) -> in
     return len(store.graph.run("get_traces", {"ids": ids, "scopeKeys": keys}))
 
 
+def raw_vitals_load(store: cg.MemoryStore, ids: list[str], keys: list[str]) -> int:
+    """One Cypher round trip reading only the ranking fields (what retrieve itself reads
+    for its candidates before it loads whole traces for the ones it returns)."""
+    return len(store.graph.run("trace_vitals", {"ids": ids, "scopeKeys": keys}))
+
+
 def watch_embedding(store: cg.MemoryStore) -> list[float]:
     """Seconds spent embedding documents, so ingest can be reported without them."""
     spent = [0.0]
@@ -145,15 +155,17 @@ def watch_embedding(store: cg.MemoryStore) -> list[float]:
 
 
 def watch_loads(store: cg.MemoryStore) -> list[int]:
-    """How many traces each graph load asked for (the floor loads as many)."""
+    """How many traces each graph load asked for (the floor loads as many as the largest:
+    the candidates a retrieval ranks, whether it reads their vitals or whole traces)."""
     counts: list[int] = []
-    get_traces = store.graph.get_traces
+    for name in ("get_traces", "trace_vitals"):
+        load = getattr(store.graph, name)
 
-    def counting(ids, scope_keys):
-        counts.append(len(set(ids)))
-        return get_traces(ids, scope_keys)
+        def counting(ids, scope_keys, load=load):
+            counts.append(len(set(ids)))
+            return load(ids, scope_keys)
 
-    store.graph.get_traces = counting
+        setattr(store.graph, name, counting)
     return counts
 
 
@@ -220,7 +232,7 @@ def run_size(n: int, args, rng: random.Random) -> dict[str, float | str | None]:
         pool = args.top_k * store.config.retrieval.candidate_multiplier
         for agent, query in queries[: min(5, len(queries))]:  # warm caches and code paths
             agent.retrieve(query, top_k=args.top_k, record_access=False)
-        retrieve_ms, floor_ms, vector_ms, loads = [], [], [], []
+        retrieve_ms, floor_ms, slim_ms, vector_ms, loads = [], [], [], [], []
         for agent, query in queries:
             keys = agent.visible_scope_keys
             vector = store.embedder.embed_query(query)  # cached: the floor pays no embedding either
@@ -232,6 +244,9 @@ def run_size(n: int, args, rng: random.Random) -> dict[str, float | str | None]:
             ids = raw_vector_query(store.vectors, vector, keys, count)
             raw_graph_load(store, ids, keys)
             floor_ms.append((time.perf_counter() - start) * 1000)
+            start = time.perf_counter()
+            raw_vitals_load(store, raw_vector_query(store.vectors, vector, keys, count), keys)
+            slim_ms.append((time.perf_counter() - start) * 1000)
             vector_ms.append(timed_ms(lambda v=vector, k=keys: raw_vector_query(store.vectors, v, k, args.top_k)))
             clock.advance(MS_PER_SECOND)
         row["loaded"] = statistics.mean(loads)
@@ -239,6 +254,8 @@ def run_size(n: int, args, rng: random.Random) -> dict[str, float | str | None]:
         row["retrieve p95"] = percentile(retrieve_ms, 0.95)
         row["floor p50"] = statistics.median(floor_ms)
         row["ratio"] = row["retrieve p50"] / row["floor p50"]
+        row["slim floor p50"] = statistics.median(slim_ms)
+        row["slim ratio"] = row["retrieve p50"] / row["slim floor p50"]
         row["vector p50"] = statistics.median(vector_ms)
 
         if not args.skip_consolidate:
@@ -262,6 +279,8 @@ COLUMNS = [
     ("traces loaded", "loaded", "{:.0f}"),
     ("floor p50 ms", "floor p50", "{:.1f}"),
     ("retrieve / floor", "ratio", "{:.1f}×"),
+    ("slim floor p50 ms", "slim floor p50", "{:.1f}"),
+    ("retrieve / slim floor", "slim ratio", "{:.1f}×"),
     ("vector top-k p50 ms", "vector p50", "{:.1f}"),
     ("consolidate s", "consolidate s", "{:.1f}"),
     ("process RSS MiB", "process MiB", "{:,.0f}"),
@@ -288,7 +307,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if min(args.sizes + [args.scopes, args.batch, args.queries, args.top_k]) < 1 or args.singles < 0:
         parser.error("--sizes, --scopes, --batch, --queries and --top-k must be positive")
     rng = random.Random(args.seed)
-    console = Console(width=240)
+    console = Console(width=300)
     where = f"{args.graph or 'embedded FalkorDB'} + {args.vectors or 'embedded vectors'}"
     rows = []
     for n in args.sizes:
@@ -304,7 +323,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         table.add_row(*("-" if r.get(key) is None else fmt.format(r[key]) for _, key, fmt in columns))
     console.print(table)
     console.print("floor = one raw vector query (same scope filter) + one Cypher round trip loading as many traces "
-                  "as the pipeline loaded (\"traces loaded\", mean per query); vector top-k = the vector store alone; "
+                  "as the pipeline ranked (\"traces loaded\", mean per query); slim floor = the same vector query + one round trip "
+                  "reading only their ranking fields (what retrieve reads before loading the returned traces whole); "
+                  "vector top-k = the vector store alone; "
                   "\"… without embedding\" = encode_many throughput less the time spent in the embedder.")
     sys.stdout.flush()
 

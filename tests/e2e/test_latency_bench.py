@@ -14,11 +14,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "latency.py"
 HEADERS = ("traces", "encode_many traces/s", "… without embedding", "encode p50 ms", "retrieve p50 ms",
-           "retrieve p95 ms", "traces loaded", "floor p50 ms", "retrieve / floor", "vector top-k p50 ms", "consolidate s", "process RSS MiB", "graph server RSS MiB")
+           "retrieve p95 ms", "traces loaded", "floor p50 ms", "retrieve / floor",
+           "slim floor p50 ms", "retrieve / slim floor", "vector top-k p50 ms", "consolidate s", "process RSS MiB", "graph server RSS MiB")
 
 
 def _run(*args: str) -> str:
-    env = {**os.environ, "COLUMNS": "240"}
+    env = {**os.environ, "COLUMNS": "320"}
     done = subprocess.run([sys.executable, str(SCRIPT), *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -41,6 +42,7 @@ def test_the_benchmark_prints_one_row_per_size_with_every_measurement(engine: st
     for row in rows:
         assert "-" not in row, f"every measurement is filled in on the embedded default: {row}"
         assert row[HEADERS.index("retrieve / floor")].endswith("×")
+        assert row[HEADERS.index("retrieve / slim floor")].endswith("×")
         assert float(row[HEADERS.index("graph server RSS MiB")].replace(",", "")) > 0
     assert ("EdgeVectorIndex" if engine == "edge" else "QdrantVectorIndex") in out
 
