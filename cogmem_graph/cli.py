@@ -44,6 +44,7 @@ from rich.table import Table
 if TYPE_CHECKING:
     from cogmem_graph.api.agent import AgentMemory
     from cogmem_graph.api.store import MemoryStore
+    from cogmem_graph.portable import PortableCounts
 
 app = typer.Typer(help="cogmem-graph: cognitive memory for LLM agents, in a graph database.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
@@ -644,14 +645,19 @@ def _open_text(path: Path, mode: str, *, gz: bool | None = None) -> IO[str]:
     return path.open(mode, encoding="utf-8")
 
 
+def _extras(counts: PortableCounts) -> str:
+    return (f"{counts.reminders} reminders, {counts.observation_notes} observation notes, "
+            f"{counts.conversation_turns} buffered turns")
+
+
 @app.command()
 def export(
     ctx: typer.Context,
     target: Annotated[str, typer.Argument(metavar="OUT.jsonl", help="file to write ('-' for stdout; .gz compresses)")],
     batch_size: Annotated[int, typer.Option(min=1, max=50_000, help="graph rows per page")] = 1_000,
 ) -> None:
-    """Back up the whole store as JSON Lines (traces, entities, schemas, mentions, edges);
-    restores into FalkorDB or Neo4j with `import`."""
+    """Back up the whole store as JSON Lines (traces, entities, schemas, reminders, observation
+    notes, buffered turns, mentions, edges); restores into FalkorDB or Neo4j with `import`."""
     from cogmem_graph.portable import export_store
 
     to_stdout = target == "-"
@@ -688,8 +694,8 @@ def export(
             for task in tasks.values():
                 progress.update(task, total=progress.tasks[task].completed)
     summary.print(f"exported {counts.traces} traces, {counts.entities} entities, {counts.schemas} schemas, "
-                  f"{counts.archived} archived, {counts.mentions} mentions, {counts.total_edges} edges"
-                  + ("" if to_stdout else f" to {escape(str(path))}"))
+                  f"{counts.archived} archived, {counts.mentions} mentions, {counts.total_edges} edges, "
+                  f"{_extras(counts)}" + ("" if to_stdout else f" to {escape(str(path))}"))
 
 
 @app.command("import")
@@ -728,7 +734,8 @@ def import_(
                 counts = import_store(store, fh, batch_size=batch_size, on_progress=advance)
             progress.update(task, total=progress.tasks[task].completed)
     out.print(f"imported {counts.traces} traces, {counts.entities} entities, {counts.schemas} schemas, "
-              f"{counts.archived} archived, {counts.mentions} mentions, {counts.total_edges} edges")
+              f"{counts.archived} archived, {counts.mentions} mentions, {counts.total_edges} edges, "
+              f"{_extras(counts)}")
 
 
 # ---------------------------------------------------------------- visualisation

@@ -9,6 +9,9 @@ with a `"record"` field:
     {"record": "entity", "props": {...}}
     {"record": "schema", "props": {...}}
     {"record": "archived", "props": {...}}
+    {"record": "prospective", "props": {...}}          (reminders, cue vectors included)
+    {"record": "observation_note", "props": {...}}     (the observer's notes)
+    {"record": "conversation_turn", "props": {...}}    (turns buffered for the observer)
     {"record": "mention", "trace": "<trace id>", "entity": "<entity key>"}
     {"record": "edge", "type": "SHARED_ENTITY", "src": "<id>", "dst": "<id>", "props": {...}}
     {"record": "footer", "counts": {...}}
@@ -18,7 +21,11 @@ graph's camelCase names and times stay epoch milliseconds. Vectors are not in
 the file: importing re-embeds each trace's content with the target store's
 embedder (the same text through the same embedder gives the same vector) and
 writes the points, keeping trace ids, scope keys, timestamps, strengths and
-edges. The footer's counts let an import detect a truncated file.
+edges. Reminders, observation notes and buffered turns are restored with
+every property as saved (a context reminder's cue vector is base64 text on its
+node; a store with another embedder embeds the cue again on its next check).
+The footer's counts let an import detect a truncated file. Backups written
+before the last three kinds existed hold none of them and import as they are.
 
 Both directions stream in batches: export pages through the graph with an id
 cursor, import flushes a batch per `batch_size` records.
@@ -33,6 +40,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic import ValidationError
 
+from cogmem_graph.cognition.observation import NoteType
+from cogmem_graph.cognition.prospective import TriggerKind
 from cogmem_graph.errors import CogmemError
 from cogmem_graph.graph.port import Edge, Mention
 from cogmem_graph.model import EdgeType, MemoryTrace
@@ -51,7 +60,7 @@ ProgressCallback = Callable[[str, int], None]
 for an import also "bytes" with the size of the lines read."""
 
 _TRACE_FIELDS = {f.alias or name for name, f in MemoryTrace.model_fields.items()}
-_NODE_RECORDS = ("trace", "entity", "schema", "archived")
+_NODE_RECORDS = ("trace", "entity", "schema", "archived", "prospective", "observation_note", "conversation_turn")
 _LINK_RECORDS = ("mention", "edge")
 
 
@@ -67,6 +76,11 @@ class PortableCounts:
     archived: int = 0
     mentions: int = 0
     edges: dict[str, int] = field(default_factory=dict)
+    reminders: int = 0
+    """Prospective nodes (pending, spent and cancelled intentions)."""
+    observation_notes: int = 0
+    conversation_turns: int = 0
+    """Turns buffered for the observer, not yet made into notes."""
 
     @property
     def total_edges(self) -> int:
@@ -100,6 +114,15 @@ def _pages(store: MemoryStore, statement: str, column: str, cursor_key: str, bat
             return
 
 
+_EXTRA_NODES = (
+    ("prospective", "export_prospective", "prospective", "reminders"),
+    ("observation_note", "export_observation_notes", "note", "observation_notes"),
+    ("conversation_turn", "export_conversation_turns", "turn", "conversation_turns"),
+)
+"""Nodes outside the trace graph, each restored as saved: (record kind, export statement,
+its column, PortableCounts field = progress section)."""
+
+
 def _line(record: dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True) + "\n"
 
@@ -107,8 +130,9 @@ def _line(record: dict[str, Any]) -> str:
 def export_store(
     store: MemoryStore, out: TextIO, *, batch_size: int = BATCH_SIZE, on_progress: ProgressCallback | None = None
 ) -> PortableCounts:
-    """Write every trace, entity, schema, archived original, mention and edge of the store
-    (all scopes: this is an operator's backup) to `out` as JSON Lines."""
+    """Write every trace, entity, schema, archived original, reminder, observation note,
+    buffered turn, mention and edge of the store (all scopes: this is an operator's backup)
+    to `out` as JSON Lines."""
     if batch_size < 1:
         raise ValueError("batch_size must be >= 1")
     progress = on_progress or _noop
@@ -135,6 +159,11 @@ def export_store(
         out.writelines(_line({"record": "archived", "props": props}) for props in page)
         counts.archived += len(page)
         progress("archived", len(page))
+    for kind, statement, column, section in _EXTRA_NODES:
+        for page in _pages(store, statement, column, "id", batch_size):
+            out.writelines(_line({"record": kind, "props": props}) for props in page)
+            setattr(counts, section, getattr(counts, section) + len(page))
+            progress(section, len(page))
     for page in _pages(store, "export_mentions", "", "id", batch_size):
         for row in page:
             for key in sorted(set(row["keys"])):
@@ -228,6 +257,21 @@ class _Importer:
         self.counts.archived += len(items)
         self.progress("archived", len(items))
 
+    def _write_as_saved(self, statement: str, section: str, items: list[dict[str, Any]]) -> None:
+        rows = [{"id": p["id"], "props": p} for p in items]
+        written = self.graph.run(statement, {"rows": rows}, write=True)[0]["written"]
+        setattr(self.counts, section, getattr(self.counts, section) + written)
+        self.progress(section, len(items))
+
+    def _write_prospective(self, items: list[dict[str, Any]]) -> None:
+        self._write_as_saved("import_prospective", "reminders", items)
+
+    def _write_observation_note(self, items: list[dict[str, Any]]) -> None:
+        self._write_as_saved("import_observation_notes", "observation_notes", items)
+
+    def _write_conversation_turn(self, items: list[dict[str, Any]]) -> None:
+        self._write_as_saved("import_conversation_turns", "conversation_turns", items)
+
     # -- links
 
     def _write_mention(self, items: list[tuple[str, str]]) -> None:
@@ -300,6 +344,38 @@ def _props(record: dict[str, Any], number: int, key: str) -> dict[str, Any]:
     return {k: v for k, v in props.items() if v is not None}
 
 
+_REQUIRED: dict[str, dict[str, type]] = {
+    "prospective": {"scopeKey": str, "agentId": str, "content": str, "triggerKind": str, "nextFireAt": int,
+                    "active": bool},
+    "observation_note": {"scopeKey": str, "agentId": str, "type": str, "content": str},
+    "conversation_turn": {"bufferKey": str, "scopeKey": str, "role": str, "content": str, "seq": int,
+                          "tokens": int},
+}
+"""Properties the pipeline reads from each node without a default: a node missing one would
+break every reminder check, observer or reflector run of its scope."""
+
+
+def _checked_extra(record: dict[str, Any], number: int) -> dict[str, Any]:
+    """A reminder, note or buffered turn's properties, with what its pipeline relies on checked."""
+    kind = record["record"]
+    props = _props(record, number, "id")
+    for name, expected in _REQUIRED[kind].items():
+        value = props.get(name)
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise PortableFormatError(f"line {number}: {kind} record needs props.{name} "
+                                      f"({expected.__name__}), got {value!r}")
+    try:
+        if kind == "prospective":
+            TriggerKind(props["triggerKind"])
+        elif kind == "observation_note":
+            NoteType(props["type"])
+    except ValueError as exc:
+        raise PortableFormatError(f"line {number}: {kind} record: {exc}") from exc
+    if kind == "prospective" and props["triggerKind"] == TriggerKind.CONTEXT and not isinstance(props.get("cue"), str):
+        raise PortableFormatError(f"line {number}: prospective record needs props.cue (str) for a context trigger")
+    return props
+
+
 def _ids(record: dict[str, Any], number: int, *keys: str) -> list[str]:
     values = [record.get(k) for k in keys]
     if not all(isinstance(v, str) and v for v in values):
@@ -312,7 +388,8 @@ def import_store(
     on_progress: ProgressCallback | None = None,
 ) -> PortableCounts:
     """Restore a backup written by `export_store` into `store` (merged by id: importing twice
-    changes nothing). Traces are re-embedded with the store's embedder and indexed."""
+    changes nothing). Traces are re-embedded with the store's embedder and indexed; reminders,
+    observation notes and buffered turns take the properties they were saved with."""
     if batch_size < 1:
         raise ValueError("batch_size must be >= 1")
     progress = on_progress or _noop
@@ -348,6 +425,8 @@ def import_store(
             importer.add("schema", _props(record, number, "id"))
         elif kind == "archived":
             importer.add("archived", _props(record, number, "traceId"))
+        elif kind in _REQUIRED:
+            importer.add(kind, _checked_extra(record, number))
         elif kind == "mention":
             trace_id, key = _ids(record, number, "trace", "entity")
             importer.add("mention", (trace_id, key))
