@@ -5,10 +5,15 @@
 // weight, which discards most edges more cheaply: ~20% faster on a 10k graph). The caller sums
 // the paths per trace over the hops (capped at 1): one round trip per hop, so a dense graph
 // costs the paths that survive the threshold, not every path up to the maximum depth.
+// Each row also carries the reached trace's ranking fields (as trace_vitals reads them), so a
+// retrieval never reads them again for the traces activation brings in.
 UNWIND $frontier AS f
 MATCH (n:Trace {id: f.id})-[r:SHARED_ENTITY|TEMPORAL_SEQUENCE|SAME_TOPIC|CONTRADICTS|SUPERSEDES|CAUSED_BY|CO_ACTIVATED]-(m:Trace)
 WHERE f.activation * r.weight * $decay >= $threshold
   AND n.scopeKey IN $scopeKeys AND n.isActive = true
   AND m.scopeKey IN $scopeKeys AND m.isActive = true
   AND m.id <> f.prev
-RETURN m.id AS id, n.id AS prev, f.activation * r.weight * $decay AS activation
+RETURN m.id AS id, n.id AS prev, f.activation * r.weight * $decay AS activation,
+       m.indexed AS indexed, m.encodingStrength AS encodingStrength, m.stability AS stability,
+       m.lastAccessedAt AS lastAccessedAt, m.valence AS valence, m.confidence AS confidence,
+       m.createdAt AS createdAt, m.entities AS entities, m.tags AS tags

@@ -94,13 +94,14 @@ def retrieve(
         for h in hits:
             sources.setdefault(h.trace_id, set()).add(name)
 
+    # The fused candidates' ranking fields are read while activation spreads (the graph
+    # answers both at once); activation returns those of the traces it reaches.
+    fused_vitals = store.read_beside(store.graph.trace_vitals, fused_ids, keys)
     # Seeds spread as much activation as retrieval found them relevant (ACT-R source activation).
     relevance = dict(fused)
     seeds = fused_ids[: store.config.graph.activation.max_seeds]
-    activation = {
-        a.trace_id: a.activation
-        for a in store.graph.spread_activation(seeds, keys, seed_activation={s: relevance[s] for s in seeds})
-    }
+    reached = store.graph.spread_activation(seeds, keys, seed_activation={s: relevance[s] for s in seeds})
+    activation = {a.trace_id: a.activation for a in reached}
     for tid in activation:
         sources.setdefault(tid, set()).add("activation")
     # Queries naming several entities: multi-hop candidates join; their walk score counts as relevance.
@@ -109,8 +110,14 @@ def retrieve(
         relevance[tid] = max(relevance.get(tid, 0.0), score)
         sources.setdefault(tid, set()).add("multi_hop")
     candidate_ids = list(dict.fromkeys(fused_ids + list(activation) + list(blended)))
-    # Rank on the candidates' vitals; whole traces are loaded only for what is returned.
-    vitals = {v.id: v for v in store.graph.trace_vitals(candidate_ids, keys)}
+    # Rank on the candidates' vitals (active, indexed traces only); whole traces are loaded
+    # only for what is returned.
+    vitals = {v.id: v for v in fused_vitals.result()}
+    vitals.update({a.trace_id: a.vitals for a in reached if a.vitals is not None and a.trace_id not in vitals})
+    known = set(fused_ids) | set(activation)
+    unread = [tid for tid in candidate_ids if tid not in known]
+    if unread:  # multi-hop candidates the other reads did not cover
+        vitals.update({v.id: v for v in store.graph.trace_vitals(unread, keys)})
 
     now = store.clock.now_ms()
     mood = mood or agent.current_mood()

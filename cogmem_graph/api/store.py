@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from cogmem_graph.api.agent import AgentMemory, MoodSource
 from cogmem_graph.api.results import RepairResult
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
 
 DEFAULT_HOME = ".cogmem"
 REPAIR_BATCH = 500
+T = TypeVar("T")
 
 
 def default_home() -> Path:
@@ -127,6 +130,7 @@ class MemoryStore:
         self.llm = llm
         self._closed = False
         self._lock = threading.Lock()
+        self._beside = ThreadPoolExecutor(max_workers=4, thread_name_prefix="cogmem-read")
 
     def __repr__(self) -> str:
         return f"MemoryStore(graph={self.graph!r}, vectors={self.vectors!r}, embedder={self.embedder.name!r})"
@@ -187,11 +191,17 @@ class MemoryStore:
         result.reactivated_vectors = len(to_reactivate)
         return result
 
+    def read_beside(self, read: Callable[..., T], *args: Any) -> Future[T]:
+        """Run a read on a worker thread while the caller makes another (a retrieval reads its
+        candidates' ranking fields while activation spreads); `.result()` returns or raises."""
+        return self._beside.submit(read, *args)
+
     def close(self) -> None:
         with self._lock:
             if self._closed:
                 return
             self._closed = True
+        self._beside.shutdown(wait=True)
         try:
             self.vectors.close()
         finally:

@@ -162,12 +162,7 @@ class CypherGraphStore(ABC):
         if not ids:
             return []
         rows = self.run("trace_vitals", {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys})
-        return [
-            TraceVitals(r["id"], float(r["encodingStrength"]), float(r["stability"]), int(r["lastAccessedAt"]),
-                        float(r["valence"]), float(r["confidence"]), int(r["createdAt"]),
-                        tuple(r["entities"] or ()), tuple(r["tags"] or ()))
-            for r in rows
-        ]
+        return [_vitals(r) for r in rows]
 
     def list_traces(
         self, scope_keys: Sequence[str], *, include_inactive: bool = False, skip: int = 0, limit: int = 100
@@ -312,6 +307,7 @@ class CypherGraphStore(ABC):
         seed_set = set(seeds)
         frontier = [{"id": s, "prev": "", "activation": float(start.get(s, 1.0))} for s in seeds]
         total: dict[str, float] = {}
+        vitals: dict[str, TraceVitals | None] = {}
         for _ in range(cfg.max_depth):
             # A path can only go on if one more full-weight edge keeps it above the threshold.
             frontier = [f for f in frontier if f["activation"] * cfg.decay_per_hop >= cfg.threshold]
@@ -324,9 +320,11 @@ class CypherGraphStore(ABC):
             for row in rows:
                 if row["id"] not in seed_set:
                     total[row["id"]] = total.get(row["id"], 0.0) + float(row["activation"])
+                    if row["id"] not in vitals:
+                        vitals[row["id"]] = _vitals(row) if row["indexed"] is True else None
             frontier = [{"id": r["id"], "prev": r["prev"], "activation": float(r["activation"])} for r in rows]
         ranked = sorted(total.items(), key=lambda item: (-min(1.0, item[1]), item[0]))[: cfg.max_results]
-        return [Activation(trace_id, min(1.0, value)) for trace_id, value in ranked]
+        return [Activation(trace_id, min(1.0, value), vitals[trace_id]) for trace_id, value in ranked]
 
     def hebbian_update(
         self, co_retrieved: Sequence[Sequence[str]], scope_keys: Sequence[str]
@@ -463,6 +461,13 @@ class CypherGraphStore(ABC):
 
 
 SchemaStep = Callable[[], None]
+
+
+def _vitals(row: dict[str, Any]) -> TraceVitals:
+    """Ranking fields from a row of `trace_vitals` or of an activation hop."""
+    return TraceVitals(row["id"], float(row["encodingStrength"]), float(row["stability"]), int(row["lastAccessedAt"]),
+                       float(row["valence"]), float(row["confidence"]), int(row["createdAt"]),
+                       tuple(row["entities"] or ()), tuple(row["tags"] or ()))
 
 
 def _access_rows(updates: Sequence[AccessUpdate]) -> list[dict[str, Any]]:

@@ -52,6 +52,8 @@ class TraceVitals:
 class Activation:
     trace_id: str
     activation: float
+    vitals: TraceVitals | None = None
+    """The reached trace's ranking fields; None when it is not indexed (not yet searchable)."""
 
 
 @dataclass(frozen=True)

@@ -206,6 +206,17 @@ def test_activation_matches_hand_computation(graph):
     assert order == [t["A"].id, t["B"].id, t["C"].id]
 
 
+def test_activation_brings_the_ranking_fields_of_what_it_reaches(graph):
+    t = _activation_graph(graph)
+    graph.set_indexed([t["A"].id, t["B"].id], True)  # C stays unindexed: not yet searchable
+    reached = {a.trace_id: a for a in graph.spread_activation([t["S"].id], U1)}
+    read = {v.id: v for v in graph.trace_vitals([t["A"].id, t["B"].id, t["C"].id], U1)}
+    assert set(read) == {t["A"].id, t["B"].id}
+    assert reached[t["A"].id].vitals == read[t["A"].id]
+    assert reached[t["B"].id].vitals == read[t["B"].id]
+    assert reached[t["C"].id].vitals is None
+
+
 def test_seeds_start_with_the_activation_retrieval_gives_them(graph):
     t = _activation_graph(graph)
     got = {a.trace_id: a.activation for a in graph.spread_activation([t["S"].id], U1, seed_activation={t["S"].id: 0.5})}
