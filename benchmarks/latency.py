@@ -154,19 +154,27 @@ def watch_embedding(store: cg.MemoryStore) -> list[float]:
     return spent
 
 
-def watch_loads(store: cg.MemoryStore) -> list[int]:
-    """How many traces each graph load asked for (the floor loads as many as the largest:
-    the candidates a retrieval ranks, whether it reads their vitals or whole traces)."""
-    counts: list[int] = []
+def watch_loads(store: cg.MemoryStore) -> set[str]:
+    """The traces a retrieval read from the graph (ranking fields or whole), however many
+    reads it took: the candidates it ranked. The floor loads as many whole traces."""
+    seen: set[str] = set()
     for name in ("get_traces", "trace_vitals"):
         load = getattr(store.graph, name)
 
         def counting(ids, scope_keys, load=load):
-            counts.append(len(set(ids)))
+            seen.update(ids)
             return load(ids, scope_keys)
 
         setattr(store.graph, name, counting)
-    return counts
+    spread = store.graph.spread_activation
+
+    def spreading(*args, **kwargs):
+        reached = spread(*args, **kwargs)
+        seen.update(a.trace_id for a in reached if getattr(a, "vitals", None) is not None)
+        return reached
+
+    store.graph.spread_activation = spreading
+    return seen
 
 
 # ---------------------------------------------------------------- one size
@@ -238,7 +246,7 @@ def run_size(n: int, args, rng: random.Random) -> dict[str, float | str | None]:
             vector = store.embedder.embed_query(query)  # cached: the floor pays no embedding either
             loaded.clear()
             retrieve_ms.append(timed_ms(lambda a=agent, q=query: a.retrieve(q, top_k=args.top_k)))
-            count = max(loaded, default=pool)  # as many traces as the pipeline loaded
+            count = len(loaded) or pool  # as many traces as the pipeline ranked
             loads.append(count)
             start = time.perf_counter()
             ids = raw_vector_query(store.vectors, vector, keys, count)
