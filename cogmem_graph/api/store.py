@@ -194,7 +194,10 @@ class MemoryStore:
     def read_beside(self, read: Callable[..., T], *args: Any) -> Future[T]:
         """Run a read on a worker thread while the caller makes another (a retrieval reads its
         candidates' ranking fields while activation spreads); `.result()` returns or raises."""
-        return self._beside.submit(read, *args)
+        try:
+            return self._beside.submit(read, *args)
+        except RuntimeError:  # closed by another thread while this call was under way
+            raise StoreClosed("this memory store was closed during the call; call cg.open() again") from None
 
     def close(self) -> None:
         with self._lock:

@@ -215,6 +215,8 @@ def test_bad_arguments_to_open_and_retrieve_are_named(tmp_path: Path, store) -> 
     store.close()
     with pytest.raises(cg.api.StoreClosed):
         agent.retrieve("anything")
+    with pytest.raises(cg.api.StoreClosed):  # a retrieval already past its open-check
+        store.read_beside(store.graph.trace_vitals, ["mt_x"], ["user:u1"])
 
 
 def _store_with_one_seed(tmp_path: Path, clock: ManualClock) -> cg.MemoryStore:
