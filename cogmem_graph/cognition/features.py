@@ -92,10 +92,6 @@ class _Lexicon:
     def matches(self, token: str) -> bool:
         return token in self.words or (self.stem_pattern is not None and self.stem_pattern.match(token) is not None)
 
-    def count(self, tokens: list[str], joined: str) -> int:
-        """Occurrences of single-word cues among the tokens plus phrase occurrences."""
-        return sum(1 for t in tokens if self.matches(t)) + self.phrase_count(joined)
-
     def phrase_count(self, joined: str) -> int:
         """Occurrences of the multi-word cues in ` token token … ` text."""
         return sum(joined.count(f" {phrase} ") for phrase in self.phrases)
@@ -262,19 +258,6 @@ def detect_features(text: str, topic_terms: Iterable[str] = ()) -> ContentFeatur
         return cue_score(singles[lexicon] + lexicon.phrase_count(joined))
 
     emotion_hits = columns[_EMOTIONAL]
-    return ContentFeatures(
-        novelty=score(NOVELTY),
-        procedure=score(PROCEDURE),
-        emotion=cue_score(emotion_hits),
-        social=score(SOCIAL),
-        cooperation=score(COOPERATION),
-        ethical=score(ETHICAL),
-        contradiction=score(CONTRADICTION),
-        topic_relevance=topic_relevance(tokens, topic_terms),
-        sentiment=sentiment_score(tokens),
-        personal=score(PERSONAL),
-        prospective=score(PROSPECTIVE),
-    )
     return ContentFeatures(
         novelty=score(NOVELTY),
         procedure=score(PROCEDURE),
