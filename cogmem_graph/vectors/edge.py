@@ -15,7 +15,6 @@ on that keyword.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -48,6 +47,7 @@ from cogmem_graph.errors import VectorStoreUnavailable
 from cogmem_graph.retrieval.lexical import SparseVector as BM25Vector
 from cogmem_graph.vectors.port import VectorHit, VectorPoint
 from cogmem_graph.vectors.qdrant import DENSE, SPARSE, collection_name, point_id
+from cogmem_graph.vectors.shared import SharedHandles
 
 STATE = "state"
 _SCROLL_PAGE = 1024
@@ -58,10 +58,13 @@ def _state(active: bool) -> str:
     return "active" if active else "inactive"
 
 
-# An Edge shard holds its folder's write-ahead log exclusively: one handle per folder
-# per process, shared by every index on it, with one lock serialising calls.
-_shards: dict[Path, tuple[EdgeShard, int, threading.RLock]] = {}
-_shards_lock = threading.Lock()
+def _close_shard(shard: EdgeShard) -> None:
+    shard.flush()
+    shard.close()
+
+
+# An Edge shard holds its folder's write-ahead log exclusively.
+_shards: SharedHandles[EdgeShard] = SharedHandles(_close_shard)
 
 
 def _open_shard(path: Path, dim: int) -> EdgeShard:
@@ -84,29 +87,6 @@ def _open_shard(path: Path, dim: int) -> EdgeShard:
     return shard
 
 
-def _acquire(path: Path, dim: int) -> tuple[EdgeShard, threading.RLock]:
-    with _shards_lock:
-        shard, refs, serial = _shards.get(path, (None, 0, threading.RLock()))
-        if shard is None:
-            path.mkdir(parents=True, exist_ok=True)
-            shard = _open_shard(path, dim)
-        _shards[path] = (shard, refs + 1, serial)
-        return shard, serial
-
-
-def _release(path: Path) -> None:
-    with _shards_lock:
-        shard, refs, serial = _shards.get(path, (None, 0, None))
-        if shard is None:
-            return
-        if refs <= 1:
-            del _shards[path]
-            shard.flush()
-            shard.close()
-        else:
-            _shards[path] = (shard, refs - 1, serial)
-
-
 class EdgeVectorIndex:
     """Dense + BM25 sparse search over one embedding space, filtered by scope keys."""
 
@@ -118,7 +98,7 @@ class EdgeVectorIndex:
         self.name = collection_name(self.config.collection_prefix, model, dim)
         self._path = (Path(path) / self.name).resolve()
         self.location = str(self._path)
-        self.shard, self._serial = _acquire(self._path, dim)
+        self.shard, self._serial = _shards.acquire(self._path, lambda: _open_shard(self._path, dim))
         self._closed = False
 
     def __repr__(self) -> str:
@@ -254,7 +234,7 @@ class EdgeVectorIndex:
         if self._closed:
             return
         self._closed = True
-        _release(self._path)
+        _shards.release(self._path)
 
     def __enter__(self) -> EdgeVectorIndex:
         return self

@@ -26,6 +26,7 @@ from cogmem_graph.errors import VectorStoreUnavailable
 from cogmem_graph.redact import redact_url
 from cogmem_graph.retrieval.lexical import SparseVector
 from cogmem_graph.vectors.port import VectorHit, VectorPoint
+from cogmem_graph.vectors.shared import SharedHandles
 
 DENSE = "dense"
 SPARSE = "bm25"
@@ -50,40 +51,21 @@ def _is_transient(exc: BaseException) -> bool:
     return isinstance(exc, (ConnectionError, TimeoutError))
 
 
-# Qdrant local mode locks its folder: one client per path per process, shared.
-_local_clients: dict[Path, tuple[QdrantClient, int, threading.RLock]] = {}
-_local_lock = threading.Lock()
+def _open_local(path: Path) -> QdrantClient:
+    """Local mode is not thread-safe (sqlite, numpy state): the shared handle's lock
+    serialises every call on one folder."""
+    try:
+        return QdrantClient(path=str(path))
+    except RuntimeError as exc:  # folder locked by another process
+        raise VectorStoreUnavailable(
+            f"Qdrant local storage at {path} is in use by another process ({exc}); "
+            "close the other store or use a Qdrant server (vectors='http://localhost:6333')",
+            url=str(path),
+        ) from exc
 
 
-def _acquire_local(path: Path) -> tuple[QdrantClient, threading.RLock]:
-    """Local mode is not thread-safe (sqlite, numpy state): every index on one folder
-    shares the client and one lock that serialises calls."""
-    with _local_lock:
-        client, refs, serial = _local_clients.get(path, (None, 0, threading.RLock()))
-        if client is None:
-            path.mkdir(parents=True, exist_ok=True)
-            try:
-                client = QdrantClient(path=str(path))
-            except RuntimeError as exc:  # folder locked by another process
-                raise VectorStoreUnavailable(
-                    f"Qdrant local storage at {path} is in use by another process ({exc}); "
-                    "close the other store or use a Qdrant server (vectors='http://localhost:6333')",
-                    url=str(path),
-                ) from exc
-        _local_clients[path] = (client, refs + 1, serial)
-        return client, serial
-
-
-def _release_local(path: Path) -> None:
-    with _local_lock:
-        client, refs, serial = _local_clients.get(path, (None, 0, None))
-        if client is None:
-            return
-        if refs <= 1:
-            del _local_clients[path]
-            client.close()
-        else:
-            _local_clients[path] = (client, refs - 1, serial)
+# Qdrant local mode locks its folder.
+_local_clients: SharedHandles[QdrantClient] = SharedHandles(QdrantClient.close)
 
 
 class QdrantVectorIndex:
@@ -113,7 +95,7 @@ class QdrantVectorIndex:
                 raise ValueError("local_path is required when vectors url is None (Qdrant local mode)")
             self._local_path = local_path.resolve()
             self.location = str(self._local_path)
-            self._client, self._serial = _acquire_local(self._local_path)
+            self._client, self._serial = _local_clients.acquire(self._local_path, lambda: _open_local(self._local_path))
         self._closed = False
         self._ensure_collection()
 
@@ -290,7 +272,7 @@ class QdrantVectorIndex:
             return
         self._closed = True
         if self._local_path is not None:
-            _release_local(self._local_path)
+            _local_clients.release(self._local_path)
         else:
             self._client.close()
 
