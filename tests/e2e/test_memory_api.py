@@ -3,7 +3,6 @@ library, Qdrant local mode, the hash embedder (fast, deterministic)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,17 +11,6 @@ import cogmem_graph as cg
 from cogmem_graph.clock import MS_PER_DAY, MS_PER_SECOND, ManualClock
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.model import EdgeType
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock(1_700_000_000_000)
-
-
-@pytest.fixture
-def store(tmp_path: Path, clock: ManualClock) -> Iterator[cg.MemoryStore]:
-    with cg.open(home=tmp_path / "home", embedder="hash", clock=clock) as s:
-        yield s
 
 
 def test_encode_then_retrieve_returns_the_memory_with_its_metadata(store) -> None:

@@ -7,13 +7,11 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import cogmem_graph as cg
-from cogmem_graph.clock import ManualClock
 from cogmem_graph.cognition.mechanisms import mechanism_meta
 from cogmem_graph.model import Hexaco, Scope
 
@@ -21,17 +19,6 @@ from .fake_openai_chat import FakeOpenAIChat
 
 START = 1_700_000_000_000
 EVENT = "The dragon Vex attacked the village of Millhaven at dawn and burned the granary."
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock(START)
-
-
-@pytest.fixture
-def store(tmp_path: Path, clock: ManualClock) -> Iterator[cg.MemoryStore]:
-    with cg.open(home=tmp_path / "home", embedder="hash", clock=clock) as s:
-        yield s
 
 
 def _rewriter(system: str, user: str) -> str:

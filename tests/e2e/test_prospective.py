@@ -5,13 +5,11 @@ graph, checked every turn by `assemble_for_prompt` and shown under "Reminders"."
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 import cogmem_graph as cg
-from cogmem_graph.clock import MS_PER_HOUR, MS_PER_MINUTE, ManualClock
+from cogmem_graph.clock import MS_PER_HOUR, MS_PER_MINUTE
 from cogmem_graph.cognition.prospective import TriggerKind
 from cogmem_graph.providers.embedders import HashEmbedder
 
@@ -19,17 +17,6 @@ START = 1_700_000_000_000
 PRICING_CUE = "we discuss the pricing of the enterprise plan"
 PRICING_TURN = "What should the pricing of the enterprise plan be?"
 UNRELATED_TURN = "My cat sleeps all day on the sofa"
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock(START)
-
-
-@pytest.fixture
-def store(tmp_path: Path, clock: ManualClock) -> Iterator[cg.MemoryStore]:
-    with cg.open(home=tmp_path / "home", embedder="hash", clock=clock) as s:
-        yield s
 
 
 def _fired(ctx) -> list[str]:
