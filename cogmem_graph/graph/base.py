@@ -334,13 +334,9 @@ class CypherGraphStore(ABC):
         Several sets may name the same pair; they are folded into one row with a
         count k, so each edge is touched once per call (one round trip)."""
         keys = require_scope_keys(scope_keys)
-        pairs: Counter[tuple[str, str]] = Counter()
-        for group in co_retrieved:
-            unique = sorted(set(group))
-            pairs.update(itertools.combinations(unique, 2))
-        if not pairs:
+        rows = _pair_rows(co_retrieved)
+        if not rows:
             return {}
-        rows = [{"a": a, "b": b, "k": k} for (a, b), k in pairs.items()]
         out: dict[tuple[str, str], float] = {}
         for chunk in _chunks(rows):
             result = self.run(
@@ -367,7 +363,7 @@ class CypherGraphStore(ABC):
         `hebbian_update([co_retrieved])` and `write_mechanism_state(changes)` in that order.
         A retrieval returns a handful of traces, far below the batch size of the three."""
         keys = require_scope_keys(scope_keys)
-        pairs = [{"a": a, "b": b, "k": 1} for a, b in itertools.combinations(sorted(set(co_retrieved)), 2)]
+        pairs = _pair_rows([co_retrieved])
         access, mechanism = _access_rows(updates), _mechanism_rows(changes)
         if not (access or pairs or mechanism):
             return
@@ -468,6 +464,15 @@ def _vitals(row: dict[str, Any]) -> TraceVitals:
     return TraceVitals(row["id"], float(row["encodingStrength"]), float(row["stability"]), int(row["lastAccessedAt"]),
                        float(row["valence"]), float(row["confidence"]), int(row["createdAt"]),
                        tuple(row["entities"] or ()), tuple(row["tags"] or ()))
+
+
+def _pair_rows(co_retrieved: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
+    """Hebbian rows: each pair retrieved together once (lower id first) with how many of
+    the sets named it (k), so each edge is touched once per statement."""
+    pairs: Counter[tuple[str, str]] = Counter()
+    for group in co_retrieved:
+        pairs.update(itertools.combinations(sorted(set(group)), 2))
+    return [{"a": a, "b": b, "k": k} for (a, b), k in pairs.items()]
 
 
 def _access_rows(updates: Sequence[AccessUpdate]) -> list[dict[str, Any]]:
