@@ -33,3 +33,8 @@ class GraphQueryError(CogmemError):
 
 class VectorStoreUnavailable(BackendUnavailable):
     """Qdrant could not be reached (server) or opened (local path)."""
+
+
+class UnconfirmedWriteFailed(GraphQueryError):
+    """A write an earlier call sent without waiting for its reply (a retrieval's access
+    bookkeeping) failed; raised by the next statement on the store, `__cause__` says why."""

@@ -262,15 +262,18 @@ def multi_hop(agent: AgentMemory, query: str, *, hops: int, top_k: int,
                           mode="global" if global_question else "local", ranking=ranking, hops=hops)
 
 
-def blend_candidates(agent: AgentMemory, query: str, relevance: dict[str, float], top_k: int) -> dict[str, float]:
+def blend_candidates(agent: AgentMemory, query: str, relevance: dict[str, float], top_k: int,
+                     entities: list[QueryEntity] | None = None) -> dict[str, float]:
     """Multi-hop candidates for `retrieve` (trace id -> multi-hop score in [0, 1]) when
     `RetrievalConfig.multi_hop_blend` is on and the query names at least
     `MultiHopConfig.blend_min_entities` entities the caller's memories mention; else nothing.
-    The walk starts from retrieve's own fused candidates (`relevance`)."""
+    The walk starts from retrieve's own fused candidates (`relevance`); `entities` are the
+    query's, when the caller already looked them up (`query_entities`)."""
     cfg = agent.store.config.retrieval
     if not cfg.multi_hop_blend:
         return {}
-    entities = query_entities(agent, query)
+    if entities is None:
+        entities = query_entities(agent, query)
     if len(entities) < cfg.multi_hop.blend_min_entities:
         return {}
     result = multi_hop(agent, query, hops=cfg.multi_hop.default_hops, top_k=top_k, relevance=relevance,

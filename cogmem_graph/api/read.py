@@ -59,6 +59,9 @@ def retrieve(
     keys = agent.identity.visible_scope_keys()
     pool = top_k * cfg.candidate_multiplier
 
+    # The graph looks up the entities the query names while the vector store finds candidates.
+    named = store.read_beside(multihop.query_entities, agent, query) \
+        if strategy == "full" and cfg.multi_hop_blend else None
     dense = lexical = []
     if strategy in ("full", "dense"):
         dense = store.vectors.search_dense(store.embedder.embed_query(query), keys, pool)
@@ -105,7 +108,7 @@ def retrieve(
     for tid in activation:
         sources.setdefault(tid, set()).add("activation")
     # Queries naming several entities: multi-hop candidates join; their walk score counts as relevance.
-    blended = multihop.blend_candidates(agent, query, relevance, pool)
+    blended = multihop.blend_candidates(agent, query, relevance, pool, named.result() if named else None)
     for tid, score in blended.items():
         relevance[tid] = max(relevance.get(tid, 0.0), score)
         sources.setdefault(tid, set()).add("multi_hop")
@@ -209,4 +212,4 @@ def _after_retrieval(
     suppressed = set(rif.suppressed_ids)
     rows += [{"id": t.id, "stability": t.stability} for t in rif.traces if t.id in suppressed]
     co_retrieved = [item.trace.id for item in wired] if len(wired) > 1 else []
-    store.graph.after_retrieval(updates, co_retrieved, rows, keys)
+    store.graph.after_retrieval(updates, co_retrieved, rows, keys, wait=not store.config.retrieval.defer_access_writes)

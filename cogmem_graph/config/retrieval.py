@@ -82,6 +82,12 @@ class RetrievalConfig(_Config):
     )
     rrf_k: int = Field(60, ge=0, le=10_000, description="reciprocal rank fusion constant")
     rerank: bool = Field(False, description="run the optional cross-encoder rerank on the fused pool")
+    defer_access_writes: bool = Field(
+        True,
+        description="retrieve returns while the graph applies its access/Hebbian/reconsolidation write, where the "
+        "engine allows (embedded FalkorDB); the store's next statement confirms that write first and raises if it "
+        "failed, so nothing this process runs afterwards sees the graph without it (off: retrieve waits for it)",
+    )
     multi_hop: MultiHopConfig = Field(default_factory=MultiHopConfig)
     multi_hop_blend: bool = Field(
         True,

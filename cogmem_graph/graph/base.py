@@ -126,6 +126,12 @@ class CypherGraphStore(ABC):
             raise
         raise AssertionError("unreachable")  # pragma: no cover
 
+    def _run_unconfirmed(self, text: str, params: dict[str, Any], *, name: str) -> None:
+        """A write whose reply the caller does not wait for. Engines that can leave it in
+        flight (FalkorDB) confirm it before their next statement and raise its failure
+        there; by default it simply runs to completion."""
+        self._run_text(text, params, write=True, name=name)
+
     def _start_hint(self) -> str:
         return "Start the graph server, or open the store without a graph URL to use the embedded default."
 
@@ -357,20 +363,24 @@ class CypherGraphStore(ABC):
 
     def after_retrieval(
         self, updates: Sequence[AccessUpdate], co_retrieved: Sequence[str], changes: Sequence[dict[str, Any]],
-        scope_keys: Sequence[str],
+        scope_keys: Sequence[str], *, wait: bool = True,
     ) -> None:
         """What one retrieval writes, as one statement: `record_access(updates)`,
         `hebbian_update([co_retrieved])` and `write_mechanism_state(changes)` in that order.
-        A retrieval returns a handful of traces, far below the batch size of the three."""
+        A retrieval returns a handful of traces, far below the batch size of the three.
+        `wait=False` returns before the engine confirms it, where the engine allows
+        (`_run_unconfirmed`); the store's next statement confirms it and raises if it failed."""
         keys = require_scope_keys(scope_keys)
         pairs = _pair_rows([co_retrieved])
         access, mechanism = _access_rows(updates), _mechanism_rows(changes)
         if not (access or pairs or mechanism):
             return
-        self.run("after_retrieval", {
-            "access": access, "pairs": pairs, "changes": mechanism, "scopeKeys": keys,
-            "eta": self.config.edges.hebbian_learning_rate, "now": self._now(),
-        }, write=True)
+        params = {"access": access, "pairs": pairs, "changes": mechanism, "scopeKeys": keys,
+                  "eta": self.config.edges.hebbian_learning_rate, "now": self._now()}
+        if wait:
+            self.run("after_retrieval", params, write=True)
+        else:
+            self._run_unconfirmed(self.cypher.get("after_retrieval"), params, name="after_retrieval")
 
     def set_strengths(self, strengths: dict[str, float], scope_keys: Sequence[str]) -> int:
         """Store encoding strengths computed by the cognitive core (interference, mechanisms)."""

@@ -12,7 +12,7 @@ Facts of the engine this adapter respects:
 from __future__ import annotations
 
 import contextlib
-import threading
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -24,12 +24,15 @@ from falkordb.query_result import QueryResult
 
 from cogmem_graph.clock import Clock
 from cogmem_graph.config.graph import GraphConfig
-from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable
+from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable, UnconfirmedWriteFailed
 from cogmem_graph.graph.base import CypherGraphStore
+from cogmem_graph.graph.falkor_lane import write_lane
 from cogmem_graph.graph.falkor_wire import params_header, read_compact
 from cogmem_graph.graph.fulltext import redisearch_query
 from cogmem_graph.graph.launcher import EmbeddedFalkorDB, acquire_embedded, release_embedded
 from cogmem_graph.model import NodeLabel
+
+log = logging.getLogger(__name__)
 
 _UNIQUE_KEYS: tuple[tuple[NodeLabel, str], ...] = (
     (NodeLabel.TRACE, "id"),
@@ -49,15 +52,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
-
-
-_write_locks: dict[tuple[str, str], threading.Lock] = {}
-_write_locks_guard = threading.Lock()
-
-
-def _write_lock(url: str, graph: str) -> threading.Lock:
-    with _write_locks_guard:
-        return _write_locks.setdefault((url, graph), threading.Lock())
 
 
 class FalkorGraphStore(CypherGraphStore):
@@ -145,17 +139,18 @@ class FalkorGraphStore(CypherGraphStore):
             raise GraphStoreUnavailable(f"graph store {self.url} is closed", url=self.url)
         # The command the client's query()/ro_query() would send; the reply is read by
         # `read_compact` (plain values in one pass), or by the client for graph objects.
-        command = ["GRAPH.QUERY" if write else "GRAPH.RO_QUERY", self._graph.name,
-                   params_header(params) + text, "--compact",
-                   "timeout", self.config.query_timeout_ms]
+        command = self._command(text, params, write=write)
+        lane = write_lane(self.url, self.config.graph_name)
         try:
             if write:
                 # FalkorDB runs writes to a graph one at a time anyway; serialising them here
                 # also stops concurrent MERGEs of a brand-new relationship type from
                 # creating parallel duplicate edges.
-                with _write_lock(self.url, self.config.graph_name):
+                with lane.lock:
+                    lane.confirm()
                     response = self._graph.execute_command(*command)
             else:
+                lane.confirm()
                 response = self._graph.execute_command(*command)
             rows = read_compact(response)
             if rows is not None:
@@ -165,6 +160,54 @@ class FalkorGraphStore(CypherGraphStore):
             raise GraphQueryError(f"FalkorDB rejected a statement: {exc}") from exc
         header = [column[1] for column in (result.header or [])]
         return [dict(zip(header, (_plain(v) for v in row), strict=True)) for row in result.result_set]
+
+    def _command(self, text: str, params: dict[str, Any], *, write: bool) -> list[Any]:
+        """The command the client's query()/ro_query() would send; the reply is read by
+        `read_compact` (plain values in one pass), or by the client for graph objects."""
+        return ["GRAPH.QUERY" if write else "GRAPH.RO_QUERY", self._graph.name,
+                params_header(params) + text, "--compact", "timeout", self.config.query_timeout_ms]
+
+    def _run_unconfirmed(self, text: str, params: dict[str, Any], *, name: str) -> None:
+        """Send a write and return before the server has applied it (graph/falkor_lane.py):
+        the next statement through the lane reads its reply first and raises if it failed."""
+        if self._closed:
+            raise GraphStoreUnavailable(f"graph store {self.url} is closed", url=self.url)
+        command = self._command(text, params, write=True)
+        lane = write_lane(self.url, self.config.graph_name)
+        pool = self._db.connection.connection_pool
+        with lane.lock:
+            lane.confirm()
+            connection = pool.get_connection()
+            try:
+                connection.send_command(*command)
+            except Exception as exc:
+                connection.disconnect()
+                pool.release(connection)
+                if not self._is_transient(exc):
+                    raise
+                connection = None  # a stale connection: send it the ordinary way, with retries
+            else:
+                lane.leave_unconfirmed(lambda: self._confirm(pool, connection, name))
+        if connection is None:
+            self._run_text(text, params, write=True, name=name)
+
+    def _confirm(self, pool: Any, connection: Any, name: str) -> None:
+        try:
+            connection.read_response()
+        except redis.ResponseError as exc:
+            raise UnconfirmedWriteFailed(f"FalkorDB rejected the earlier {name} write: {exc}") from exc
+        except Exception as exc:
+            connection.disconnect()
+            if not self._is_transient(exc):
+                raise UnconfirmedWriteFailed(
+                    f"reading the reply of the earlier {name} write from {self.url} failed: {exc}") from exc
+            # The server dropped the connection after taking the write, which it has most
+            # likely applied; sending it again could count it twice. Said, not raised: the
+            # statement that found this is not the one that failed, and runs with retries.
+            log.warning("the connection to %s dropped before the earlier %s write was confirmed; it may not "
+                        "have been applied (%s: %s)", self.url, name, type(exc).__name__, exc)
+        finally:
+            pool.release(connection)
 
     def _is_transient(self, exc: BaseException) -> bool:
         return isinstance(exc, (redis.ConnectionError, redis.TimeoutError, ConnectionError, TimeoutError))
@@ -199,6 +242,7 @@ class FalkorGraphStore(CypherGraphStore):
 
     def clear(self) -> None:
         """Delete the whole graph (tests and `cogmem import --replace`)."""
+        write_lane(self.url, self.config.graph_name).confirm()
         with contextlib.suppress(redis.ResponseError):
             self._graph.delete()
         self._graph = self._db.select_graph(self.config.graph_name)
@@ -206,6 +250,10 @@ class FalkorGraphStore(CypherGraphStore):
     def close(self) -> None:
         if self._closed:
             return
+        try:
+            write_lane(self.url, self.config.graph_name).confirm()
+        except UnconfirmedWriteFailed as exc:
+            log.error("closing %s: %s", self.url, exc)
         self._closed = True
         with contextlib.suppress(Exception):
             self._db.connection.close()

@@ -1,0 +1,48 @@
+"""The write lane of one FalkorDB graph in this process.
+
+Writes to a graph go through its lane one at a time (concurrent MERGEs of a brand-new
+relationship type could otherwise create parallel duplicate edges). A write may also
+be *left unconfirmed*: sent, its reply not yet read, so the server applies it while the
+caller goes on (a retrieval's access bookkeeping changes nothing in the answer the
+caller is waiting for). Every later statement through the lane confirms it first —
+reads its reply, raising if the engine rejected it — so no statement after it runs
+without it. A connection dropped before the reply is read is logged, not raised: the
+server has most likely applied the write, and sending it again could apply it twice.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+
+class WriteLane:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        """Held while a write is sent and, unless left unconfirmed, until its reply is read."""
+        self._slot = threading.Lock()
+        self._unconfirmed: Callable[[], None] | None = None
+
+    def leave_unconfirmed(self, confirm: Callable[[], None]) -> None:
+        """Register the reader of a write just sent (the caller holds `lock`)."""
+        with self._slot:
+            self._unconfirmed = confirm
+
+    def confirm(self) -> None:
+        """Read the reply of the write left unconfirmed, if any; raises what it raises."""
+        if self._unconfirmed is None:
+            return
+        with self._slot:  # held while reading: whoever comes next finds the write confirmed
+            confirm, self._unconfirmed = self._unconfirmed, None
+            if confirm is not None:
+                confirm()
+
+
+_lanes: dict[tuple[str, str], WriteLane] = {}
+_lanes_guard = threading.Lock()
+
+
+def write_lane(url: str, graph: str) -> WriteLane:
+    """The lane every store of this process shares for one graph."""
+    with _lanes_guard:
+        return _lanes.setdefault((url, graph), WriteLane())

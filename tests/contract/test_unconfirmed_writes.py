@@ -1,0 +1,74 @@
+"""A retrieval's bookkeeping write may return before the engine confirms it
+(`after_retrieval(wait=False)`). Whatever the engine does with that freedom, nothing that
+runs afterwards may see the graph without the write, and a failure must still surface."""
+
+from __future__ import annotations
+
+import pytest
+
+from cogmem_graph.errors import GraphQueryError
+from cogmem_graph.graph.falkor import FalkorGraphStore
+from cogmem_graph.graph.port import AccessUpdate
+from cogmem_graph.model import EdgeType, MemoryTrace, Scope
+
+U1 = ["user:u1"]
+
+
+def make(content: str) -> MemoryTrace:
+    return MemoryTrace(content=content, scope=Scope.USER, scope_id="u1", agent_id="agent-1",
+                       created_at=1_700_000_000_000)
+
+
+def access(trace: MemoryTrace, stability: float = 9e6) -> AccessUpdate:
+    return AccessUpdate(trace.id, last_accessed_at=5_000, stability=stability, reinforcement_interval=7,
+                        next_reinforcement_at=9)
+
+
+def test_the_next_read_sees_an_unconfirmed_write(graph):
+    a, b = make("a"), make("b")
+    graph.upsert_traces([a, b])
+    for _ in range(3):
+        graph.after_retrieval([access(a), access(b)], [a.id, b.id], [], U1, wait=False)
+    back = {t.id: t for t in graph.get_traces([a.id, b.id], U1)}
+    assert [back[a.id].retrieval_count, back[b.id].retrieval_count] == [3, 3]
+    (edge,) = [e for e in graph.get_edges([a.id], U1) if e.type is EdgeType.CO_ACTIVATED]
+    eta = graph.config.edges.hebbian_learning_rate
+    assert edge.weight == pytest.approx(1 - (1 - eta) ** 3)
+
+
+def test_a_later_write_lands_after_an_unconfirmed_one(graph):
+    t = make("t")
+    graph.upsert_traces([t])
+    graph.after_retrieval([access(t, stability=1.0)], [], [], U1, wait=False)
+    graph.after_retrieval([access(t, stability=2.0)], [], [], U1)
+    (back,) = graph.get_traces([t.id], U1)
+    assert (back.retrieval_count, back.stability) == (2, 2.0)
+
+
+def test_a_failed_unconfirmed_write_is_raised_by_the_next_statement_once(graph):
+    """A statement the engine rejects at run time (rows that are not maps): the error
+    reaches the caller, at once or from the next statement, and the store goes on working."""
+    t = make("t")
+    graph.upsert_traces([t])
+    statement = graph.cypher.get("set_strengths")
+    with pytest.raises(GraphQueryError):
+        graph._run_unconfirmed(statement, {"rows": [1, 2], "scopeKeys": U1, "now": 1}, name="set_strengths")
+        graph.get_traces([t.id], U1)
+    assert [x.id for x in graph.get_traces([t.id], U1)] == [t.id]
+
+
+def test_closing_confirms_what_was_sent(tmp_path):
+    home = tmp_path / "graph"
+    store = FalkorGraphStore(data_dir=home)
+    store.setup_schema()
+    t = make("t")
+    store.upsert_traces([t])
+    store.after_retrieval([access(t)], [], [], U1, wait=False)
+    store.close()
+    store = FalkorGraphStore(data_dir=home)
+    try:
+        (back,) = store.get_traces([t.id], U1)
+        assert back.retrieval_count == 1
+    finally:
+        store.close()
+
