@@ -68,6 +68,11 @@ class EdgeType(StrEnum):
     SCHEMA_INSTANCE = "SCHEMA_INSTANCE"
 
 
+STRUCTURAL_EDGE_TYPES: frozenset[EdgeType] = frozenset({EdgeType.SHARED_ENTITY, EdgeType.TEMPORAL_SEQUENCE})
+"""Edges the write path derives at configured weights; most of a graph's edges. Their
+weights never exceed `EdgeDefaults.structural_weight_ceiling`."""
+
+
 class NodeLabel(StrEnum):
     """Node labels. A trace also carries its type label (Episodic, Semantic, ...)."""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
 from cogmem_graph.clock import MS_PER_MINUTE
 from cogmem_graph.redact import redact_url
@@ -40,6 +40,12 @@ class EdgeDefaults(_Config):
 
     shared_entity_weight: float = Field(0.5, ge=0.0, le=1.0)
     temporal_sequence_weight: float = Field(0.3, ge=0.0, le=1.0)
+    structural_weight_ceiling: float = Field(
+        0.5, ge=0.0, le=1.0,
+        description="no SHARED_ENTITY or TEMPORAL_SEQUENCE edge weighs more (merge_edges refuses heavier ones), so "
+        "spreading activation skips these two types, most of the graph's edges, on paths too weak for even this "
+        "weight to keep above the threshold; never lower it below weights the graph already holds",
+    )
     schema_instance_weight: float = Field(0.6, ge=0.0, le=1.0)
     temporal_window_ms: int = Field(5 * MS_PER_MINUTE, gt=0, description="TEMPORAL_SEQUENCE links traces this close in time")
     shared_entity_max_links: int = Field(
@@ -56,6 +62,15 @@ class EdgeDefaults(_Config):
         5, ge=0, le=100,
         description="only the best N of a retrieval are wired together, so a wide retrieval does not make a clique",
     )
+
+    @model_validator(mode="after")
+    def _ceiling_covers_structural_weights(self) -> EdgeDefaults:
+        for name in ("shared_entity_weight", "temporal_sequence_weight"):
+            if getattr(self, name) > self.structural_weight_ceiling:
+                raise ValueError(f"{name} ({getattr(self, name)}) is above structural_weight_ceiling "
+                                 f"({self.structural_weight_ceiling}); raise the ceiling too")
+        return self
+
 
 
 class GraphConfig(_Config):

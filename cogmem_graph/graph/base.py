@@ -37,7 +37,7 @@ from cogmem_graph.graph.port import (
     Subgraph,
     TraceVitals,
 )
-from cogmem_graph.model import EdgeType, MemoryTrace, MemoryType
+from cogmem_graph.model import STRUCTURAL_EDGE_TYPES, EdgeType, MemoryTrace, MemoryType
 
 log = logging.getLogger(__name__)
 
@@ -219,10 +219,15 @@ class CypherGraphStore(ABC):
 
     def merge_edges(self, edge_type: EdgeType, edges: Sequence[Edge]) -> int:
         edge_type = EdgeType(edge_type)
+        ceiling = self.config.edges.structural_weight_ceiling if edge_type in STRUCTURAL_EDGE_TYPES else 1.0
         by_pair: dict[tuple[str, str], float] = {}
         for e in edges:
             if not 0.0 <= e.weight <= 1.0:
                 raise ValueError(f"edge weight must be in [0, 1], got {e.weight} for {e.src}->{e.dst}")
+            if e.weight > ceiling:
+                raise ValueError(
+                    f"{edge_type.value} weight {e.weight} for {e.src}->{e.dst} is above "
+                    f"edges.structural_weight_ceiling ({ceiling}); raise the ceiling in GraphConfig to store it")
             if e.src == e.dst:
                 continue
             by_pair[(e.src, e.dst)] = max(e.weight, by_pair.get((e.src, e.dst), 0.0))
@@ -312,6 +317,7 @@ class CypherGraphStore(ABC):
         start = seed_activation or {}
         seed_set = set(seeds)
         frontier = [{"id": s, "prev": "", "activation": float(start.get(s, 1.0))} for s in seeds]
+        ceiling = self.config.edges.structural_weight_ceiling
         total: dict[str, float] = {}
         vitals: dict[str, TraceVitals | None] = {}
         for _ in range(cfg.max_depth):
@@ -322,7 +328,11 @@ class CypherGraphStore(ABC):
             if len(frontier) > MAX_ACTIVATION_FRONTIER:
                 frontier = sorted(frontier, key=lambda f: -f["activation"])[:MAX_ACTIVATION_FRONTIER]
             rows = self.run("spread_activation_hop", {
-                "frontier": frontier, "scopeKeys": keys, "decay": cfg.decay_per_hop, "threshold": cfg.threshold})
+                # Paths too weak to cross even the heaviest structural edge skip those edges
+                # (the product is formed as the statement forms it: same rounding at the boundary).
+                "wide": [f for f in frontier if f["activation"] * ceiling * cfg.decay_per_hop >= cfg.threshold],
+                "narrow": [f for f in frontier if f["activation"] * ceiling * cfg.decay_per_hop < cfg.threshold],
+                "scopeKeys": keys, "decay": cfg.decay_per_hop, "threshold": cfg.threshold})
             for row in rows:
                 if row["id"] not in seed_set:
                     total[row["id"]] = total.get(row["id"], 0.0) + float(row["activation"])

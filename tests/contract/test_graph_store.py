@@ -7,10 +7,11 @@ import random
 import threading
 
 import pytest
+from pydantic import ValidationError
 
-from cogmem_graph.config.graph import ActivationConfig
+from cogmem_graph.config.graph import ActivationConfig, EdgeDefaults
 from cogmem_graph.graph.port import AccessUpdate, Edge, Mention
-from cogmem_graph.model import EdgeType, MemoryTrace, MemoryType, Scope
+from cogmem_graph.model import STRUCTURAL_EDGE_TYPES, EdgeType, MemoryTrace, MemoryType, Scope
 
 U1 = ["user:u1"]
 
@@ -147,6 +148,27 @@ def test_merge_edges_keeps_the_stronger_weight_and_rejects_bad_weights(graph):
         graph.merge_edges("DROP_ALL", [Edge(a.id, b.id, 0.5)])
 
 
+def test_structural_edges_never_outweigh_their_ceiling(graph):
+    """Activation skips SHARED_ENTITY / TEMPORAL_SEQUENCE on weak paths on the strength of
+    this ceiling, so no such edge may be stored heavier; other types may weigh up to 1."""
+    a, b = make("a"), make("b")
+    graph.upsert_traces([a, b])
+    ceiling = graph.config.edges.structural_weight_ceiling
+    for kind in STRUCTURAL_EDGE_TYPES:
+        with pytest.raises(ValueError, match="structural_weight_ceiling"):
+            graph.merge_edges(kind, [Edge(a.id, b.id, ceiling + 0.1)])
+        graph.merge_edges(kind, [Edge(a.id, b.id, ceiling)])
+    graph.merge_edges(EdgeType.CO_ACTIVATED, [Edge(a.id, b.id, 1.0)])
+    assert sorted((e.type.value, e.weight) for e in graph.get_edges([a.id], U1)) == sorted(
+        [("SHARED_ENTITY", ceiling), ("TEMPORAL_SEQUENCE", ceiling), ("CO_ACTIVATED", 1.0)])
+
+
+def test_structural_weights_must_stay_under_their_ceiling():
+    with pytest.raises(ValidationError, match="shared_entity_weight.*structural_weight_ceiling"):
+        EdgeDefaults(shared_entity_weight=0.7)
+    assert EdgeDefaults(shared_entity_weight=0.7, structural_weight_ceiling=0.8).shared_entity_weight == 0.7
+
+
 def test_shared_entity_edges_link_traces_mentioning_the_same_entity(graph):
     a, b, c = make("Alice met Bob", created_at=1), make("Alice again", created_at=2), make("nothing", created_at=3)
     other = make("Alice elsewhere", scope_id="u2")
@@ -184,9 +206,8 @@ def _activation_graph(graph):
     t = {n: make(n) for n in names}
     graph.upsert_traces(list(t.values()))
     graph.merge_edges(EdgeType.CO_ACTIVATED, [Edge(t["S"].id, t["A"].id, 0.8)])
-    graph.merge_edges(EdgeType.SHARED_ENTITY, [Edge(t["A"].id, t["B"].id, 1.0), Edge(t["B"].id, t["S"].id, 0.6)])
-    graph.merge_edges(EdgeType.CAUSED_BY, [Edge(t["C"].id, t["B"].id, 0.9)])
-    graph.merge_edges(EdgeType.TEMPORAL_SEQUENCE, [Edge(t["C"].id, t["F"].id, 1.0)])
+    graph.merge_edges(EdgeType.SAME_TOPIC, [Edge(t["A"].id, t["B"].id, 1.0), Edge(t["B"].id, t["S"].id, 0.6)])
+    graph.merge_edges(EdgeType.CAUSED_BY, [Edge(t["C"].id, t["B"].id, 0.9), Edge(t["C"].id, t["F"].id, 1.0)])
     return t
 
 
@@ -272,16 +293,20 @@ def _walks(edges, seeds, start, depth, decay, threshold):
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_activation_equals_the_walk_reference_on_a_random_graph(graph, seed):
-    """Parallel edges, cycles and heavy weights: the two-hop round trip and the single hop
-    after it sum exactly the walks the definition names, at depths 1 to 4."""
+    """Parallel edges, cycles and heavy weights: hop by hop, activation sums exactly the
+    walks the definition names, at depths 1 to 4 — although paths too weak to cross a
+    structural edge (weights up to the ceiling here) no longer look at those edges."""
     rng = random.Random(seed)
     traces = [make(f"node {i}") for i in range(14)]
     graph.upsert_traces(traces)
-    kinds = [EdgeType.CO_ACTIVATED, EdgeType.SHARED_ENTITY, EdgeType.SUPERSEDES, EdgeType.CAUSED_BY]
+    kinds = [EdgeType.CO_ACTIVATED, EdgeType.SHARED_ENTITY, EdgeType.TEMPORAL_SEQUENCE, EdgeType.SUPERSEDES,
+             EdgeType.CAUSED_BY]
+    ceiling = graph.config.edges.structural_weight_ceiling
     edges = []
     for kind in kinds:
         pairs = {tuple(rng.sample(range(len(traces)), 2)) for _ in range(12)}
-        batch = [Edge(traces[a].id, traces[b].id, round(rng.uniform(0.4, 1.0), 3)) for a, b in pairs]
+        heaviest = ceiling if kind in STRUCTURAL_EDGE_TYPES else 1.0
+        batch = [Edge(traces[a].id, traces[b].id, round(rng.uniform(0.2, heaviest), 3)) for a, b in pairs]
         graph.merge_edges(kind, batch)
         edges += [(e.src, e.dst, e.weight) for e in batch]
     seeds = [t.id for t in rng.sample(traces, 3)]
