@@ -50,6 +50,7 @@ class CypherLibrary:
             raise ValueError(f"dialect must be one of {DIALECTS}, not {dialect!r}")
         self.dialect = dialect
         self.root = root or cypher_root()
+        self._texts: dict[str, str] = {}
 
     def path(self, name: str) -> Path:
         for candidate in (self.root / self.dialect / f"{name}.cypher", self.root / f"{name}.cypher"):
@@ -58,7 +59,12 @@ class CypherLibrary:
         raise CypherNotFound(f"no statement named {name!r} for dialect {self.dialect} under {self.root}")
 
     def get(self, name: str) -> str:
-        return _read(self.path(name))
+        # Looked up once per name: finding the file costs two stat calls, and every
+        # statement the store runs starts here.
+        text = self._texts.get(name)
+        if text is None:
+            text = self._texts[name] = _read(self.path(name))
+        return text
 
     def for_edge(self, name: str, edge_type: EdgeType) -> str:
         """A statement whose relationship type is an `EdgeType` member."""
