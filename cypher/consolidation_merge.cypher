@@ -21,4 +21,6 @@ UNWIND losers AS l
 SET l.isActive = false, l.deactivatedReason = $reason, l.updatedAt = $now, l.consolidatedAt = $now
 MERGE (s)-[r:SUPERSEDES]->(l)
 ON CREATE SET r.weight = $weight, r.createdAt = $now, r.updatedAt = $now, r.reason = $reason
+SET s.strongestLink = CASE WHEN s.strongestLink IS NULL OR s.strongestLink >= r.weight THEN s.strongestLink ELSE r.weight END,
+    l.strongestLink = CASE WHEN l.strongestLink IS NULL OR l.strongestLink >= r.weight THEN l.strongestLink ELSE r.weight END
 RETURN s.id AS survivor, l.id AS loser

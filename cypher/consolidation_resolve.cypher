@@ -9,4 +9,6 @@ SET l.isActive = false, l.deactivatedReason = $reason, l.updatedAt = $now, l.con
     l.contradictedBy = coalesce(l.contradictedBy, []) + row.winner
 MERGE (w)-[r:SUPERSEDES]->(l)
 ON CREATE SET r.weight = $weight, r.createdAt = $now, r.updatedAt = $now, r.reason = $reason
+SET w.strongestLink = CASE WHEN w.strongestLink IS NULL OR w.strongestLink >= r.weight THEN w.strongestLink ELSE r.weight END,
+    l.strongestLink = CASE WHEN l.strongestLink IS NULL OR l.strongestLink >= r.weight THEN l.strongestLink ELSE r.weight END
 RETURN w.id AS winner, l.id AS loser

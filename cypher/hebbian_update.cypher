@@ -11,4 +11,6 @@ ON CREATE SET r.weight = 0.0, r.count = 0, r.createdAt = $now
 SET r.lock = true
 SET r.weight = 1.0 - (1.0 - r.weight) * (1.0 - $eta) ^ row.k, r.count = r.count + row.k, r.updatedAt = $now
 REMOVE r.lock
+SET a.strongestLink = CASE WHEN a.strongestLink IS NULL OR a.strongestLink >= r.weight THEN a.strongestLink ELSE r.weight END,
+    b.strongestLink = CASE WHEN b.strongestLink IS NULL OR b.strongestLink >= r.weight THEN b.strongestLink ELSE r.weight END
 RETURN a.id AS a, b.id AS b, r.weight AS weight

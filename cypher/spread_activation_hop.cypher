@@ -4,6 +4,8 @@
 // `$wide` rows follow every associative edge; `$narrow` rows are paths too weak for even the
 // heaviest SHARED_ENTITY / TEMPORAL_SEQUENCE edge (EdgeDefaults.structural_weight_ceiling) to
 // keep above the threshold, so they skip those two types, most of the graph's edges.
+// strongestLink (an upper bound of a trace's other edge weights, null when unknown) lets the
+// caller drop, before the next hop, the narrow paths that no edge could carry further.
 // Both ends of every step must be active traces inside the visible scopes (tested after the
 // weight, which discards most edges more cheaply: ~20% faster on a 10k graph). The caller sums
 // the paths per trace over the hops (capped at 1): one round trip per hop, so a dense graph
@@ -19,7 +21,7 @@ WHERE f.activation * r.weight * $decay >= $threshold
 RETURN m.id AS id, n.id AS prev, f.activation * r.weight * $decay AS activation,
        m.indexed AS indexed, m.encodingStrength AS encodingStrength, m.stability AS stability,
        m.lastAccessedAt AS lastAccessedAt, m.valence AS valence, m.confidence AS confidence,
-       m.createdAt AS createdAt, m.entities AS entities, m.tags AS tags
+       m.createdAt AS createdAt, m.entities AS entities, m.tags AS tags, m.strongestLink AS strongestLink
 UNION ALL
 UNWIND $narrow AS f
 MATCH (n:Trace {id: f.id})-[r:SAME_TOPIC|CONTRADICTS|SUPERSEDES|CAUSED_BY|CO_ACTIVATED]-(m:Trace)
@@ -30,4 +32,4 @@ WHERE f.activation * r.weight * $decay >= $threshold
 RETURN m.id AS id, n.id AS prev, f.activation * r.weight * $decay AS activation,
        m.indexed AS indexed, m.encodingStrength AS encodingStrength, m.stability AS stability,
        m.lastAccessedAt AS lastAccessedAt, m.valence AS valence, m.confidence AS confidence,
-       m.createdAt AS createdAt, m.entities AS entities, m.tags AS tags
+       m.createdAt AS createdAt, m.entities AS entities, m.tags AS tags, m.strongestLink AS strongestLink

@@ -1,7 +1,9 @@
 // Create or update traces of one memory type from full property rows, one round trip per batch.
 // The type label (Episodic, Semantic, ...) comes from the MemoryType enum and mirrors t.type,
 // so Neo4j Browser colours each kind. Creating the node with both labels keeps ingest fast.
+// strongestLink bounds the weight of the trace's non-structural associative edges (see
+// spread_activation_hop); a new trace has none yet, an existing one keeps its bound.
 UNWIND $rows AS row
 MERGE (t:Trace:__TYPE_LABEL__ {id: row.id})
-SET t += row
+SET t += row, t.strongestLink = coalesce(t.strongestLink, 0.0)
 RETURN count(t) AS written

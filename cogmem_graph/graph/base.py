@@ -132,6 +132,11 @@ class CypherGraphStore(ABC):
         there; by default it simply runs to completion."""
         self._run_text(text, params, write=True, name=name)
 
+    def confirm_writes(self) -> None:
+        """Return once every write this store sent has been applied, raising if one failed
+        (`after_retrieval(wait=False)`); nothing to do where writes always complete before returning."""
+        return None
+
     def _start_hint(self) -> str:
         return "Start the graph server, or open the store without a graph URL to use the embedded default."
 
@@ -320,20 +325,33 @@ class CypherGraphStore(ABC):
         ceiling = self.config.edges.structural_weight_ceiling
         total: dict[str, float] = {}
         vitals: dict[str, TraceVitals | None] = {}
+        strongest: dict[str, float | None] = {}  # upper bound of a trace's other edge weights
         for _ in range(cfg.max_depth):
-            # A path can only go on if one more full-weight edge keeps it above the threshold.
-            frontier = [f for f in frontier if f["activation"] * cfg.decay_per_hop >= cfg.threshold]
-            if not frontier:
+            # A path can only go on if one more full-weight edge keeps it above the threshold;
+            # paths too weak to cross even the heaviest structural edge look at the other types
+            # only, and not at all when none of the trace's edges could carry them (products are
+            # formed as the statement forms them: the same rounding at the boundary).
+            wide, narrow = [], []
+            for f in frontier:
+                if f["activation"] * cfg.decay_per_hop < cfg.threshold:
+                    continue
+                if f["activation"] * ceiling * cfg.decay_per_hop >= cfg.threshold:
+                    wide.append(f)
+                    continue
+                bound = strongest.get(f["id"])
+                if bound is None or f["activation"] * bound * cfg.decay_per_hop >= cfg.threshold:
+                    narrow.append(f)
+            if not wide and not narrow:
                 break
-            if len(frontier) > MAX_ACTIVATION_FRONTIER:
-                frontier = sorted(frontier, key=lambda f: -f["activation"])[:MAX_ACTIVATION_FRONTIER]
+            if len(wide) + len(narrow) > MAX_ACTIVATION_FRONTIER:
+                kept = sorted([(f, True) for f in wide] + [(f, False) for f in narrow],
+                              key=lambda pair: -pair[0]["activation"])[:MAX_ACTIVATION_FRONTIER]
+                wide, narrow = [f for f, is_wide in kept if is_wide], [f for f, is_wide in kept if not is_wide]
             rows = self.run("spread_activation_hop", {
-                # Paths too weak to cross even the heaviest structural edge skip those edges
-                # (the product is formed as the statement forms it: same rounding at the boundary).
-                "wide": [f for f in frontier if f["activation"] * ceiling * cfg.decay_per_hop >= cfg.threshold],
-                "narrow": [f for f in frontier if f["activation"] * ceiling * cfg.decay_per_hop < cfg.threshold],
-                "scopeKeys": keys, "decay": cfg.decay_per_hop, "threshold": cfg.threshold})
+                "wide": wide, "narrow": narrow, "scopeKeys": keys, "decay": cfg.decay_per_hop,
+                "threshold": cfg.threshold})
             for row in rows:
+                strongest[row["id"]] = row["strongestLink"]
                 if row["id"] not in seed_set:
                     total[row["id"]] = total.get(row["id"], 0.0) + float(row["activation"])
                     if row["id"] not in vitals:

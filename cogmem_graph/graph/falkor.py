@@ -191,6 +191,9 @@ class FalkorGraphStore(CypherGraphStore):
         if connection is None:
             self._run_text(text, params, write=True, name=name)
 
+    def confirm_writes(self) -> None:
+        write_lane(self.url, self.config.graph_name).confirm()
+
     def _confirm(self, pool: Any, connection: Any, name: str) -> None:
         try:
             connection.read_response()
@@ -242,7 +245,7 @@ class FalkorGraphStore(CypherGraphStore):
 
     def clear(self) -> None:
         """Delete the whole graph (tests and `cogmem import --replace`)."""
-        write_lane(self.url, self.config.graph_name).confirm()
+        self.confirm_writes()
         with contextlib.suppress(redis.ResponseError):
             self._graph.delete()
         self._graph = self._db.select_graph(self.config.graph_name)
@@ -251,7 +254,7 @@ class FalkorGraphStore(CypherGraphStore):
         if self._closed:
             return
         try:
-            write_lane(self.url, self.config.graph_name).confirm()
+            self.confirm_writes()
         except UnconfirmedWriteFailed as exc:
             log.error("closing %s: %s", self.url, exc)
         self._closed = True

@@ -341,6 +341,32 @@ def test_activation_skips_inactive_traces(graph):
     assert graph.spread_activation([seed.id], U1) == []
 
 
+@pytest.mark.parametrize("wire", ["hebbian_update", "after_retrieval", "merge_edges", "legacy"])
+def test_weak_paths_still_cross_edges_strengthened_after_the_traces_were_written(graph, wire):
+    """S -SHARED_ENTITY 0.5- A -CO_ACTIVATED- B: the path reaches A at 0.25, too weak for any
+    structural edge, so the next hop is skipped unless A's edges could carry it. Each way of
+    making A-B strong must keep A's bound (strongestLink) up to date — and a trace written
+    before the bound existed (no property) is never skipped."""
+    s, a, b = make("S"), make("A"), make("B")
+    graph.upsert_traces([s, a, b])
+    graph.merge_edges(EdgeType.SHARED_ENTITY, [Edge(s.id, a.id, 0.5)])
+    k = 20  # 1 - 0.9^20 = 0.878: 0.25 x 0.878 x 0.5 = 0.11 stays above the 0.1 threshold
+    if wire == "hebbian_update":
+        graph.hebbian_update([[a.id, b.id]] * k, U1)
+    elif wire == "after_retrieval":
+        for _ in range(k):
+            graph.after_retrieval([], [a.id, b.id], [], U1)
+    elif wire == "merge_edges":
+        graph.merge_edges(EdgeType.CO_ACTIVATED, [Edge(a.id, b.id, 1 - 0.9 ** k)])
+    else:  # a home from before the bound: the edge is there, the property is not
+        graph.merge_edges(EdgeType.CO_ACTIVATED, [Edge(a.id, b.id, 1 - 0.9 ** k)])
+        graph.run("import_trace_props", {"rows": [{"id": a.id, "props": {"strongestLink": None}}]}, write=True)
+    got = {x.trace_id: x.activation for x in graph.spread_activation([s.id], U1)}
+    assert got == {a.id: pytest.approx(0.25), b.id: pytest.approx(0.25 * (1 - 0.9 ** k) * 0.5)}
+    weak = {x.trace_id for x in graph.spread_activation([s.id], U1, seed_activation={s.id: 0.85})}
+    assert weak == {a.id}  # 0.2125 x 0.878 x 0.5 < 0.1: B is out of reach
+
+
 # ---------------------------------------------------------------- Hebbian learning
 
 
