@@ -240,7 +240,9 @@ class CypherGraphStore(ABC):
         text = self.cypher.for_edge("merge_edges", edge_type)
         merged = 0
         for chunk in _chunks(rows):
-            result = self._run_text(text, {"rows": chunk, "now": self._now()}, write=True, name="merge_edges")
+            result = self._run_text(text, {"rows": chunk, "now": self._now(),
+                                           "structural": edge_type in STRUCTURAL_EDGE_TYPES},
+                                    write=True, name="merge_edges")
             merged += result[0]["merged"]
         return merged
 
