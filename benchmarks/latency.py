@@ -324,7 +324,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if min(args.sizes + [args.scopes, args.batch, args.queries, args.top_k]) < 1 or args.singles < 0:
         parser.error("--sizes, --scopes, --batch, --queries and --top-k must be positive")
     rng = random.Random(args.seed)
-    console = Console(width=300)
+    console = Console(width=360)
     where = f"{args.graph or 'embedded FalkorDB'} + {args.vectors or 'embedded vectors'}"
     rows = []
     for n in args.sizes:

@@ -38,6 +38,7 @@ from __future__ import annotations
 import logging
 import uuid
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -284,16 +285,27 @@ def blend_candidates(agent: AgentMemory, query: str, relevance: dict[str, float]
 def query_entities(agent: AgentMemory, query: str) -> list[QueryEntity]:
     """The query's entities that the caller's visible memories mention: the names the
     extractor finds, else word n-grams that happen to be entity keys."""
+    return query_entities_later(agent, query)()
+
+
+def query_entities_later(agent: AgentMemory, query: str) -> Callable[[], list[QueryEntity]]:
+    """`query_entities`, its lookups started now (both candidate lists at once, through
+    `GraphStore.read_later`) and read when the result is called."""
     cfg = agent.store.config.retrieval.multi_hop
+    lookups = []
     for candidates in (query_entity_keys(query, cfg.max_query_entities), query_ngram_keys(query)):
-        if not candidates:
-            continue
-        rows = agent.store.graph.run("multihop_query_entities", {
-            "keys": [key for key, _ in candidates], "scopeKeys": agent.visible_scope_keys})
-        found = {r["key"]: QueryEntity(r["key"], r["name"] or r["key"], int(r["fan"])) for r in rows}
-        if found:
-            return [found[key] for key, _ in candidates if key in found][: cfg.max_query_entities]
-    return []
+        if candidates:
+            lookups.append((candidates, agent.store.graph.read_later("multihop_query_entities", {
+                "keys": [key for key, _ in candidates], "scopeKeys": agent.visible_scope_keys})))
+
+    def found_entities() -> list[QueryEntity]:
+        replies = [(candidates, rows()) for candidates, rows in lookups]  # every reply is read
+        for candidates, rows in replies:
+            found = {r["key"]: QueryEntity(r["key"], r["name"] or r["key"], int(r["fan"])) for r in rows}
+            if found:
+                return [found[key] for key, _ in candidates if key in found][: cfg.max_query_entities]
+        return []
+    return found_entities
 
 
 def text_relevance(agent: AgentMemory, query: str, pool: int) -> dict[str, float]:

@@ -60,8 +60,7 @@ def retrieve(
     pool = top_k * cfg.candidate_multiplier
 
     # The graph looks up the entities the query names while the vector store finds candidates.
-    named = store.read_beside(multihop.query_entities, agent, query) \
-        if strategy == "full" and cfg.multi_hop_blend else None
+    named = multihop.query_entities_later(agent, query) if strategy == "full" and cfg.multi_hop_blend else None
     dense = lexical = []
     if strategy in ("full", "dense"):
         dense = store.vectors.search_dense(store.embedder.embed_query(query), keys, pool)
@@ -99,7 +98,7 @@ def retrieve(
 
     # The fused candidates' ranking fields are read while activation spreads (the graph
     # answers both at once); activation returns those of the traces it reaches.
-    fused_vitals = store.read_beside(store.graph.trace_vitals, fused_ids, keys)
+    fused_vitals = store.graph.trace_vitals_later(fused_ids, keys)
     # Seeds spread as much activation as retrieval found them relevant (ACT-R source activation).
     relevance = dict(fused)
     seeds = fused_ids[: store.config.graph.activation.max_seeds]
@@ -108,14 +107,14 @@ def retrieve(
     for tid in activation:
         sources.setdefault(tid, set()).add("activation")
     # Queries naming several entities: multi-hop candidates join; their walk score counts as relevance.
-    blended = multihop.blend_candidates(agent, query, relevance, pool, named.result() if named else None)
+    blended = multihop.blend_candidates(agent, query, relevance, pool, named() if named else None)
     for tid, score in blended.items():
         relevance[tid] = max(relevance.get(tid, 0.0), score)
         sources.setdefault(tid, set()).add("multi_hop")
     candidate_ids = list(dict.fromkeys(fused_ids + list(activation) + list(blended)))
     # Rank on the candidates' vitals (active, indexed traces only); whole traces are loaded
     # only for what is returned.
-    vitals = {v.id: v for v in fused_vitals.result()}
+    vitals = {v.id: v for v in fused_vitals()}
     vitals.update({a.trace_id: a.vitals for a in reached if a.vitals is not None and a.trace_id not in vitals})
     known = set(fused_ids) | set(activation)
     unread = [tid for tid in candidate_ids if tid not in known]

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from cogmem_graph.api.agent import AgentMemory, MoodSource
 from cogmem_graph.api.results import RepairResult
@@ -33,7 +31,6 @@ if TYPE_CHECKING:
 
 DEFAULT_HOME = ".cogmem"
 REPAIR_BATCH = 500
-T = TypeVar("T")
 
 
 def default_home() -> Path:
@@ -130,7 +127,6 @@ class MemoryStore:
         self.llm = llm
         self._closed = False
         self._lock = threading.Lock()
-        self._beside = ThreadPoolExecutor(max_workers=4, thread_name_prefix="cogmem-read")
 
     def __repr__(self) -> str:
         return f"MemoryStore(graph={self.graph!r}, vectors={self.vectors!r}, embedder={self.embedder.name!r})"
@@ -191,20 +187,11 @@ class MemoryStore:
         result.reactivated_vectors = len(to_reactivate)
         return result
 
-    def read_beside(self, read: Callable[..., T], *args: Any) -> Future[T]:
-        """Run a read on a worker thread while the caller makes another (a retrieval reads its
-        candidates' ranking fields while activation spreads); `.result()` returns or raises."""
-        try:
-            return self._beside.submit(read, *args)
-        except RuntimeError:  # closed by another thread while this call was under way
-            raise StoreClosed("this memory store was closed during the call; call cg.open() again") from None
-
     def close(self) -> None:
         with self._lock:
             if self._closed:
                 return
             self._closed = True
-        self._beside.shutdown(wait=True)
         try:
             self.vectors.close()
         finally:

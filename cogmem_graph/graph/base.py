@@ -132,6 +132,24 @@ class CypherGraphStore(ABC):
         there; by default it simply runs to completion."""
         self._run_text(text, params, write=True, name=name)
 
+    def read_later(self, name: str, params: dict[str, Any] | None = None) -> Callable[[], list[dict[str, Any]]]:
+        """Start a named read and return what gives its rows. Engines that can leave it
+        running while the caller goes on (FalkorDB) do; by default it runs now. Call the
+        result once the rows are needed (it raises what the read raised)."""
+        return self._read_later(self.cypher.get(name), params or {}, name=name)
+
+    def _read_later(self, text: str, params: dict[str, Any], *, name: str) -> Callable[[], list[dict[str, Any]]]:
+        rows = self._run_text(text, params, write=False, name=name)
+        return lambda: rows
+
+    def trace_vitals_later(self, ids: Sequence[str], scope_keys: Sequence[str]) -> Callable[[], list[TraceVitals]]:
+        """`trace_vitals`, started now and read when called (`read_later`)."""
+        keys = require_scope_keys(scope_keys)
+        if not ids:
+            return list
+        rows = self.read_later("trace_vitals", {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys})
+        return lambda: [_vitals(r) for r in rows()]
+
     def confirm_writes(self) -> None:
         """Return once every write this store sent has been applied, raising if one failed
         (`after_retrieval(wait=False)`); nothing to do where writes always complete before returning."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -193,6 +193,54 @@ class FalkorGraphStore(CypherGraphStore):
 
     def confirm_writes(self) -> None:
         write_lane(self.url, self.config.graph_name).confirm()
+
+    def _read_later(self, text: str, params: dict[str, Any], *, name: str) -> Callable[[], list[dict[str, Any]]]:
+        """Send a read on a connection of its own and return what reads its reply: the
+        server answers it while the caller sends others or computes (no thread, so no
+        wait for the interpreter lock when the reply arrives)."""
+        if self._closed:
+            raise GraphStoreUnavailable(f"graph store {self.url} is closed", url=self.url)
+        write_lane(self.url, self.config.graph_name).confirm()
+        command = self._command(text, params, write=False)
+        pool = self._db.connection.connection_pool
+        connection = pool.get_connection()
+        try:
+            connection.send_command(*command)
+        except Exception as exc:
+            connection.disconnect()
+            pool.release(connection)
+            if not self._is_transient(exc):
+                raise
+            rows = self._run_text(text, params, write=False, name=name)  # the ordinary way, with retries
+            return lambda: rows
+        reply: list[list[dict[str, Any]]] = []
+
+        def read() -> list[dict[str, Any]]:
+            if not reply:
+                reply.append(self._read_reply(pool, connection, text, params, name))
+            return reply[0]
+        return read
+
+    def _read_reply(self, pool: Any, connection: Any, text: str, params: dict[str, Any],
+                    name: str) -> list[dict[str, Any]]:
+        try:
+            response = connection.read_response()
+        except redis.ResponseError as exc:
+            pool.release(connection)
+            raise GraphQueryError(f"FalkorDB rejected {name}: {exc}") from exc
+        except Exception as exc:
+            connection.disconnect()
+            pool.release(connection)
+            if not self._is_transient(exc):
+                raise
+            return self._run_text(text, params, write=False, name=name)  # a read can simply run again
+        pool.release(connection)
+        rows = read_compact(response)
+        if rows is not None:
+            return rows
+        result = QueryResult(self._graph, response)
+        header = [column[1] for column in (result.header or [])]
+        return [dict(zip(header, (_plain(v) for v in row), strict=True)) for row in result.result_set]
 
     def _confirm(self, pool: Any, connection: Any, name: str) -> None:
         try:

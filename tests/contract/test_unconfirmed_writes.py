@@ -72,3 +72,37 @@ def test_closing_confirms_what_was_sent(tmp_path):
     finally:
         store.close()
 
+
+
+# ---------------------------------------------------------------- reads started now, read later
+
+
+def test_reads_started_together_come_back_as_run_alone(graph):
+    """Several reads in flight at once (a retrieval sends the candidates' vitals with the
+    first activation hop): each reply belongs to its own read."""
+    traces = [make(f"t{i}") for i in range(5)]
+    graph.upsert_traces(traces)
+    ids = [t.id for t in traces]
+    graph.set_indexed(ids, True)
+    later = [graph.read_later("trace_vitals", {"ids": ids[:k], "scopeKeys": U1}) for k in (1, 3, 5)]
+    vitals = graph.trace_vitals_later(ids, U1)
+    assert [sorted(r["id"] for r in read()) for read in later] == [sorted(ids[:k]) for k in (1, 3, 5)]
+    assert vitals() == graph.trace_vitals(ids, U1)
+    assert graph.trace_vitals_later(ids, ["user:u2"])() == []  # scoped like every read
+
+
+def test_a_read_started_after_an_unconfirmed_write_sees_it(graph):
+    t = make("t")
+    graph.upsert_traces([t])
+    graph.after_retrieval([access(t)], [], [], U1, wait=False)
+    rows = graph.read_later("get_traces", {"ids": [t.id], "scopeKeys": U1})
+    assert rows()[0]["trace"]["retrievalCount"] == 1
+
+
+def test_a_failing_read_raises_when_read(graph):
+    t = make("t")
+    graph.upsert_traces([t])
+    rows = graph.read_later("get_traces", {"ids": [t.id], "scopeKeys": "not a list"})  # IN needs a list
+    with pytest.raises(GraphQueryError):
+        rows()
+    assert graph.trace_vitals([], U1) == []  # the store goes on

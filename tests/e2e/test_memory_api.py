@@ -10,6 +10,7 @@ import pytest
 import cogmem_graph as cg
 from cogmem_graph.clock import MS_PER_DAY, MS_PER_SECOND, ManualClock
 from cogmem_graph.config import CogmemConfig
+from cogmem_graph.errors import GraphStoreUnavailable
 from cogmem_graph.model import EdgeType
 
 
@@ -203,8 +204,8 @@ def test_bad_arguments_to_open_and_retrieve_are_named(tmp_path: Path, store) -> 
     store.close()
     with pytest.raises(cg.api.StoreClosed):
         agent.retrieve("anything")
-    with pytest.raises(cg.api.StoreClosed):  # a retrieval already past its open-check
-        store.read_beside(store.graph.trace_vitals, ["mt_x"], ["user:u1"])
+    with pytest.raises(GraphStoreUnavailable, match="closed"):  # a retrieval already past its open-check
+        store.graph.trace_vitals_later(["mt_x"], ["user:u1"])
 
 
 def _store_with_one_seed(tmp_path: Path, clock: ManualClock) -> cg.MemoryStore:
