@@ -177,19 +177,27 @@ class FalkorGraphStore(CypherGraphStore):
         pool = self._db.connection.connection_pool
         with lane.lock:
             lane.confirm()
-            connection = pool.get_connection()
-            try:
-                connection.send_command(*command)
-            except Exception as exc:
-                connection.disconnect()
-                pool.release(connection)
-                if not self._is_transient(exc):
-                    raise
-                connection = None  # a stale connection: send it the ordinary way, with retries
-            else:
+            connection = self._send(pool, command)
+            if connection is not None:
                 lane.leave_unconfirmed(lambda: self._confirm(pool, connection, name))
         if connection is None:
             self._run_text(text, params, write=True, name=name)
+
+    def _send(self, pool: Any, command: list[Any]) -> Any:
+        """A pooled connection the command was sent on, or None after a transient fault (the
+        caller then runs the statement the ordinary way: retries, then an error naming the URL)."""
+        connection = None
+        try:
+            connection = pool.get_connection()
+            connection.send_command(*command)
+            return connection
+        except Exception as exc:
+            if connection is not None:
+                connection.disconnect()
+                pool.release(connection)
+            if not self._is_transient(exc):
+                raise
+            return None
 
     def confirm_writes(self) -> None:
         write_lane(self.url, self.config.graph_name).confirm()
@@ -203,14 +211,8 @@ class FalkorGraphStore(CypherGraphStore):
         write_lane(self.url, self.config.graph_name).confirm()
         command = self._command(text, params, write=False)
         pool = self._db.connection.connection_pool
-        connection = pool.get_connection()
-        try:
-            connection.send_command(*command)
-        except Exception as exc:
-            connection.disconnect()
-            pool.release(connection)
-            if not self._is_transient(exc):
-                raise
+        connection = self._send(pool, command)
+        if connection is None:
             rows = self._run_text(text, params, write=False, name=name)  # the ordinary way, with retries
             return lambda: rows
         reply: list[list[dict[str, Any]]] = []
