@@ -1,6 +1,8 @@
-"""A retrieval's bookkeeping write may return before the engine confirms it
-(`after_retrieval(wait=False)`). Whatever the engine does with that freedom, nothing that
-runs afterwards may see the graph without the write, and a failure must still surface."""
+"""Statements that do not make the caller wait: a retrieval's bookkeeping write may return
+before the engine confirms it (`after_retrieval(wait=False)`), and a read may be started
+now and read later (`read_later`). Whatever the engine does with that freedom, nothing that
+runs afterwards may see the graph without the write, each reply must reach its own read,
+and a failure must still surface."""
 
 from __future__ import annotations
 
