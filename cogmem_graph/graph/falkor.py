@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import weakref
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,12 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
+
+
+def _discard_unread(pool: Any, connection: Any, state: dict[str, Any]) -> None:
+    if not state["read"]:
+        connection.disconnect()
+        pool.release(connection)
 
 
 class FalkorGraphStore(CypherGraphStore):
@@ -215,12 +222,15 @@ class FalkorGraphStore(CypherGraphStore):
         if connection is None:
             rows = self._run_text(text, params, write=False, name=name)  # the ordinary way, with retries
             return lambda: rows
-        reply: list[list[dict[str, Any]]] = []
+        state: dict[str, Any] = {"read": False}
 
         def read() -> list[dict[str, Any]]:
-            if not reply:
-                reply.append(self._read_reply(pool, connection, text, params, name))
-            return reply[0]
+            if not state["read"]:
+                state["read"] = True
+                state["rows"] = self._read_reply(pool, connection, text, params, name)
+            return state["rows"]
+        # A reply nobody reads (the caller failed in between) must not hold its connection.
+        weakref.finalize(read, _discard_unread, pool, connection, state)
         return read
 
     def _read_reply(self, pool: Any, connection: Any, text: str, params: dict[str, Any],

@@ -108,3 +108,17 @@ def test_a_failing_read_raises_when_read(graph):
     with pytest.raises(GraphQueryError):
         rows()
     assert graph.trace_vitals([], U1) == []  # the store goes on
+
+
+def test_a_read_nobody_reads_gives_its_connection_back(graph):
+    """A caller that fails between starting a read and reading it must not leak the
+    connection the reply waits on."""
+    if graph.dialect != "falkordb":
+        pytest.skip("only FalkorDB leaves reads in flight")
+    pool = graph._db.connection.connection_pool
+    graph.trace_vitals([], U1)
+    before = len(pool._in_use_connections)
+    for _ in range(5):
+        graph.read_later("trace_vitals", {"ids": ["mt_x"], "scopeKeys": U1})  # dropped unread
+    assert len(pool._in_use_connections) == before
+    assert graph.trace_vitals(["mt_x"], U1) == []
