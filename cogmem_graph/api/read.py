@@ -140,8 +140,7 @@ def retrieve(
             importance=importance_signal(v.confidence, config=cfg),
         )
         kind = classify_recall(cosine.get(tid, 0.0), strength, v.confidence, config=cfg)
-        scored.append((_Candidate(v, composite_score(signals, weights), signals.as_dict(), tuple(sorted(sources[tid]))),
-                       kind))
+        scored.append((_Candidate(v, composite_score(signals, weights), signals, sources[tid]), kind))
     scored.sort(key=lambda pair: (-pair[0].score, pair[0].vitals.id))
     # The best top_k are returned whatever their strength: hiding the best match because
     # it is weak would surprise every caller. Tip-of-the-tongue partials are the
@@ -150,19 +149,21 @@ def retrieve(
     best = [c for c, _ in scored[:top_k]]
     almost = [c for c, kind in scored[top_k:] if kind is RecallKind.TIP_OF_TONGUE][:top_k]
     returned = {c.vitals.id for c in best}
+    # Retrieval-induced forgetting can only suppress losers more similar than its threshold.
+    rif = store.config.mechanisms.retrieval_induced_forgetting
+    competitor_ids = [c.vitals.id for c, _ in scored[top_k:] if cosine.get(c.vitals.id, -1.0) > rif.similarity_threshold] \
+        if record_access and best and rif.enabled else []
+    # The whole traces are read while the feeling-of-knowing signals are worked out.
+    loading = store.graph.get_traces_later([c.vitals.id for c in best + almost] + competitor_ids, keys)
     cutoff = best[-1].score if len(best) == top_k else None
     fok = detect_feeling_of_knowing(
         ((c.vitals, c.score, cosine.get(c.vitals.id, 0.0)) for c, _ in scored if c.vitals.id not in returned),
         store.config.mechanisms.feeling_of_knowing, now, retrieval_cutoff=cutoff,
         query_entities=[e.name for e in extract_entities(query)],
     )
-    # Retrieval-induced forgetting can only suppress losers more similar than its threshold.
-    rif = store.config.mechanisms.retrieval_induced_forgetting
-    competitor_ids = [c.vitals.id for c, _ in scored[top_k:] if cosine.get(c.vitals.id, -1.0) > rif.similarity_threshold] \
-        if record_access and best and rif.enabled else []
-    traces = {t.id: t for t in store.graph.get_traces([c.vitals.id for c in best + almost] + competitor_ids, keys)}
-    recalled = [ScoredTrace(traces[c.vitals.id], c.score, c.signals, c.sources) for c in best if c.vitals.id in traces]
-    partial = [ScoredTrace(traces[c.vitals.id], c.score, c.signals, c.sources) for c in almost if c.vitals.id in traces]
+    traces = {t.id: t for t in loading()}
+    recalled = [c.scored(traces[c.vitals.id]) for c in best if c.vitals.id in traces]
+    partial = [c.scored(traces[c.vitals.id]) for c in almost if c.vitals.id in traces]
     if record_access and recalled:
         competitors = [(traces[tid], cosine[tid]) for tid in competitor_ids if tid in traces]
         _after_retrieval(agent, recalled, competitors, keys, now, mood)
@@ -175,8 +176,12 @@ class _Candidate:
 
     vitals: TraceVitals
     score: float
-    signals: dict[str, float]
-    sources: tuple[str, ...]
+    signals: Signals
+    sources: set[str]
+
+    def scored(self, trace: MemoryTrace) -> ScoredTrace:
+        """The returned form (signals as a dict, sources sorted): built only for what is returned."""
+        return ScoredTrace(trace, self.score, self.signals.as_dict(), tuple(sorted(self.sources)))
 
 
 def _rerank(agent: AgentMemory, query: str, ids: list[str], keys: list[str]) -> list[tuple[str, float]]:

@@ -142,6 +142,14 @@ class CypherGraphStore(ABC):
         rows = self._run_text(text, params, write=False, name=name)
         return lambda: rows
 
+    def get_traces_later(self, ids: Sequence[str], scope_keys: Sequence[str]) -> Callable[[], list[MemoryTrace]]:
+        """`get_traces`, started now and read when called (`read_later`)."""
+        keys = require_scope_keys(scope_keys)
+        if not ids:
+            return list
+        rows = self.read_later("get_traces", {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys})
+        return lambda: [MemoryTrace.from_graph_props(r["trace"]) for r in rows()]
+
     def trace_vitals_later(self, ids: Sequence[str], scope_keys: Sequence[str]) -> Callable[[], list[TraceVitals]]:
         """`trace_vitals`, started now and read when called (`read_later`)."""
         keys = require_scope_keys(scope_keys)
