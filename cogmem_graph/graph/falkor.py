@@ -28,7 +28,7 @@ from cogmem_graph.config.graph import GraphConfig
 from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable, UnconfirmedWriteFailed
 from cogmem_graph.graph.base import CypherGraphStore
 from cogmem_graph.graph.falkor_lane import write_lane
-from cogmem_graph.graph.falkor_wire import params_header, read_compact
+from cogmem_graph.graph.falkor_wire import params_header, raise_errors, read_compact
 from cogmem_graph.graph.fulltext import redisearch_query
 from cogmem_graph.graph.launcher import EmbeddedFalkorDB, acquire_embedded, release_embedded
 from cogmem_graph.model import NodeLabel
@@ -141,11 +141,22 @@ class FalkorGraphStore(CypherGraphStore):
 
     # ------------------------------------------------------------ engine hooks
 
-    def _run(self, text: str, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]:
+    def _check_open(self) -> None:
         if self._closed:
             raise GraphStoreUnavailable(f"graph store {self.url} is closed", url=self.url)
-        # The command the client's query()/ro_query() would send; the reply is read by
-        # `read_compact` (plain values in one pass), or by the client for graph objects.
+
+    def _rows(self, response: list) -> list[dict[str, Any]]:
+        """A reply as rows: `read_compact` (plain values in one pass), or the client's parser
+        for graph objects. Raises redis.ResponseError for an error reply or element."""
+        rows = read_compact(response)
+        if rows is not None:
+            return rows
+        result = QueryResult(self._graph, response)
+        header = [column[1] for column in (result.header or [])]
+        return [dict(zip(header, (_plain(v) for v in row), strict=True)) for row in result.result_set]
+
+    def _run(self, text: str, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]:
+        self._check_open()
         command = self._command(text, params, write=write)
         lane = write_lane(self.url, self.config.graph_name)
         try:
@@ -159,14 +170,9 @@ class FalkorGraphStore(CypherGraphStore):
             else:
                 lane.confirm()
                 response = self._graph.execute_command(*command)
-            rows = read_compact(response)
-            if rows is not None:
-                return rows
-            result = QueryResult(self._graph, response)
+            return self._rows(response)
         except redis.ResponseError as exc:
             raise GraphQueryError(f"FalkorDB rejected a statement: {exc}") from exc
-        header = [column[1] for column in (result.header or [])]
-        return [dict(zip(header, (_plain(v) for v in row), strict=True)) for row in result.result_set]
 
     def _command(self, text: str, params: dict[str, Any], *, write: bool) -> list[Any]:
         """The command the client's query()/ro_query() would send; the reply is read by
@@ -177,8 +183,7 @@ class FalkorGraphStore(CypherGraphStore):
     def _run_unconfirmed(self, text: str, params: dict[str, Any], *, name: str) -> None:
         """Send a write and return before the server has applied it (graph/falkor_lane.py):
         the next statement through the lane reads its reply first and raises if it failed."""
-        if self._closed:
-            raise GraphStoreUnavailable(f"graph store {self.url} is closed", url=self.url)
+        self._check_open()
         command = self._command(text, params, write=True)
         lane = write_lane(self.url, self.config.graph_name)
         pool = self._db.connection.connection_pool
@@ -213,8 +218,7 @@ class FalkorGraphStore(CypherGraphStore):
         """Send a read on a connection of its own and return what reads its reply: the
         server answers it while the caller sends others or computes (no thread, so no
         wait for the interpreter lock when the reply arrives)."""
-        if self._closed:
-            raise GraphStoreUnavailable(f"graph store {self.url} is closed", url=self.url)
+        self._check_open()
         write_lane(self.url, self.config.graph_name).confirm()
         command = self._command(text, params, write=False)
         pool = self._db.connection.connection_pool
@@ -247,16 +251,14 @@ class FalkorGraphStore(CypherGraphStore):
                 raise
             return self._run_text(text, params, write=False, name=name)  # a read can simply run again
         pool.release(connection)
-        rows = read_compact(response)
-        if rows is not None:
-            return rows
-        result = QueryResult(self._graph, response)
-        header = [column[1] for column in (result.header or [])]
-        return [dict(zip(header, (_plain(v) for v in row), strict=True)) for row in result.result_set]
+        try:
+            return self._rows(response)
+        except redis.ResponseError as exc:  # an error element inside the reply
+            raise GraphQueryError(f"FalkorDB rejected {name}: {exc}") from exc
 
     def _confirm(self, pool: Any, connection: Any, name: str) -> None:
         try:
-            connection.read_response()
+            raise_errors(connection.read_response())  # an error reply, or an error element inside it
         except redis.ResponseError as exc:
             raise UnconfirmedWriteFailed(f"FalkorDB rejected the earlier {name} write: {exc}") from exc
         except Exception as exc:
