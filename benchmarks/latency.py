@@ -158,7 +158,7 @@ def watch_loads(store: cg.MemoryStore) -> set[str]:
     """The traces a retrieval read from the graph (ranking fields or whole), however many
     reads it took: the candidates it ranked. The floor loads as many whole traces."""
     seen: set[str] = set()
-    for name in ("get_traces", "get_traces_later", "trace_vitals", "trace_vitals_later"):
+    for name in ("get_traces_later", "trace_vitals_later"):  # get_traces and trace_vitals call these
         load = getattr(store.graph, name)
 
         def counting(ids, scope_keys, load=load):

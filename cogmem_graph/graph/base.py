@@ -187,19 +187,11 @@ class CypherGraphStore(ABC):
         return written
 
     def get_traces(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[MemoryTrace]:
-        keys = require_scope_keys(scope_keys)
-        if not ids:
-            return []
-        rows = self.run("get_traces", {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys})
-        return [MemoryTrace.from_graph_props(r["trace"]) for r in rows]
+        return self.get_traces_later(ids, scope_keys)()
 
     def trace_vitals(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[TraceVitals]:
         """Ranking fields of the active, indexed traces among `ids` (see `TraceVitals`)."""
-        keys = require_scope_keys(scope_keys)
-        if not ids:
-            return []
-        rows = self.run("trace_vitals", {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys})
-        return [_vitals(r) for r in rows]
+        return self.trace_vitals_later(ids, scope_keys)()
 
     def list_traces(
         self, scope_keys: Sequence[str], *, include_inactive: bool = False, skip: int = 0, limit: int = 100
@@ -250,7 +242,8 @@ class CypherGraphStore(ABC):
 
     def merge_edges(self, edge_type: EdgeType, edges: Sequence[Edge]) -> int:
         edge_type = EdgeType(edge_type)
-        ceiling = self.config.edges.structural_weight_ceiling if edge_type in STRUCTURAL_EDGE_TYPES else 1.0
+        structural = edge_type in STRUCTURAL_EDGE_TYPES
+        ceiling = self.config.edges.structural_weight_ceiling if structural else 1.0
         by_pair: dict[tuple[str, str], float] = {}
         for e in edges:
             if not 0.0 <= e.weight <= 1.0:
@@ -266,8 +259,7 @@ class CypherGraphStore(ABC):
         text = self.cypher.for_edge("merge_edges", edge_type)
         merged = 0
         for chunk in _chunks(rows):
-            result = self._run_text(text, {"rows": chunk, "now": self._now(),
-                                           "structural": edge_type in STRUCTURAL_EDGE_TYPES},
+            result = self._run_text(text, {"rows": chunk, "now": self._now(), "structural": structural},
                                     write=True, name="merge_edges")
             merged += result[0]["merged"]
         return merged
@@ -354,30 +346,26 @@ class CypherGraphStore(ABC):
         total: dict[str, float] = {}
         vitals: dict[str, TraceVitals | None] = {}
         strongest: dict[str, float | None] = {}  # upper bound of a trace's other edge weights
+
+        def carried(f: dict[str, Any], weight: float | None) -> bool:
+            """Whether an edge of `weight` (None: unknown) keeps the path above the threshold;
+            the product is formed as the statement forms it (the same rounding at the boundary)."""
+            return weight is None or f["activation"] * weight * cfg.decay_per_hop >= cfg.threshold
+
         for _ in range(cfg.max_depth):
             # A path can only go on if one more full-weight edge keeps it above the threshold;
             # paths too weak to cross even the heaviest structural edge look at the other types
-            # only, and not at all when none of the trace's edges could carry them (products are
-            # formed as the statement forms them: the same rounding at the boundary).
-            wide, narrow = [], []
-            for f in frontier:
-                if f["activation"] * cfg.decay_per_hop < cfg.threshold:
-                    continue
-                if f["activation"] * ceiling * cfg.decay_per_hop >= cfg.threshold:
-                    wide.append(f)
-                    continue
-                bound = strongest.get(f["id"])
-                if bound is None or f["activation"] * bound * cfg.decay_per_hop >= cfg.threshold:
-                    narrow.append(f)
-            if not wide and not narrow:
+            # only, and not at all when none of the trace's edges could carry them.
+            frontier = [f for f in frontier
+                        if carried(f, 1.0) and (carried(f, ceiling) or carried(f, strongest.get(f["id"])))]
+            if not frontier:
                 break
-            if len(wide) + len(narrow) > MAX_ACTIVATION_FRONTIER:
-                kept = sorted([(f, True) for f in wide] + [(f, False) for f in narrow],
-                              key=lambda pair: -pair[0]["activation"])[:MAX_ACTIVATION_FRONTIER]
-                wide, narrow = [f for f, is_wide in kept if is_wide], [f for f, is_wide in kept if not is_wide]
+            if len(frontier) > MAX_ACTIVATION_FRONTIER:
+                frontier = sorted(frontier, key=lambda f: -f["activation"])[:MAX_ACTIVATION_FRONTIER]
             rows = self.run("spread_activation_hop", {
-                "wide": wide, "narrow": narrow, "scopeKeys": keys, "decay": cfg.decay_per_hop,
-                "threshold": cfg.threshold})
+                "wide": [f for f in frontier if carried(f, ceiling)],
+                "narrow": [f for f in frontier if not carried(f, ceiling)],
+                "scopeKeys": keys, "decay": cfg.decay_per_hop, "threshold": cfg.threshold})
             for row in rows:
                 strongest[row["id"]] = row["strongestLink"]
                 if row["id"] not in seed_set:
