@@ -11,30 +11,15 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 import cogmem_graph as cg
-from cogmem_graph.clock import ManualClock
 from cogmem_graph.graph.cypher import CypherLibrary
 from cogmem_graph.model import MemoryTrace
 
 REPO = Path(__file__).resolve().parents[2]
 TEST_CYPHER = REPO / "tests" / "cypher"
-START_MS = 1_700_000_000_000
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock(START_MS)
-
-
-@pytest.fixture
-def store(tmp_path: Path, clock: ManualClock) -> Iterator[cg.MemoryStore]:
-    with cg.open(home=tmp_path / "home", embedder="hash", clock=clock) as s:
-        yield s
+START_MS = 1_700_000_000_000  # the shared clock fixture's start (tests/conftest.py)
 
 
 def closed_port() -> int:

@@ -1,5 +1,6 @@
-"""Fixtures most end-to-end tests share: a manual clock and a fresh embedded store on it
-(hash embedder, temporary home). A module that needs other settings defines its own."""
+"""Fixtures the end-to-end and reliability suites share: a manual clock and a fresh
+embedded store on it (hash embedder, temporary home). A module that needs other
+settings defines its own."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ import pytest
 import cogmem_graph as cg
 from cogmem_graph.clock import ManualClock
 
-START = 1_700_000_000_000
+START_MS = 1_700_000_000_000
 
 
 @pytest.fixture
 def clock() -> ManualClock:
-    return ManualClock(START)
+    return ManualClock(START_MS)
 
 
 @pytest.fixture
