@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, fields
 from functools import lru_cache
 
@@ -69,6 +69,8 @@ class _Lexicon:
     stem_pattern: re.Pattern[str] | None = None
     """All stems as one anchored alternation: one C-level match per token instead of a
     Python loop over the stems (features are scored for every memory written)."""
+    phrases_by_head: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """The phrases grouped by their first word: a phrase can only occur where that word does."""
 
     @classmethod
     def of(cls, spec: str) -> _Lexicon:
@@ -87,14 +89,20 @@ class _Lexicon:
             else:
                 words.add(entry)
         pattern = re.compile("|".join(re.escape(s) for s in stems)) if stems else None
-        return cls(frozenset(words), tuple(stems), tuple(phrases), pattern)
+        by_head: dict[str, list[str]] = {}
+        for phrase in phrases:
+            by_head.setdefault(phrase.split()[0], []).append(phrase)
+        heads = tuple((head, tuple(group)) for head, group in by_head.items())
+        return cls(frozenset(words), tuple(stems), tuple(phrases), pattern, heads)
 
     def matches(self, token: str) -> bool:
         return token in self.words or (self.stem_pattern is not None and self.stem_pattern.match(token) is not None)
 
-    def phrase_count(self, joined: str) -> int:
-        """Occurrences of the multi-word cues in ` token token … ` text."""
-        return sum(joined.count(f" {phrase} ") for phrase in self.phrases)
+    def phrase_count(self, joined: str, present: Collection[str]) -> int:
+        """Occurrences of the multi-word cues in ` token token … ` text whose tokens are
+        `present` (a phrase whose first word is absent cannot occur, so it is not searched)."""
+        return sum(joined.count(f" {phrase} ") for head, group in self.phrases_by_head if head in present
+                   for phrase in group)
 
 
 NOVELTY = _Lexicon.of(
@@ -210,6 +218,13 @@ def _is_negated(tokens: list[str], index: int) -> bool:
     return any(t in NEGATORS for t in tokens[start:index])
 
 
+@lru_cache(maxsize=65_536)
+def _polarity(token: str) -> int:
+    """+1 for a positive word, -1 for a negative one (positive wins a tie), else 0; looked up
+    once per distinct word."""
+    return 1 if POSITIVE.matches(token) else -1 if NEGATIVE.matches(token) else 0
+
+
 def sentiment_score(tokens: list[str]) -> float:
     """Content valence in (-1, 1): (positive - negative) / (positive + negative + 1).
 
@@ -218,10 +233,10 @@ def sentiment_score(tokens: list[str]) -> float:
     """
     pos = neg = 0
     for i, token in enumerate(tokens):
-        is_pos = POSITIVE.matches(token)
-        is_neg = not is_pos and NEGATIVE.matches(token)
-        if not (is_pos or is_neg):
+        polarity = _polarity(token)
+        if not polarity:
             continue
+        is_pos, is_neg = polarity > 0, polarity < 0
         if _is_negated(tokens, i):
             is_pos, is_neg = is_neg, is_pos
         if is_pos:
@@ -249,13 +264,14 @@ def detect_features(text: str, topic_terms: Iterable[str] = ()) -> ContentFeatur
     if not tokens:
         return NO_FEATURES
     joined = f" {' '.join(tokens)} "
+    present = frozenset(tokens)
     # Which lexicons each token belongs to, looked up once per distinct word; then one
     # column sum per lexicon (features are scored for every memory written).
     columns = [sum(column) for column in zip(*map(_token_profile, tokens), strict=True)]
     singles = dict(zip(_LEXICONS, columns[:_EMOTIONAL], strict=True))
 
     def score(lexicon: _Lexicon) -> float:
-        return cue_score(singles[lexicon] + lexicon.phrase_count(joined))
+        return cue_score(singles[lexicon] + lexicon.phrase_count(joined, present))
 
     emotion_hits = columns[_EMOTIONAL]
     return ContentFeatures(

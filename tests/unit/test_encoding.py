@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from cogmem_graph.cognition import features
 from cogmem_graph.cognition.encoding import (
     attention_multiplier,
     compute_encoding,
@@ -311,3 +312,16 @@ def test_content_features_validate():
 def test_detect_features_always_in_range(text, topic):
     f = detect_features(text, topic_terms=topic)  # construction validates every range
     assert -1.0 < f.sentiment < 1.0 or f.sentiment == 0.0
+
+
+_PHRASE_WORDS = sorted({w for lex in features._LEXICONS for p in lex.phrases for w in p.split()} | {"x", "the"})
+
+
+@given(st.lists(st.sampled_from(_PHRASE_WORDS), max_size=40))
+def test_phrase_counts_skip_only_phrases_that_cannot_occur(words) -> None:
+    """Phrases are searched only when their first word is present: the counts equal a
+    search for every phrase, on texts made of the phrases' own words."""
+    joined = f" {' '.join(words)} "
+    for lexicon in features._LEXICONS:
+        every = sum(joined.count(f" {phrase} ") for phrase in lexicon.phrases)
+        assert lexicon.phrase_count(joined, frozenset(words)) == every
