@@ -398,14 +398,20 @@ def _compare(new: Fact, old: Fact) -> ContradictionVerdict:
 
 
 @lru_cache(maxsize=16_384)
-def _content_words(text: str) -> tuple[frozenset[str], bool]:
-    """Content words (negations removed) and whether the text is negated (odd number of negations).
-    Cached: a new memory is compared with several neighbours, and neighbours recur."""
+def _is_negated_text(text: str) -> bool:
+    """Whether the text is negated: an odd number of negations. Cached: a new memory is
+    compared with several neighbours, and neighbours recur."""
+    raw = re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.lower().replace("’", "'"))
+    return sum(1 for w in raw if w in _NEGATIONS or w.endswith("n't")) % 2 == 1
+
+
+@lru_cache(maxsize=16_384)
+def _content_words(text: str) -> frozenset[str]:
+    """Content words (negations removed), stemmed. Only read when a sentence negation or
+    a correction cue needs the overlap: stemming is most of a pair check's cost."""
     lowered = text.lower().replace("’", "'")
-    raw = re.findall(r"[a-z0-9]+(?:'[a-z]+)?", lowered)
-    negations = sum(1 for w in raw if w in _NEGATIONS or w.endswith("n't"))
     words = {w for w in word_tokens(lowered) if w not in _NEGATIONS and not w.endswith("n't")}
-    return frozenset(_SPELLING.get(w, w) for w in words), negations % 2 == 1
+    return frozenset(_SPELLING.get(w, w) for w in words)
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -440,13 +446,13 @@ def detect_contradiction(new_text: str, old_text: str, similarity: float | None 
                     and nf.negated == of.negated:
                 agreeing = True
 
-    new_words, new_neg = _content_words(new_text)
-    old_words, old_neg = _content_words(old_text)
-    overlap = _jaccard(new_words, old_words)
-    if new_neg != old_neg and overlap >= SENTENCE_NEGATION_OVERLAP and best.confidence < SENTENCE_NEGATION:
+    polarity_differs = _is_negated_text(new_text) != _is_negated_text(old_text)
+    correcting = not agreeing and _has_correction_cue(new_text)
+    overlap = _jaccard(_content_words(new_text), _content_words(old_text)) if polarity_differs or correcting else 0.0
+    if polarity_differs and overlap >= SENTENCE_NEGATION_OVERLAP and best.confidence < SENTENCE_NEGATION:
         best = ContradictionVerdict(SENTENCE_NEGATION, "negation")
 
-    if _has_correction_cue(new_text) and not agreeing:
+    if correcting:
         related = overlap >= CORRECTION_MIN_OVERLAP if similarity is None else (
             similarity >= CORRECTION_MIN_SIMILARITY or overlap >= CORRECTION_MIN_OVERLAP)
         if related:
