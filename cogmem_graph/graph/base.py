@@ -34,6 +34,7 @@ from cogmem_graph.graph.port import (
     GraphStats,
     LexicalHit,
     Mention,
+    NeighbourState,
     Subgraph,
     TraceVitals,
 )
@@ -42,6 +43,8 @@ from cogmem_graph.model import STRUCTURAL_EDGE_TYPES, EdgeType, MemoryTrace, Mem
 log = logging.getLogger(__name__)
 
 BATCH_SIZE = 2_000
+LINK_ROWS_PER_STATEMENT = 200
+"""SHARED_ENTITY rows (one trace and its picks, up to ~10 each) per statement: ~BATCH_SIZE links."""
 MAX_ACTIVATION_FRONTIER = 10_000
 """Paths carried into the next hop at most (the strongest): a bound for hub-heavy graphs
 whose strong edges would otherwise multiply the paths every hop."""
@@ -193,6 +196,18 @@ class CypherGraphStore(ABC):
         """Ranking fields of the active, indexed traces among `ids` (see `TraceVitals`)."""
         return self.trace_vitals_later(ids, scope_keys)()
 
+    def neighbour_states(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[NeighbourState]:
+        """Text and decay state of the traces among `ids` inside the visible scope keys,
+        active or not (see `NeighbourState`)."""
+        keys = require_scope_keys(scope_keys)
+        if not ids:
+            return []
+        return [
+            NeighbourState(r["id"], r["content"], bool(r["isActive"]), float(r["encodingStrength"]),
+                           float(r["stability"]), int(r["lastAccessedAt"]))
+            for r in self.run("neighbour_states", {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys})
+        ]
+
     def list_traces(
         self, scope_keys: Sequence[str], *, include_inactive: bool = False, skip: int = 0, limit: int = 100
     ) -> list[MemoryTrace]:
@@ -278,21 +293,23 @@ class CypherGraphStore(ABC):
         edges = self.config.edges
         unique = list(dict.fromkeys(ids))
         batch = set(unique)
-        pairs: dict[tuple[str, str], None] = {}
+        picks: dict[str, dict[str, None]] = {}
         for group in self.run("shared_entity_candidates",
                               {"ids": unique, "scopeKeys": keys, "maxLinks": edges.shared_entity_max_links}):
             # Each trace links to the most recent others that mention the entity; inside the
             # batch only the lower id links to the higher, so no pair is linked both ways.
             for trace_id in group["traces"]:
                 picked = 0
+                mine = picks.setdefault(trace_id, {})
                 for other in group["recent"]:
                     if picked == edges.shared_entity_max_links:
                         break
                     if other != trace_id and (other < trace_id or other not in batch):
-                        pairs[(trace_id, other)] = None
+                        mine[other] = None
                         picked += 1
         linked = 0
-        for chunk in _chunks([{"id": t, "other": o} for t, o in pairs]):
+        rows = [{"id": t, "others": list(others)} for t, others in picks.items() if others]
+        for chunk in _chunks(rows, LINK_ROWS_PER_STATEMENT):
             rows = self.run("shared_entity_link",
                             {"rows": chunk, "weight": edges.shared_entity_weight, "now": self._now()}, write=True)
             linked += rows[0]["linked"] if rows else 0

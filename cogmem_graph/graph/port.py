@@ -49,6 +49,20 @@ class TraceVitals:
 
 
 @dataclass(frozen=True)
+class NeighbourState:
+    """What the write path reads of an existing trace close to a new one: enough to judge
+    interference (its current strength) and contradiction (its text). A batch of 500 new
+    memories meets ~700 neighbours, and loading them whole cost more than the checks."""
+
+    id: str
+    content: str
+    is_active: bool
+    encoding_strength: float
+    stability: float
+    last_accessed_at: int
+
+
+@dataclass(frozen=True)
 class Activation:
     trace_id: str
     activation: float
@@ -104,6 +118,7 @@ class GraphStore(Protocol):
     def upsert_traces(self, traces: Sequence[MemoryTrace]) -> int: ...
     def get_traces(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[MemoryTrace]: ...
     def trace_vitals(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[TraceVitals]: ...
+    def neighbour_states(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[NeighbourState]: ...
     def list_traces(
         self, scope_keys: Sequence[str], *, include_inactive: bool = False, skip: int = 0, limit: int = 100
     ) -> list[MemoryTrace]: ...

@@ -10,7 +10,8 @@ import pytest
 from pydantic import ValidationError
 
 from cogmem_graph.config.graph import ActivationConfig, EdgeDefaults
-from cogmem_graph.graph.port import AccessUpdate, Edge, Mention
+from cogmem_graph.graph.base import LINK_ROWS_PER_STATEMENT
+from cogmem_graph.graph.port import AccessUpdate, Edge, Mention, NeighbourState
 from cogmem_graph.model import STRUCTURAL_EDGE_TYPES, EdgeType, MemoryTrace, MemoryType, Scope
 
 U1 = ["user:u1"]
@@ -98,6 +99,20 @@ def test_soft_delete_keeps_the_trace_but_hides_it_from_active_reads(graph):
     assert graph.soft_delete([b.id], ["user:u2"], reason="attack") == []
 
 
+def test_neighbour_states_read_text_and_decay_state_inside_the_scope_only(graph):
+    mine = make("mine", encoding_strength=0.7, stability=5_000.0, last_accessed_at=42)
+    retired, theirs = make("retired"), make("theirs", scope_id="u2")
+    graph.upsert_traces([mine, retired, theirs])
+    graph.soft_delete([retired.id], U1, reason="test")
+    states = {s.id: s for s in graph.neighbour_states([mine.id, retired.id, theirs.id, "mt_missing"], U1)}
+    assert set(states) == {mine.id, retired.id}, "another tenant's trace is never read"
+    assert states[mine.id] == NeighbourState(mine.id, "mine", True, 0.7, 5_000.0, 42)
+    assert states[retired.id].is_active is False and states[retired.id].content == "retired"
+    assert graph.neighbour_states([], U1) == []
+    with pytest.raises(ValueError, match="scope_keys"):
+        graph.neighbour_states([mine.id], [])
+
+
 def test_indexed_flag_and_unindexed_listing(graph):
     a, b = make("a"), make("b")
     graph.upsert_traces([a, b])
@@ -183,6 +198,30 @@ def test_shared_entity_edges_link_traces_mentioning_the_same_entity(graph):
     # the other tenant's trace was never linked
     assert graph.get_edges([other.id], ["user:u2"]) == []
     assert graph.stats(U1).entities == 2
+
+
+def test_shared_entity_links_each_trace_to_at_most_its_limit_once_across_statements(graph):
+    limit = graph.config.edges.shared_entity_max_links
+    old = [make(f"Alice note {i}", created_at=1_000 + i) for i in range(limit + 2)]
+    new = [make(f"Alice news {i}", created_at=5_000 + i) for i in range(LINK_ROWS_PER_STATEMENT + 5)]
+    graph.upsert_traces(old + new)
+    graph.merge_mentions([Mention(t.id, "alice", "Alice", "person") for t in old + new])
+    graph.derive_shared_entity_edges([t.id for t in old], U1)
+    linked = graph.derive_shared_entity_edges([t.id for t in new], U1)  # more rows than one statement holds
+
+    everything = [t.id for t in old + new]
+    edges = [e for e in graph.get_edges(everything, U1) if e.type is EdgeType.SHARED_ENTITY]
+    pairs = [(e.src, e.dst) for e in edges]
+    assert len(pairs) == len(set(pairs)) and not {(b, a) for a, b in pairs} & set(pairs), "each pair once"
+    out: dict[str, int] = {}
+    for src, _ in pairs:
+        out[src] = out.get(src, 0) + 1
+    assert all(out.get(t.id, 0) >= 1 for t in new), "every new trace is linked"
+    assert max(out.values()) <= limit
+    assert linked == sum(out.get(t.id, 0) for t in new)
+    assert graph.stats(U1).edges_by_type["SHARED_ENTITY"] == len(pairs), "no parallel edges"
+    graph.derive_shared_entity_edges([t.id for t in new], U1)
+    assert graph.stats(U1).edges_by_type["SHARED_ENTITY"] == len(pairs), "deriving again adds no edge"
 
 
 def test_temporal_sequence_is_a_chain_within_the_window(graph):

@@ -1,0 +1,8 @@
+// What encoding needs of the existing traces nearest to new ones: their text (contradiction
+// checks) and decay state (interference), not the whole trace. Active or not, so the
+// caller can tell a retired neighbour from a missing one; only inside the visible scope keys.
+UNWIND $ids AS id
+MATCH (t:Trace {id: id})
+WHERE t.scopeKey IN $scopeKeys
+RETURN t.id AS id, t.content AS content, t.isActive AS isActive, t.encodingStrength AS encodingStrength,
+       t.stability AS stability, t.lastAccessedAt AS lastAccessedAt
