@@ -25,15 +25,15 @@ from cogmem_graph.cognition.contradiction import candidate_query, contradicts
 from cogmem_graph.cognition.decay import (
     InterferenceNeighbour,
     apply_strength_loss,
+    current_strength,
     interference,
-    trace_strength,
     update_on_retrieval,
 )
 from cogmem_graph.cognition.encoding import compute_encoding
-from cogmem_graph.cognition.entities import extract_entities
+from cogmem_graph.cognition.entities import ExtractedEntity, extract_entities
 from cogmem_graph.cognition.features import detect_features
 from cogmem_graph.cognition.mechanisms import apply_schema_encoding
-from cogmem_graph.graph.port import AccessUpdate, Edge, Mention
+from cogmem_graph.graph.port import AccessUpdate, Edge, Mention, NeighbourState
 from cogmem_graph.model import (
     MAX_ID_CHARS,
     EdgeType,
@@ -121,15 +121,18 @@ def _sequence_key(agent: AgentMemory, request: EncodeRequest, scope_key: str) ->
     return scope_key
 
 
-def build_trace(agent: AgentMemory, request: EncodeRequest, now: int) -> MemoryTrace:
-    """Everything the cognitive core decides about a new memory, before it meets the others."""
+def build_trace(agent: AgentMemory, request: EncodeRequest, now: int,
+                entities: list[ExtractedEntity] | None = None) -> MemoryTrace:
+    """Everything the cognitive core decides about a new memory, before it meets the others.
+    `entities`: the request's extracted entities, when the caller has them already."""
     cfg = agent.store.config
     scope = request.scope or agent.identity.default_scope()
     scope_id = agent.identity.scope_id(scope)
     mood = request.mood or agent.current_mood()
     features = detect_features(request.content[:FEATURE_CHARS])
     enc = compute_encoding(mood, agent.traits, features, cfg.encoding)
-    entities = extract_entities(request.content, extra=request.entities)
+    if entities is None:
+        entities = extract_entities(request.content, extra=request.entities)
     draft = MemoryTrace(
         type=request.type, scope=scope, scope_id=scope_id, agent_id=agent.identity.agent_id,
         content=request.content, tags=request.tags, entities=[e.name for e in entities],
@@ -146,7 +149,7 @@ def build_trace(agent: AgentMemory, request: EncodeRequest, now: int) -> MemoryT
     })
 
 
-def _contradiction_edges(store, draft: MemoryTrace, live, existing: dict[str, MemoryTrace],
+def _contradiction_edges(store, draft: MemoryTrace, live, existing: dict[str, NeighbourState],
                          scope_keys: list[str]) -> list[Edge]:
     """CONTRADICTS edges from the new trace to old ones it corrects or disagrees with.
 
@@ -161,7 +164,7 @@ def _contradiction_edges(store, draft: MemoryTrace, live, existing: dict[str, Me
             scored.setdefault(hit.trace_id, None)
     missing = [tid for tid in scored if tid not in existing]
     if missing:
-        existing.update({t.id: t for t in store.graph.get_traces(missing, scope_keys)})
+        existing.update({t.id: t for t in store.graph.neighbour_states(missing, scope_keys)})
     edges = []
     for tid, similarity in scored.items():
         old = existing.get(tid)
@@ -206,7 +209,9 @@ def encode_batch(
     store = agent.store
     cfg = store.config
     now = store.clock.now_ms()
-    drafts = [build_trace(agent, r, now) for r in requests]
+    # Entities are read once per request: for the trace's names and for its MENTIONS.
+    found = [extract_entities(r.content, extra=r.entities) for r in requests]
+    drafts = [build_trace(agent, r, now, entities) for r, entities in zip(requests, found, strict=True)]
 
     # Identical content in the same scope within the batch: the first one stands for all.
     first_of: dict[tuple[str, str], int] = {}
@@ -234,9 +239,9 @@ def encode_batch(
     )
     neighbour_ids = sorted({h.trace_id for hits in neighbours for h in hits})
     scope_keys = agent.identity.visible_scope_keys()
-    existing = {t.id: t for t in store.graph.get_traces(neighbour_ids, scope_keys)} if neighbour_ids else {}
+    existing = {t.id: t for t in store.graph.neighbour_states(neighbour_ids, scope_keys)}
 
-    reinforced: dict[int, MemoryTrace] = {}
+    duplicate_of: dict[int, str] = {}
     retro_loss: dict[str, float] = {}
     contradictions: list[Edge] = []
     for i, hits in zip(unique, neighbours, strict=True):
@@ -245,12 +250,13 @@ def encode_batch(
         dup = next((h for h in live if h.payload.get("content_hash") == draft.content_hash
                     or h.score >= wcfg.near_duplicate_similarity), None)
         if dup is not None:
-            reinforced[i] = existing[dup.trace_id]
+            duplicate_of[i] = dup.trace_id
             continue
-        near = [
-            InterferenceNeighbour(h.trace_id, h.score, trace_strength(existing[h.trace_id], now, cfg.decay))
-            for h in live
-        ]
+        near = []
+        for h in live:
+            old = existing[h.trace_id]
+            strength = current_strength(old.encoding_strength, old.stability, old.last_accessed_at, now, cfg.decay)
+            near.append(InterferenceNeighbour(h.trace_id, h.score, strength))
         result = interference(near, cfg.decay)
         for tid, loss in result.retroactive.items():
             retro_loss[tid] = retro_loss.get(tid, 0.0) + loss
@@ -259,14 +265,15 @@ def encode_batch(
                 update={"encoding_strength": apply_strength_loss(draft.encoding_strength, result.proactive)})
         contradictions += _contradiction_edges(store, draft, live, existing, scope_keys)
 
-    new = [drafts[i] for i in unique if i not in reinforced]
+    # Near-duplicates reinforce the old memory, which the caller gets back whole.
+    old_traces = {t.id: t for t in store.graph.get_traces(sorted(set(duplicate_of.values())), scope_keys)}
+    reinforced = {i: old_traces[tid] for i, tid in duplicate_of.items() if tid in old_traces}
+    new_at = [i for i in unique if i not in reinforced]
+    new = [drafts[i] for i in new_at]
     graph = store.graph
     if new:
         graph.upsert_traces(new)
-        graph.merge_mentions([
-            Mention(t.id, e.key, e.name, e.kind)
-            for t in new for e in extract_entities(t.content, extra=[n for n in t.entities])
-        ])
+        graph.merge_mentions([Mention(drafts[i].id, e.key, e.name, e.kind) for i in new_at for e in found[i]])
         ids = [t.id for t in new]
         graph.derive_temporal_edges(ids, scope_keys)
         graph.derive_shared_entity_edges(ids, scope_keys)
@@ -290,7 +297,7 @@ def encode_batch(
         store.vectors.upsert([
             VectorPoint(trace_id=t.id, scope_key=t.scope_key, type=t.type.value, created_at=t.created_at,
                         dense=vector_of[i], sparse=bm25_document_vector(t.content), content_hash=t.content_hash)
-            for i, t in ((i, drafts[i]) for i in unique if i not in reinforced)
+            for i, t in ((i, drafts[i]) for i in new_at)
         ])
         graph.set_indexed([t.id for t in new], True)
     if on_progress:

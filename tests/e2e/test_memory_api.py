@@ -288,3 +288,15 @@ def test_a_changed_fact_is_linked_as_a_contradiction_at_encode(store, clock) -> 
     berlin = agent.encode("I moved to Berlin")
     edges = store.graph.get_edges([berlin.id], agent.visible_scope_keys)
     assert any(e.type is EdgeType.CONTRADICTS and e.src == berlin.id and e.dst == paris.id for e in edges)
+
+
+def test_entities_keep_the_kind_they_were_recognised_as(store) -> None:
+    agent = store.agent("helper", user_id="u1")
+    agent.encode_many([
+        {"content": 'Maya moved "Project Falcon" to Docker', "entities": ["Falcon team"]},
+        {"content": "Maya likes Kubernetes"},
+    ])
+    kinds = {row["entity"]["key"]: row["entity"]["kind"]
+             for row in store.graph.run("export_entities", {"after": "", "limit": 100})}
+    assert kinds == {"maya": "name", "project falcon": "quoted", "docker": "tech", "falcon team": "given",
+                     "kubernetes": "tech"}
