@@ -3,8 +3,9 @@
 features → strength and stability (personality, mood) → embed → nearest
 neighbours (near-duplicates reinforce the old memory instead of adding one;
 interference weakens old similar traces and the new one; correction cues make
-CONTRADICTS edges) → graph write with `indexed=false` (trace, MENTIONS,
-TEMPORAL_SEQUENCE, SHARED_ENTITY) → Qdrant upsert → `indexed=true`.
+CONTRADICTS edges) → graph write with `indexed=false` (trace, MENTIONS) → Qdrant
+upsert, alongside the graph deriving TEMPORAL_SEQUENCE and SHARED_ENTITY edges →
+`indexed=true`.
 
 The graph is written first and is the source of truth: if the vector upsert
 fails, the traces stay `indexed=false` and `store.repair()` finishes the job.
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +56,9 @@ if TYPE_CHECKING:
 SCHEMA_CENTROIDS_PER_BATCH = 1_000
 """Most recent schemas compared with new input (a bound on the per-batch matrix product)."""
 MAX_CONTENT_CHARS = 1_000_000
+BACKGROUND_INDEXING_MIN = 64
+"""New traces in a batch from which their vectors are written on a worker thread while the
+graph derives their edges; a smaller batch writes them in line (a thread costs more)."""
 FEATURE_CHARS = 20_000
 """Content features are judged on the opening of a long text; keyword cues past it add
 little and would make encoding a 1 MB document take tens of seconds."""
@@ -203,6 +209,26 @@ def _schema_encoding(agent: AgentMemory, drafts: list[MemoryTrace], vector_of: d
             drafts[i], float(similarities[row, best]), config, now, schema_id=rows[best]["id"])
 
 
+def _write_old_trace_changes(store, existing: dict[str, NeighbourState], retro_loss: dict[str, float],
+                             reinforced: dict[int, MemoryTrace], scope_keys: list[str], now: int) -> None:
+    """What new input does to old memories: interference weakens them, a near-duplicate
+    reinforces the one it repeats (as a retrieval would)."""
+    graph = store.graph
+    if retro_loss:
+        weakened = {
+            tid: apply_strength_loss(existing[tid].encoding_strength, min(1.0, loss))
+            for tid, loss in retro_loss.items() if tid in existing
+        }
+        graph.set_strengths(weakened, scope_keys)
+    if reinforced:
+        updates = {}
+        for old in reinforced.values():
+            u = update_on_retrieval(old, now, store.config.decay)
+            updates[old.id] = AccessUpdate(old.id, u.last_accessed_at, u.stability, u.reinforcement_interval,
+                                           u.next_reinforcement_at, u.encoding_strength)
+        graph.record_access(list(updates.values()), scope_keys)
+
+
 def encode_batch(
     agent: AgentMemory, requests: Sequence[EncodeRequest], *, on_progress: Callable[[int], None] | None = None
 ) -> EncodeOutcome:
@@ -271,34 +297,34 @@ def encode_batch(
     new_at = [i for i in unique if i not in reinforced]
     new = [drafts[i] for i in new_at]
     graph = store.graph
-    if new:
-        graph.upsert_traces(new)
-        graph.merge_mentions([Mention(drafts[i].id, e.key, e.name, e.kind) for i in new_at for e in found[i]])
-        ids = [t.id for t in new]
-        graph.derive_temporal_edges(ids, scope_keys)
-        graph.derive_shared_entity_edges(ids, scope_keys)
-        if contradictions:
-            graph.merge_edges(EdgeType.CONTRADICTS, contradictions)
-    if retro_loss:
-        weakened = {
-            tid: apply_strength_loss(existing[tid].encoding_strength, min(1.0, loss))
-            for tid, loss in retro_loss.items() if tid in existing
-        }
-        graph.set_strengths(weakened, scope_keys)
-    if reinforced:
-        updates = {}
-        for old in reinforced.values():
-            u = update_on_retrieval(old, now, cfg.decay)
-            updates[old.id] = AccessUpdate(old.id, u.last_accessed_at, u.stability, u.reinforcement_interval,
-                                           u.next_reinforcement_at, u.encoding_strength)
-        graph.record_access(list(updates.values()), scope_keys)
 
-    if new:
+    def index_vectors() -> None:
         store.vectors.upsert([
             VectorPoint(trace_id=t.id, scope_key=t.scope_key, type=t.type.value, created_at=t.created_at,
                         dense=vector_of[i], sparse=bm25_document_vector(t.content), content_hash=t.content_hash)
             for i, t in ((i, drafts[i]) for i in new_at)
         ])
+
+    with ThreadPoolExecutor(1, thread_name_prefix="cogmem-index") if len(new) >= BACKGROUND_INDEXING_MIN \
+            else nullcontext() as pool:
+        indexing = None
+        if new:
+            graph.upsert_traces(new)
+            graph.merge_mentions([Mention(drafts[i].id, e.key, e.name, e.kind) for i in new_at for e in found[i]])
+            # The traces are in the graph now: their vectors are written while the graph
+            # derives their edges (a wait on the server) instead of after it.
+            indexing = pool.submit(index_vectors) if pool is not None else None
+            ids = [t.id for t in new]
+            graph.derive_temporal_edges(ids, scope_keys)
+            graph.derive_shared_entity_edges(ids, scope_keys)
+            if contradictions:
+                graph.merge_edges(EdgeType.CONTRADICTS, contradictions)
+        _write_old_trace_changes(store, existing, retro_loss, reinforced, scope_keys, now)
+        if indexing is not None:
+            indexing.result()
+        elif new:
+            index_vectors()
+    if new:
         graph.set_indexed([t.id for t in new], True)
     if on_progress:
         on_progress(len(requests))

@@ -8,12 +8,14 @@ node is missing, and `repair()` must converge to the state a fault-free run reac
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
 from qdrant_client.http.exceptions import ResponseHandlingException
 
 import cogmem_graph as cg
+from cogmem_graph.api.write import BACKGROUND_INDEXING_MIN
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.errors import VectorStoreUnavailable
 
@@ -133,6 +135,80 @@ def test_graph_fault_after_the_vector_upsert_leaves_the_trace_unindexed_and_unse
             "a vector whose trace is not confirmed is not returned")
         assert store.repair().reindexed == 2
         assert set(_assert_retrieval_only_returns_complete_traces(store, agent)) == {anchor.id} | {t.id for t in new}
+
+
+def test_a_large_batch_writes_its_vectors_beside_the_edges_after_its_traces(tmp_path, clock, monkeypatch) -> None:
+    """From BACKGROUND_INDEXING_MIN new traces, the vectors are written on a worker thread
+    while the graph derives edges: only after the traces are in the graph, unindexed, and
+    marked indexed only once both are done."""
+    with _open(tmp_path, clock) as store:
+        agent = store.agent(**THREAD)
+        seen: list[tuple[str, int, int]] = []
+        real_upsert = store.vectors.upsert
+
+        def watched(points):
+            graph = owner_traces(store)
+            ids = [p.trace_id for p in points]
+            seen.append((threading.current_thread().name, sum(i in graph for i in ids),
+                         sum(graph[i].indexed for i in ids if i in graph)))
+            return real_upsert(points)
+
+        monkeypatch.setattr(store.vectors, "upsert", watched)
+        traces = agent.encode_many(_items(BACKGROUND_INDEXING_MIN))
+        agent.encode_many(_items(3, start=BACKGROUND_INDEXING_MIN))
+        monkeypatch.undo()
+        (worker, present, indexed), (inline, *_) = seen
+        assert worker.startswith("cogmem-index") and not inline.startswith("cogmem-index"), "a small batch stays in line"
+        assert (present, indexed) == (BACKGROUND_INDEXING_MIN, 0), "vectors only after unindexed traces"
+        assert all(t.indexed for t in traces) and store.stats().unindexed_traces == 0
+        assert store.vectors.count(agent.visible_scope_keys) == BACKGROUND_INDEXING_MIN + 3
+        assert_consistent(store)
+
+
+def test_a_vector_fault_on_the_worker_reaches_the_caller_and_repair_converges(tmp_path, clock, monkeypatch) -> None:
+    with _open(tmp_path, clock) as store:
+        agent = store.agent(**THREAD)
+
+        def qdrant_down(points):
+            raise ConnectionError("qdrant went away")
+
+        monkeypatch.setattr(store.vectors, "upsert", qdrant_down)
+        with pytest.raises(ConnectionError, match="qdrant went away"):
+            agent.encode_many(_items(BACKGROUND_INDEXING_MIN))
+        monkeypatch.undo()
+        assert store.stats().unindexed_traces == BACKGROUND_INDEXING_MIN
+        assert_consistent(store)
+        assert _assert_retrieval_only_returns_complete_traces(store, agent) == []
+        assert store.repair().reindexed == BACKGROUND_INDEXING_MIN
+        assert len(_assert_retrieval_only_returns_complete_traces(store, agent)) == 20
+
+
+def test_a_graph_fault_while_vectors_are_written_waits_for_them_and_leaves_traces_unindexed(
+        tmp_path, clock, monkeypatch) -> None:
+    with _open(tmp_path, clock) as store:
+        agent = store.agent(**THREAD)
+        finished = threading.Event()
+        real_upsert = store.vectors.upsert
+
+        def slow_upsert(points):
+            threading.Event().wait(0.3)  # still writing when the graph fails
+            written = real_upsert(points)
+            finished.set()
+            return written
+
+        def graph_gone(ids, scope_keys):
+            raise ConnectionError("graph connection lost while deriving edges")
+
+        monkeypatch.setattr(store.vectors, "upsert", slow_upsert)
+        monkeypatch.setattr(store.graph, "derive_shared_entity_edges", graph_gone)
+        with pytest.raises(ConnectionError, match="deriving edges"):
+            agent.encode_many(_items(BACKGROUND_INDEXING_MIN))
+        assert finished.is_set(), "nothing is still writing once encode_many has raised"
+        monkeypatch.undo()
+        assert store.stats().unindexed_traces == BACKGROUND_INDEXING_MIN
+        assert _assert_retrieval_only_returns_complete_traces(store, agent) == []
+        assert store.repair().reindexed == BACKGROUND_INDEXING_MIN
+        assert_consistent(store)
 
 
 def test_vector_without_a_node_is_never_returned_and_repair_removes_it(tmp_path, clock) -> None:
