@@ -17,9 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+import numpy as np
+
 from cogmem_graph.api import multihop
 from cogmem_graph.api.results import RetrievalResult, ScoredTrace
-from cogmem_graph.cognition.decay import current_strength, update_on_retrieval
+from cogmem_graph.cognition.decay import current_strengths, update_on_retrieval
 from cogmem_graph.cognition.entities import extract_entities
 from cogmem_graph.cognition.mechanisms import (
     detect_feeling_of_knowing,
@@ -29,12 +31,13 @@ from cogmem_graph.cognition.mechanisms import (
 from cogmem_graph.cognition.scoring import (
     RecallKind,
     Signals,
-    classify_recall,
-    composite_score,
-    emotional_congruence,
-    importance_signal,
+    SignalTable,
+    composite_scores,
+    emotional_congruences,
+    importance_signals,
     modulated_weights,
-    recency_signal,
+    recency_signals,
+    tip_of_tongue_mask,
 )
 from cogmem_graph.graph.port import AccessUpdate, TraceVitals
 from cogmem_graph.model import MemoryTrace, Mood
@@ -123,24 +126,13 @@ def retrieve(
 
     now = store.clock.now_ms()
     mood = mood or agent.current_mood()
-    weights = modulated_weights(cfg.weights, agent.traits, config=cfg)
     cosine = {h.trace_id: h.score for h in dense}
-    scored: list[tuple[_Candidate, RecallKind]] = []
-    for tid in candidate_ids:
-        v = vitals.get(tid)
-        if v is None:
-            continue
-        strength = current_strength(v.encoding_strength, v.stability, v.last_accessed_at, now, store.config.decay)
-        signals = Signals(
-            strength=strength,
-            similarity=relevance.get(tid, 0.0),
-            recency=recency_signal(now - v.last_accessed_at, half_life_ms=cfg.recency_half_life_ms),
-            emotional=emotional_congruence(mood.valence, v.valence),
-            activation=activation.get(tid, 0.0),
-            importance=importance_signal(v.confidence, config=cfg),
-        )
-        kind = classify_recall(cosine.get(tid, 0.0), strength, v.confidence, config=cfg)
-        scored.append((_Candidate(v, composite_score(signals, weights), signals, sources[tid]), kind))
+    ranked = [vitals[tid] for tid in candidate_ids if tid in vitals]
+    table, scores, tip_of_tongue = _score(agent, ranked, relevance, activation, cosine, mood, now)
+    scored = [
+        (_Candidate(v, score, table, i, sources[v.id]), RecallKind.TIP_OF_TONGUE if tot else RecallKind.RECALLED)
+        for i, (v, score, tot) in enumerate(zip(ranked, scores, tip_of_tongue, strict=True))
+    ]
     scored.sort(key=lambda pair: (-pair[0].score, pair[0].vitals.id))
     # The best top_k are returned whatever their strength: hiding the best match because
     # it is weak would surprise every caller. Tip-of-the-tongue partials are the
@@ -170,14 +162,47 @@ def retrieve(
     return RetrievalResult(query=query, traces=recalled, partial=partial, feeling_of_knowing=fok, strategy=strategy)
 
 
+def _score(
+    agent: AgentMemory, ranked: list[TraceVitals], relevance: dict[str, float], activation: dict[str, float],
+    cosine: dict[str, float], mood: Mood, now: int,
+) -> tuple[SignalTable, list[float], list[bool]]:
+    """The six signals, composite score and tip-of-the-tongue flag of every candidate,
+    computed over arrays (one element per candidate)."""
+    cfg = agent.store.config.retrieval
+    ids = [v.id for v in ranked]
+    last_accessed = np.fromiter((v.last_accessed_at for v in ranked), np.int64, len(ranked))
+    confidence = np.fromiter((v.confidence for v in ranked), np.float64, len(ranked))
+    strength = current_strengths(
+        np.fromiter((v.encoding_strength for v in ranked), np.float64, len(ranked)),
+        np.fromiter((v.stability for v in ranked), np.float64, len(ranked)),
+        last_accessed, now, agent.store.config.decay)
+    table = SignalTable(
+        strength=strength,
+        similarity=np.fromiter((relevance.get(tid, 0.0) for tid in ids), np.float64, len(ids)),
+        recency=recency_signals(now - last_accessed, half_life_ms=cfg.recency_half_life_ms),
+        emotional=emotional_congruences(mood.valence, np.fromiter((v.valence for v in ranked), np.float64, len(ranked))),
+        activation=np.fromiter((activation.get(tid, 0.0) for tid in ids), np.float64, len(ids)),
+        importance=importance_signals(confidence, config=cfg),
+    )
+    scores = composite_scores(table, modulated_weights(cfg.weights, agent.traits, config=cfg))
+    similarity = np.fromiter((cosine.get(tid, 0.0) for tid in ids), np.float64, len(ids))
+    tip_of_tongue = tip_of_tongue_mask(similarity, strength, confidence, config=cfg)
+    return table, scores.tolist(), tip_of_tongue.tolist()
+
+
 @dataclass(frozen=True)
 class _Candidate:
     """A ranked candidate before its whole trace is loaded."""
 
     vitals: TraceVitals
     score: float
-    signals: Signals
+    table: SignalTable
+    row: int
     sources: set[str]
+
+    @property
+    def signals(self) -> Signals:
+        return self.table.row(self.row)
 
     def scored(self, trace: MemoryTrace) -> ScoredTrace:
         """The returned form (signals as a dict, sources sorted): built only for what is returned."""
@@ -211,7 +236,7 @@ def _after_retrieval(
         after = reconsolidate(item.trace, mood, mechanisms.reconsolidation, now)
         if after is not item.trace:
             rows.append({"id": after.id, "valence": after.valence, "arousal": after.arousal,
-                         "dominance": after.dominance, "structuredData": after.to_graph_props()["structuredData"]})
+                         "dominance": after.dominance, "structuredData": after.structured_data_json()})
     rif = retrieval_induced_forgetting(competitors, {i.trace.id for i in recalled}, mechanisms.retrieval_induced_forgetting, now)
     suppressed = set(rif.suppressed_ids)
     rows += [{"id": t.id, "stability": t.stability} for t in rif.traces if t.id in suppressed]

@@ -22,6 +22,8 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import numpy as np
+
 from cogmem_graph.config.decay import DecayConfig
 from cogmem_graph.model import MemoryTrace
 
@@ -101,6 +103,37 @@ def current_strength(
     if cfg.model == "fsrs6":
         return fsrs_strength(encoding_strength, stability_ms, dt, cfg)
     return ebbinghaus_strength(encoding_strength, stability_ms, dt)
+
+
+def current_strengths(
+    encoding_strength: np.ndarray,
+    stability_ms: np.ndarray,
+    last_accessed_at: np.ndarray,
+    now_ms: int,
+    config: DecayConfig | None = None,
+) -> np.ndarray:
+    """`current_strength` of many traces at once, as arrays: retrieval ranks ~100
+    candidates, and one array expression costs what a few scalar calls do."""
+    cfg = _cfg(config)
+    s0 = check_array("encoding_strength", encoding_strength, 0.0, 1.0)
+    tau = check_array("stability_ms", stability_ms, 0.0, math.inf)
+    if (tau <= 0.0).any():
+        raise ValueError(f"stability_ms must be > 0, got {float(tau.min())!r}")
+    dt = np.maximum(0, int(now_ms) - np.asarray(last_accessed_at, dtype=np.int64)).astype(np.float64)
+    if cfg.model == "fsrs6":
+        return s0 * (1.0 + dt / (cfg.fsrs_factor * tau)) ** (-1.0 / cfg.fsrs_decay)
+    return s0 * np.exp(-dt / tau)
+
+
+def check_array(name: str, values: np.ndarray, low: float, high: float) -> np.ndarray:
+    """`_check` for an array: finite floats within [low, high], or an error naming the argument."""
+    array = np.asarray(values, dtype=np.float64)
+    if not np.isfinite(array).all():
+        raise ValueError(f"{name} must hold finite numbers, got {array[~np.isfinite(array)][0]!r}")
+    if array.size and (array.min() < low or array.max() > high):
+        bad = array[(array < low) | (array > high)][0]
+        raise ValueError(f"{name} must be in [{low:g}, {high:g}], got {float(bad)!r}")
+    return array
 
 
 def trace_strength(trace: MemoryTrace, now_ms: int, config: DecayConfig | None = None) -> float:

@@ -11,14 +11,20 @@ tests can check each against hand arithmetic:
 - `classify_recall`: full recall or tip-of-the-tongue (similar but weak);
 - `feeling_of_knowing` / `detect_feeling_of_knowing`: "I should know this"
   signals for candidates that scored in the partial band but missed the cut.
+
+`SignalTable`, `recency_signals`, `emotional_congruences`, `importance_signals`,
+`composite_scores` and `tip_of_tongue_mask` are the same formulas over arrays, one
+element per candidate: what retrieval uses to rank ~100 candidates at once.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import StrEnum
+
+import numpy as np
 
 from cogmem_graph.config.retrieval import SIGNAL_NAMES, RetrievalConfig, SignalWeights
 from cogmem_graph.model import Hexaco
@@ -149,6 +155,76 @@ def composite_score(signals: Signals, weights: SignalWeights | None = None) -> f
         + w.importance * _clamp01(signals.importance)
     )
     return _clamp01(total)
+
+
+# ---------------------------------------------------------------- many candidates at once
+#
+# Retrieval ranks ~100 candidates per query. The forms below compute the same formulas
+# over arrays (one element per candidate); the scalar forms above stay the reference the
+# tests compare them with.
+
+
+@dataclass(frozen=True)
+class SignalTable:
+    """The six signals of many candidates, one array each, all the same length.
+    NaN and infinities are refused, as `Signals` refuses them."""
+
+    strength: np.ndarray
+    similarity: np.ndarray
+    recency: np.ndarray
+    emotional: np.ndarray
+    activation: np.ndarray
+    importance: np.ndarray
+
+    def __post_init__(self) -> None:
+        lengths = set()
+        for f in fields(self):
+            array = np.asarray(getattr(self, f.name), dtype=np.float64)
+            if not np.isfinite(array).all():
+                raise ValueError(f"signals.{f.name} must hold finite numbers")
+            object.__setattr__(self, f.name, array)
+            lengths.add(array.shape)
+        if len(lengths) > 1:
+            raise ValueError(f"every signal needs one value per candidate, got shapes {sorted(lengths)}")
+
+    def row(self, index: int) -> Signals:
+        """One candidate's signals."""
+        return Signals(**{name: float(getattr(self, name)[index]) for name in SIGNAL_NAMES})
+
+
+def recency_signals(elapsed_ms: np.ndarray, *, half_life_ms: float) -> np.ndarray:
+    """`recency_signal` of many candidates."""
+    if _finite(half_life_ms, "half_life_ms") <= 0.0:
+        raise ValueError("half_life_ms must be positive")
+    elapsed = np.asarray(elapsed_ms, dtype=np.float64)
+    return np.exp(-np.maximum(0.0, elapsed) / half_life_ms)
+
+
+def emotional_congruences(mood_valence: float, trace_valences: np.ndarray) -> np.ndarray:
+    """`emotional_congruence` of many traces with one mood."""
+    return np.clip(_finite(mood_valence, "mood_valence") * np.asarray(trace_valences, dtype=np.float64), 0.0, 1.0)
+
+
+def importance_signals(confidences: np.ndarray, *, config: RetrievalConfig | None = None) -> np.ndarray:
+    """`importance_signal` of many candidates."""
+    base = (config or RetrievalConfig()).importance_base
+    return base + (1.0 - base) * np.clip(np.asarray(confidences, dtype=np.float64), 0.0, 1.0)
+
+
+def composite_scores(signals: SignalTable, weights: SignalWeights | None = None) -> np.ndarray:
+    """`composite_score` of many candidates."""
+    w = weights or SignalWeights()
+    total = sum(getattr(w, name) * np.clip(getattr(signals, name), 0.0, 1.0) for name in SIGNAL_NAMES)
+    return np.clip(total, 0.0, 1.0)
+
+
+def tip_of_tongue_mask(
+    similarity: np.ndarray, strength: np.ndarray, confidence: np.ndarray, *, config: RetrievalConfig | None = None
+) -> np.ndarray:
+    """`is_tip_of_tongue` of many candidates, as a boolean array."""
+    cfg = config or RetrievalConfig()
+    sim, strong, sure = (np.asarray(a, dtype=np.float64) for a in (similarity, strength, confidence))
+    return (sim > cfg.tot_min_similarity) & ((strong < cfg.tot_max_strength) | (sure < cfg.tot_max_confidence))
 
 
 # ---------------------------------------------------------------- tip of the tongue

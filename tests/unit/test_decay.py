@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -12,6 +13,7 @@ from cogmem_graph.cognition.decay import (
     InterferenceNeighbour,
     apply_strength_loss,
     current_strength,
+    current_strengths,
     difficulty_bonus,
     ebbinghaus_strength,
     elapsed_since_access,
@@ -311,3 +313,26 @@ def test_interference_losses_are_bounded(neighbours):
     assert 0.0 <= proactive_interference(neighbours) <= 0.3
     for similarity, _ in neighbours:
         assert 0.0 <= retroactive_interference(similarity) <= 0.15
+
+
+@pytest.mark.parametrize("model", ["ebbinghaus", "fsrs6"])
+@given(rows=st.lists(st.tuples(st.floats(min_value=0.0, max_value=1.0),
+                               st.floats(min_value=1.0, max_value=1e11),
+                               st.integers(min_value=0, max_value=2 * 10**12)), max_size=30))
+def test_current_strengths_equal_the_scalar_curve_for_each_trace(model, rows) -> None:
+    now = 10**12
+    config = DecayConfig(model=model)
+    s0, stability, last = (np.array(c) for c in zip(*rows, strict=True)) if rows else (np.array([]),) * 3
+    strengths = current_strengths(s0, stability, last, now, config)
+    for i, (a, b, c) in enumerate(rows):
+        assert strengths[i] == pytest.approx(current_strength(a, b, c, now, config), rel=1e-12, abs=1e-300)
+
+
+def test_current_strengths_name_the_bad_argument() -> None:
+    ok = np.array([0.5])
+    with pytest.raises(ValueError, match="encoding_strength"):
+        current_strengths(np.array([1.5]), np.array([1.0]), np.array([0]), 1)
+    with pytest.raises(ValueError, match="stability_ms"):
+        current_strengths(ok, np.array([0.0]), np.array([0]), 1)
+    with pytest.raises(ValueError, match="stability_ms"):
+        current_strengths(ok, np.array([math.inf]), np.array([0]), 1)

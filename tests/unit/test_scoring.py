@@ -1,5 +1,6 @@
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -9,13 +10,19 @@ from cogmem_graph.clock import MS_PER_DAY, MS_PER_HOUR
 from cogmem_graph.cognition.scoring import (
     RecallKind,
     Signals,
+    SignalTable,
     classify_recall,
     composite_score,
+    composite_scores,
     emotional_congruence,
+    emotional_congruences,
     importance_signal,
+    importance_signals,
     is_tip_of_tongue,
     modulated_weights,
     recency_signal,
+    recency_signals,
+    tip_of_tongue_mask,
     trait_factor,
 )
 from cogmem_graph.config.retrieval import RetrievalConfig, SignalWeights
@@ -246,3 +253,42 @@ def test_invalid_retrieval_config():
     cfg = RetrievalConfig()
     with pytest.raises(ValidationError):
         cfg.hexaco_weight_gain = float("nan")
+
+
+# ---------------------------------------------------------------- array forms
+
+
+_signal = st.floats(min_value=-0.5, max_value=1.5, allow_nan=False)
+_candidate = st.tuples(_signal, _signal, _signal, _signal, _signal, _signal,
+                       st.floats(min_value=-1.0, max_value=1.0), st.floats(min_value=0.0, max_value=1.0),
+                       st.integers(min_value=-10 * MS_PER_DAY, max_value=400 * MS_PER_DAY))
+
+
+@given(st.lists(_candidate, max_size=30), st.floats(min_value=-1.0, max_value=1.0))
+def test_array_forms_score_every_candidate_as_the_scalar_forms_do(rows, mood_valence) -> None:
+    cfg = RetrievalConfig()
+    weights = modulated_weights(cfg.weights, Hexaco(openness=0.9), config=cfg)
+    columns = list(zip(*rows, strict=True)) if rows else [()] * 9
+    table = SignalTable(*(np.array(c, dtype=float) for c in columns[:6]))
+    scores = composite_scores(table, weights)
+    valences, confidences, elapsed = (np.array(c, dtype=float) for c in columns[6:])
+    recency = recency_signals(elapsed, half_life_ms=cfg.recency_half_life_ms)
+    emotional = emotional_congruences(mood_valence, valences)
+    importance = importance_signals(confidences, config=cfg)
+    tot = tip_of_tongue_mask(table.similarity, table.strength, confidences, config=cfg)
+    for i, row in enumerate(rows):
+        signals = Signals(*row[:6])
+        assert table.row(i) == signals
+        assert scores[i] == pytest.approx(composite_score(signals, weights), abs=1e-12)
+        assert recency[i] == pytest.approx(recency_signal(row[8], half_life_ms=cfg.recency_half_life_ms), rel=1e-12)
+        assert emotional[i] == pytest.approx(emotional_congruence(mood_valence, row[6]), abs=1e-15)
+        assert importance[i] == pytest.approx(importance_signal(row[7], config=cfg), abs=1e-15)
+        assert tot[i] == is_tip_of_tongue(row[1], row[0], row[7], config=cfg)
+
+
+def test_signal_table_refuses_non_finite_and_ragged_signals() -> None:
+    ok = np.zeros(3)
+    with pytest.raises(ValueError, match="signals.recency"):
+        SignalTable(ok, ok, np.array([0.0, math.nan, 0.0]), ok, ok, ok)
+    with pytest.raises(ValueError, match="one value per candidate"):
+        SignalTable(ok, ok, ok, ok, ok, np.zeros(2))
