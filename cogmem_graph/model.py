@@ -314,9 +314,13 @@ class MemoryTrace(_Strict):
         """Flat property map for a graph node: camelCase keys, primitives and
         lists of strings only (maps are stored as JSON strings)."""
         props = self.model_dump(by_alias=True, mode="json", exclude={"associated_trace_ids"})
-        props["structuredData"] = json.dumps(self.structured_data) if self.structured_data is not None else None
+        props["structuredData"] = self.structured_data_json()
         props["metadata"] = json.dumps(self.metadata, sort_keys=True)
         return props
+
+    def structured_data_json(self) -> str | None:
+        """`structuredData` as the graph stores it (a JSON string, or null)."""
+        return json.dumps(self.structured_data) if self.structured_data is not None else None
 
     @classmethod
     def from_graph_props(cls, props: dict[str, Any]) -> MemoryTrace:

@@ -723,7 +723,7 @@ class Consolidator:
                     "updatedAt": new.updated_at, "gistedAt": now, "indexed": False}})
         for old, new in marked:
             rows.append({"id": old.id, "expectedHash": old.content_hash, "props": {
-                "structuredData": new.to_graph_props()["structuredData"], "updatedAt": new.updated_at,
+                "structuredData": new.structured_data_json(), "updatedAt": new.updated_at,
                 "gistedAt": now}})
         if not rows:
             return
