@@ -44,15 +44,23 @@ class ContentFeatures:
     prospective: float = 0.0
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            low = -1.0 if f.name == "sentiment" else 0.0
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ValueError(f"ContentFeatures.{f.name} must be a number, got {value!r}")
-            if not math.isfinite(value) or not low <= value <= 1.0:
-                raise ValueError(f"ContentFeatures.{f.name} must be in [{low:g}, 1], got {value!r}")
+        for name, low in _FEATURE_RANGES:
+            value = getattr(self, name)
+            if type(value) is float and low <= value <= 1.0:  # the common case, checked cheaply
+                continue
+            self._refuse(name, value, low)
+
+    @staticmethod
+    def _refuse(name: str, value: object, low: float) -> None:
+        """Raise for a value that is not a finite number in range (ints in range pass)."""
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"ContentFeatures.{name} must be a number, got {value!r}")
+        if not math.isfinite(value) or not low <= value <= 1.0:
+            raise ValueError(f"ContentFeatures.{name} must be in [{low:g}, 1], got {value!r}")
 
 
+_FEATURE_RANGES: tuple[tuple[str, float], ...] = tuple(
+    (f.name, -1.0 if f.name == "sentiment" else 0.0) for f in fields(ContentFeatures))
 NO_FEATURES = ContentFeatures()
 
 
@@ -268,10 +276,10 @@ def detect_features(text: str, topic_terms: Iterable[str] = ()) -> ContentFeatur
     # Which lexicons each token belongs to, looked up once per distinct word; then one
     # column sum per lexicon (features are scored for every memory written).
     columns = [sum(column) for column in zip(*map(_token_profile, tokens), strict=True)]
-    singles = dict(zip(_LEXICONS, columns[:_EMOTIONAL], strict=True))
+    singles = {id(lexicon): hits for lexicon, hits in zip(_LEXICONS, columns[:_EMOTIONAL], strict=True)}
 
-    def score(lexicon: _Lexicon) -> float:
-        return cue_score(singles[lexicon] + lexicon.phrase_count(joined, present))
+    def score(lexicon: _Lexicon) -> float:  # keyed by identity: hashing a lexicon hashes its word sets
+        return cue_score(singles[id(lexicon)] + lexicon.phrase_count(joined, present))
 
     emotion_hits = columns[_EMOTIONAL]
     return ContentFeatures(
