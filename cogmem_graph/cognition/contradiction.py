@@ -293,6 +293,8 @@ def _fact(subject_raw: str | None, attribute: str, value_raw: str, *, negated: b
 _RESIDENCE_WORDS = ("liv", "resid", "mov", "relocat", "settled", "based")
 _EMPLOYER_WORDS = ("work", "employed", "join", "started", "job")
 _DIGIT = re.compile(r"\d")
+_AGE_CUE = re.compile(r"(?i:am|'m|is|are|turned|turn|turning)\s+\d")
+"""What `_AGE` cannot match without: its verb right before the number."""
 
 
 def _sentence_facts(sentence: str) -> list[Fact]:
@@ -321,7 +323,9 @@ def _sentence_facts(sentence: str) -> list[Fact]:
                      require_proper=True)
         if fact:
             facts.append(fact)
-    for pattern in (_AGE, _AGE_CONTRACTED) if _DIGIT.search(sentence) else ():
+    ages = ((_AGE,) if _AGE_CUE.search(sentence) else ()) + ((_AGE_CONTRACTED,) if "'m" in sentence else ()) \
+        if _DIGIT.search(sentence) else ()
+    for pattern in ages:
         for m in pattern.finditer(sentence):
             fact = _fact(_resolve_subject(sentence, m, "subj", m["mid"]), "age", m["value"],
                          negated=_negated(m["mid"]), single=True)

@@ -116,3 +116,13 @@ def test_bad_arguments_are_refused() -> None:
         contradicts("a", "b", similarity=2.0)
     with pytest.raises(ValueError):
         extract_facts(3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("She turned 40 yesterday", ("she", "40")),
+    ("I AM 22", ("speaker", "22")),
+    ("My son is 7", ("my son", "7")),
+    ("I'm 31 now", ("speaker", "31")),
+])
+def test_ages_are_read_whatever_the_verb_and_case(text, fact) -> None:
+    assert fact in [(f.subject, f.value) for f in extract_facts(text) if f.attribute == "age"]
