@@ -46,6 +46,7 @@ from cogmem_graph.model import (
     Scope,
     SourceType,
     check_text,
+    scope_key,
 )
 from cogmem_graph.retrieval.lexical import bm25_document_vector
 from cogmem_graph.vectors.port import VectorPoint
@@ -56,6 +57,8 @@ if TYPE_CHECKING:
 SCHEMA_CENTROIDS_PER_BATCH = 1_000
 """Most recent schemas compared with new input (a bound on the per-batch matrix product)."""
 MAX_CONTENT_CHARS = 1_000_000
+FIRST_REINFORCEMENT_INTERVAL_MS: int = MemoryTrace.model_fields["reinforcement_interval"].default
+"""A new trace is first due for reinforcement one interval (the model's default) after it is learned."""
 BACKGROUND_INDEXING_MIN = 64
 """New traces in a batch from which their vectors are written on a worker thread while the
 graph derives their edges; a smaller batch writes them in line (a thread costs more)."""
@@ -116,7 +119,7 @@ class EncodeOutcome:
     reinforced: int
 
 
-def _sequence_key(agent: AgentMemory, request: EncodeRequest, scope_key: str) -> str:
+def _sequence_key(agent: AgentMemory, request: EncodeRequest, trace_scope_key: str) -> str:
     """TEMPORAL_SEQUENCE chains traces of one conversation: the thread when known,
     else the source, else the scope the trace lives in."""
     identity = agent.identity
@@ -124,7 +127,7 @@ def _sequence_key(agent: AgentMemory, request: EncodeRequest, scope_key: str) ->
         return identity.scope_key(Scope.THREAD)
     if request.source_id:
         return f"source:{request.source_id}"
-    return scope_key
+    return trace_scope_key
 
 
 def build_trace(agent: AgentMemory, request: EncodeRequest, now: int,
@@ -139,7 +142,7 @@ def build_trace(agent: AgentMemory, request: EncodeRequest, now: int,
     enc = compute_encoding(mood, agent.traits, features, cfg.encoding)
     if entities is None:
         entities = extract_entities(request.content, extra=request.entities)
-    draft = MemoryTrace(
+    return MemoryTrace(
         type=request.type, scope=scope, scope_id=scope_id, agent_id=agent.identity.agent_id,
         content=request.content, tags=request.tags, entities=[e.name for e in entities],
         structured_data=request.structured_data, metadata=request.metadata,
@@ -147,12 +150,9 @@ def build_trace(agent: AgentMemory, request: EncodeRequest, now: int,
         valence=enc.valence, arousal=enc.arousal, dominance=enc.dominance, intensity=enc.intensity,
         encoding_strength=enc.strength, stability=enc.stability_ms,
         created_at=request.created_at if request.created_at is not None else now, recorded_at=now,
-        last_accessed_at=now, updated_at=now, next_reinforcement_at=now + 86_400_000, indexed=False,
+        last_accessed_at=now, updated_at=now, next_reinforcement_at=now + FIRST_REINFORCEMENT_INTERVAL_MS,
+        sequence_key=_sequence_key(agent, request, scope_key(scope, scope_id)), indexed=False,
     )
-    return draft.model_copy(update={
-        "sequence_key": _sequence_key(agent, request, draft.scope_key),
-        "next_reinforcement_at": now + draft.reinforcement_interval,
-    })
 
 
 def _contradiction_edges(store, draft: MemoryTrace, live, existing: dict[str, NeighbourState],
