@@ -204,10 +204,10 @@ def test_shared_entity_links_each_trace_to_at_most_its_limit_once_across_stateme
     limit = graph.config.edges.shared_entity_max_links
     old = [make(f"Alice note {i}", created_at=1_000 + i) for i in range(limit + 2)]
     new = [make(f"Alice news {i}", created_at=5_000 + i) for i in range(LINK_ROWS_PER_STATEMENT + 5)]
-    graph.upsert_traces(old + new)
-    graph.merge_mentions([Mention(t.id, "alice", "Alice", "person") for t in old + new])
-    graph.derive_shared_entity_edges([t.id for t in old], U1)
-    linked = graph.derive_shared_entity_edges([t.id for t in new], U1)  # more rows than one statement holds
+    for batch in (old, new):  # as encoding writes them: a batch's edges right after the batch
+        graph.upsert_traces(batch)
+        graph.merge_mentions([Mention(t.id, "alice", "Alice", "person") for t in batch])
+        linked = graph.derive_shared_entity_edges([t.id for t in batch], U1)  # new: more rows than one statement
 
     everything = [t.id for t in old + new]
     edges = [e for e in graph.get_edges(everything, U1) if e.type is EdgeType.SHARED_ENTITY]
