@@ -174,13 +174,15 @@ class CypherGraphStore(ABC):
 
     # ------------------------------------------------------------ traces
 
-    def upsert_traces(self, traces: Sequence[MemoryTrace]) -> int:
+    def upsert_traces(self, traces: Sequence[MemoryTrace], *, fresh: bool = False) -> int:
         """Create or update traces: one statement per memory type present (the type label
-        is part of the pattern), after moving any trace whose type changed."""
+        is part of the pattern), after moving any trace whose type changed. `fresh`: the
+        ids were minted for these traces just now, so none exists yet to be moved."""
         unique = list({t.id: t for t in traces}.values())
         written = 0
         for chunk in _chunks(unique):
-            self.run("retype_traces", {"rows": [{"id": t.id, "type": t.type.value} for t in chunk]}, write=True)
+            if not fresh:
+                self.run("retype_traces", {"rows": [{"id": t.id, "type": t.type.value} for t in chunk]}, write=True)
             by_type: dict[MemoryType, list[dict]] = {}
             for t in chunk:
                 by_type.setdefault(t.type, []).append(t.to_graph_props())
@@ -288,14 +290,32 @@ class CypherGraphStore(ABC):
 
     def derive_shared_entity_edges(self, ids: Sequence[str], scope_keys: Sequence[str]) -> int:
         keys = require_scope_keys(scope_keys)
+        return self._link_shared_entities(ids, self._shared_entity_candidates_later(ids, keys)) if ids else 0
+
+    def derive_temporal_edges(self, ids: Sequence[str], scope_keys: Sequence[str]) -> int:
+        keys = require_scope_keys(scope_keys)
+        return self._link_temporal_sequence(self._temporal_candidates_later(ids, keys)) if ids else 0
+
+    def derive_structural_edges(self, ids: Sequence[str], scope_keys: Sequence[str]) -> int:
+        """TEMPORAL_SEQUENCE and SHARED_ENTITY edges of `ids`, as the two methods above
+        derive them, with both candidate reads sent before either is read (the engine
+        answers them at once)."""
+        keys = require_scope_keys(scope_keys)
         if not ids:
             return 0
+        temporal = self._temporal_candidates_later(ids, keys)
+        shared = self._shared_entity_candidates_later(ids, keys)
+        return self._link_temporal_sequence(temporal) + self._link_shared_entities(ids, shared)
+
+    def _shared_entity_candidates_later(self, ids: Sequence[str], keys: list[str]) -> Callable[[], list[dict]]:
+        return self.read_later("shared_entity_candidates", {
+            "ids": list(dict.fromkeys(ids)), "scopeKeys": keys, "maxLinks": self.config.edges.shared_entity_max_links})
+
+    def _link_shared_entities(self, ids: Sequence[str], candidates: Callable[[], list[dict]]) -> int:
         edges = self.config.edges
-        unique = list(dict.fromkeys(ids))
-        batch = set(unique)
+        batch = set(ids)
         picks: dict[str, dict[str, None]] = {}
-        for group in self.run("shared_entity_candidates",
-                              {"ids": unique, "scopeKeys": keys, "maxLinks": edges.shared_entity_max_links}):
+        for group in candidates():
             # Each trace links to the most recent others that mention the entity; inside the
             # batch only the lower id links to the higher, so no pair is linked both ways.
             for trace_id in group["traces"]:
@@ -310,32 +330,32 @@ class CypherGraphStore(ABC):
         linked = 0
         rows = [{"id": t, "others": list(others)} for t, others in picks.items() if others]
         for chunk in _chunks(rows, LINK_ROWS_PER_STATEMENT):
-            rows = self.run("shared_entity_link",
-                            {"rows": chunk, "weight": edges.shared_entity_weight, "now": self._now()}, write=True)
-            linked += rows[0]["linked"] if rows else 0
+            result = self.run("shared_entity_link",
+                              {"rows": chunk, "weight": edges.shared_entity_weight, "now": self._now()}, write=True)
+            linked += result[0]["linked"] if result else 0
         return linked
 
-    def derive_temporal_edges(self, ids: Sequence[str], scope_keys: Sequence[str]) -> int:
-        keys = require_scope_keys(scope_keys)
-        if not ids:
-            return 0
+    def _temporal_candidates_later(self, ids: Sequence[str], keys: list[str]) -> Callable[[], list[dict]]:
+        return self.read_later("temporal_sequence_candidates", {
+            "ids": list(dict.fromkeys(ids)), "scopeKeys": keys, "windowMs": self.config.edges.temporal_window_ms})
+
+    def _link_temporal_sequence(self, candidates: Callable[[], list[dict]]) -> int:
         edges = self.config.edges
         window = edges.temporal_window_ms
         links = []
-        for group in self.run("temporal_sequence_candidates",
-                              {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys, "windowMs": window}):
+        for group in candidates():
             # Each trace's predecessor: the latest candidate before it (event time, then id),
             # if it is still inside the window.
-            candidates = sorted(zip(group["candidateTimes"], group["candidateIds"], strict=True))
+            ordered = sorted(zip(group["candidateTimes"], group["candidateIds"], strict=True))
             for own in zip(group["times"], group["ids"], strict=True):
-                before = bisect.bisect_left(candidates, own)
-                if before and candidates[before - 1][0] >= own[0] - window:
-                    links.append({"id": own[1], "prev": candidates[before - 1][1]})
+                before = bisect.bisect_left(ordered, own)
+                if before and ordered[before - 1][0] >= own[0] - window:
+                    links.append({"id": own[1], "prev": ordered[before - 1][1]})
         linked = 0
         for chunk in _chunks(links):
-            rows = self.run("temporal_sequence_link",
-                            {"rows": chunk, "weight": edges.temporal_sequence_weight, "now": self._now()}, write=True)
-            linked += rows[0]["linked"] if rows else 0
+            result = self.run("temporal_sequence_link",
+                              {"rows": chunk, "weight": edges.temporal_sequence_weight, "now": self._now()}, write=True)
+            linked += result[0]["linked"] if result else 0
         return linked
 
     # ------------------------------------------------------------ association in the database

@@ -5,16 +5,19 @@ from __future__ import annotations
 import math
 import random
 import threading
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
 from cogmem_graph.config.graph import ActivationConfig, EdgeDefaults
 from cogmem_graph.graph.base import LINK_ROWS_PER_STATEMENT
+from cogmem_graph.graph.cypher import CypherLibrary
 from cogmem_graph.graph.port import AccessUpdate, Edge, Mention, NeighbourState
 from cogmem_graph.model import STRUCTURAL_EDGE_TYPES, EdgeType, MemoryTrace, MemoryType, Scope
 
 U1 = ["user:u1"]
+TEST_CYPHER = Path(__file__).resolve().parents[1] / "cypher"
 
 
 def make(content: str, *, scope_id: str = "u1", scope: Scope = Scope.USER, **kw) -> MemoryTrace:
@@ -57,6 +60,19 @@ def test_type_label_follows_type_changes(graph):
     assert back.type is MemoryType.SEMANTIC
     sub = graph.subgraph([t.id], U1)
     assert sub.traces[0]["type"] == "semantic"
+
+
+def _type_labels(graph, traces) -> dict[str, list[str]]:
+    text = CypherLibrary(graph.dialect, root=TEST_CYPHER).get("owner_type_labels")
+    return {r["id"]: r["labels"] for r in graph._run_text(text, {"ids": ids_of(traces)}, write=False, name="labels")}
+
+
+def test_fresh_traces_get_their_type_label_without_the_retype_step(graph):
+    episodic, semantic = make("an event", type=MemoryType.EPISODIC), make("a fact", type=MemoryType.SEMANTIC)
+    assert graph.upsert_traces([episodic, semantic], fresh=True) == 2
+    assert _type_labels(graph, [episodic, semantic]) == {episodic.id: ["Episodic"], semantic.id: ["Semantic"]}
+    graph.upsert_traces([episodic.model_copy(update={"type": MemoryType.SEMANTIC})])  # not fresh: moved
+    assert _type_labels(graph, [episodic]) == {episodic.id: ["Semantic"]}
 
 
 def test_upsert_is_idempotent_and_deduplicates_a_batch(graph):
@@ -222,6 +238,32 @@ def test_shared_entity_links_each_trace_to_at_most_its_limit_once_across_stateme
     assert graph.stats(U1).edges_by_type["SHARED_ENTITY"] == len(pairs), "no parallel edges"
     graph.derive_shared_entity_edges([t.id for t in new], U1)
     assert graph.stats(U1).edges_by_type["SHARED_ENTITY"] == len(pairs), "deriving again adds no edge"
+
+
+def test_structural_edges_in_one_call_equal_the_two_derivations(graph):
+    """`derive_structural_edges` sends both candidate reads at once; the edges are those
+    `derive_temporal_edges` and `derive_shared_entity_edges` make, here in a twin scope."""
+    minute = 60_000
+    shapes: dict[str, set] = {}
+    for scope_id, together in (("u1", False), ("u2", True)):
+        turns = [make(f"turn {i} with Alice" if i % 2 else f"turn {i}", scope_id=scope_id,
+                      created_at=minute * (i + 1), sequence_key=f"th-{scope_id}") for i in range(6)]
+        graph.upsert_traces(turns)
+        graph.merge_mentions([Mention(t.id, "alice", "Alice", "person") for t in turns if "Alice" in t.content])
+        keys, ids = [f"user:{scope_id}"], ids_of(turns)
+        if together:
+            linked = graph.derive_structural_edges(ids, keys)
+        else:
+            linked = graph.derive_temporal_edges(ids, keys) + graph.derive_shared_entity_edges(ids, keys)
+        name = {t.id: t.content for t in turns}
+        # inside a batch a SHARED_ENTITY pair's direction follows the (random) ids
+        shapes[scope_id] = {(name[e.src], name[e.dst], e.type) if e.type is EdgeType.TEMPORAL_SEQUENCE
+                            else (frozenset((name[e.src], name[e.dst])), e.type)
+                            for e in graph.get_edges(ids, keys)}
+        assert linked == len(shapes[scope_id])
+    assert shapes["u1"] == shapes["u2"]
+    assert {shape[-1] for shape in shapes["u1"]} == {EdgeType.TEMPORAL_SEQUENCE, EdgeType.SHARED_ENTITY}
+    assert graph.derive_structural_edges([], U1) == 0
 
 
 def test_temporal_sequence_is_a_chain_within_the_window(graph):
