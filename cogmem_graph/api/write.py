@@ -182,18 +182,25 @@ def _contradiction_edges(store, draft: MemoryTrace, live, existing: dict[str, Ne
     return edges
 
 
+def _schema_centroids_later(agent: AgentMemory) -> Callable[[], list[dict[str, Any]]]:
+    """The agent's schema centroids, read while the batch's traces are built and embedded."""
+    store = agent.store
+    if not store.config.mechanisms.schema_encoding.enabled:
+        return list
+    return store.graph.read_later("centroids_of_schemas", {
+        "scopeKeys": agent.identity.visible_scope_keys(), "model": store.embedder.name,
+        "limit": SCHEMA_CENTROIDS_PER_BATCH})
+
+
 def _schema_encoding(agent: AgentMemory, drafts: list[MemoryTrace], vector_of: dict[int, list[float]],
-                     now: int) -> None:
+                     now: int, centroids: Callable[[], list[dict[str, Any]]]) -> None:
     """Schema encoding (Bartlett): input close to a schema the agent already holds is
     encoded weaker, input that fits none of them stronger. One query per batch; the
     cosines are one matrix product. Without schemas nothing is surprising yet."""
-    store = agent.store
-    config = store.config.mechanisms.schema_encoding
+    config = agent.store.config.mechanisms.schema_encoding
+    rows = centroids()
     if not config.enabled or not vector_of:
         return
-    rows = store.graph.run("centroids_of_schemas", {
-        "scopeKeys": agent.identity.visible_scope_keys(), "model": store.embedder.name,
-        "limit": SCHEMA_CENTROIDS_PER_BATCH})
     rows = [r for r in rows if r["centroid"] and len(r["centroid"]) == len(next(iter(vector_of.values())))]
     if not rows:
         return
@@ -235,6 +242,7 @@ def encode_batch(
     store = agent.store
     cfg = store.config
     now = store.clock.now_ms()
+    centroids = _schema_centroids_later(agent)
     # Entities are read once per request: for the trace's names and for its MENTIONS.
     found = [extract_entities(r.content, extra=r.entities) for r in requests]
     drafts = [build_trace(agent, r, now, entities) for r, entities in zip(requests, found, strict=True)]
@@ -252,7 +260,7 @@ def encode_batch(
 
     vectors = store.embedder.embed([drafts[i].content for i in unique])
     vector_of = dict(zip(unique, vectors, strict=True))
-    _schema_encoding(agent, drafts, vector_of, now)
+    _schema_encoding(agent, drafts, vector_of, now, centroids)
 
     # Nearest existing neighbours of every new trace, inside its own scope, in one request.
     wcfg = cfg.write
@@ -309,14 +317,12 @@ def encode_batch(
             else nullcontext() as pool:
         indexing = None
         if new:
-            graph.upsert_traces(new)
+            graph.upsert_traces(new, fresh=True)  # their ids were minted in build_trace
             graph.merge_mentions([Mention(drafts[i].id, e.key, e.name, e.kind) for i in new_at for e in found[i]])
             # The traces are in the graph now: their vectors are written while the graph
             # derives their edges (a wait on the server) instead of after it.
             indexing = pool.submit(index_vectors) if pool is not None else None
-            ids = [t.id for t in new]
-            graph.derive_temporal_edges(ids, scope_keys)
-            graph.derive_shared_entity_edges(ids, scope_keys)
+            graph.derive_structural_edges([t.id for t in new], scope_keys)
             if contradictions:
                 graph.merge_edges(EdgeType.CONTRADICTS, contradictions)
         _write_old_trace_changes(store, existing, retro_loss, reinforced, scope_keys, now)
