@@ -192,10 +192,14 @@ class EdgeVectorIndex:
         if not vectors:
             return []
         requests = []
+        filters: dict[tuple[str, ...], Filter] = {}  # a batch's traces mostly share their scope
         for vector, keys in zip(vectors, scope_keys, strict=True):
             self._check_dim(vector)
-            requests.append(self._request(Query.Nearest(list(vector), using=DENSE), keys, limit,
-                                          score_threshold=score_threshold))
+            key = tuple(keys)
+            if key not in filters:
+                filters[key] = self.filter(keys)
+            requests.append(QueryRequest(limit=limit, query=Query.Nearest(list(vector), using=DENSE),
+                                         filter=filters[key], score_threshold=score_threshold, with_payload=True))
         with self._serial:
             return [self._hits(r) for r in self.shard.query_batch(QueryBatchRequest(requests))]
 

@@ -163,6 +163,6 @@ def test_unreachable_server_names_the_url_and_what_to_start() -> None:
 def test_batched_searches_each_use_their_own_scope(index) -> None:
     index.upsert([point("a", unit(1, 0, 0, 0)), point("x", unit(1, 0, 0, 0), scope_key="user:evil/u9")])
     results = index.search_dense_many(
-        [unit(1, 0, 0, 0), unit(1, 0, 0, 0)], [["user:acme/u1"], ["user:evil/u9"]], limit=5, score_threshold=0.5
+        [unit(1, 0, 0, 0)] * 3, [["user:acme/u1"], ["user:evil/u9"], ["user:acme/u1"]], limit=5, score_threshold=0.5
     )
-    assert [[h.trace_id for h in r] for r in results] == [["a"], ["x"]]
+    assert [[h.trace_id for h in r] for r in results] == [["a"], ["x"], ["a"]]
