@@ -67,9 +67,11 @@ NO_FEATURES = ContentFeatures()
 # ---------------------------------------------------------------- lexicons
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Lexicon:
-    """Cue words (exact), stems (entries ending in '*', prefix match) and multi-word phrases."""
+    """Cue words (exact), stems (entries ending in '*', prefix match) and multi-word phrases.
+    Compared and hashed by identity: each lexicon is a module constant, and hashing its word
+    sets on every lookup was a tenth of scoring a text's features."""
 
     words: frozenset[str]
     stems: tuple[str, ...]
@@ -276,10 +278,10 @@ def detect_features(text: str, topic_terms: Iterable[str] = ()) -> ContentFeatur
     # Which lexicons each token belongs to, looked up once per distinct word; then one
     # column sum per lexicon (features are scored for every memory written).
     columns = [sum(column) for column in zip(*map(_token_profile, tokens), strict=True)]
-    singles = {id(lexicon): hits for lexicon, hits in zip(_LEXICONS, columns[:_EMOTIONAL], strict=True)}
+    singles = dict(zip(_LEXICONS, columns[:_EMOTIONAL], strict=True))
 
-    def score(lexicon: _Lexicon) -> float:  # keyed by identity: hashing a lexicon hashes its word sets
-        return cue_score(singles[id(lexicon)] + lexicon.phrase_count(joined, present))
+    def score(lexicon: _Lexicon) -> float:
+        return cue_score(singles[lexicon] + lexicon.phrase_count(joined, present))
 
     emotion_hits = columns[_EMOTIONAL]
     return ContentFeatures(
