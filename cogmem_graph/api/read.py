@@ -170,23 +170,24 @@ def _score(
     computed over arrays (one element per candidate)."""
     cfg = agent.store.config.retrieval
     ids = [v.id for v in ranked]
+
+    def column(values) -> np.ndarray:
+        return np.fromiter(values, np.float64, len(ranked))
+
     last_accessed = np.fromiter((v.last_accessed_at for v in ranked), np.int64, len(ranked))
-    confidence = np.fromiter((v.confidence for v in ranked), np.float64, len(ranked))
-    strength = current_strengths(
-        np.fromiter((v.encoding_strength for v in ranked), np.float64, len(ranked)),
-        np.fromiter((v.stability for v in ranked), np.float64, len(ranked)),
-        last_accessed, now, agent.store.config.decay)
+    confidence = column(v.confidence for v in ranked)
+    strength = current_strengths(column(v.encoding_strength for v in ranked), column(v.stability for v in ranked),
+                                 last_accessed, now, agent.store.config.decay)
     table = SignalTable(
         strength=strength,
-        similarity=np.fromiter((relevance.get(tid, 0.0) for tid in ids), np.float64, len(ids)),
+        similarity=column(relevance.get(tid, 0.0) for tid in ids),
         recency=recency_signals(now - last_accessed, half_life_ms=cfg.recency_half_life_ms),
-        emotional=emotional_congruences(mood.valence, np.fromiter((v.valence for v in ranked), np.float64, len(ranked))),
-        activation=np.fromiter((activation.get(tid, 0.0) for tid in ids), np.float64, len(ids)),
+        emotional=emotional_congruences(mood.valence, column(v.valence for v in ranked)),
+        activation=column(activation.get(tid, 0.0) for tid in ids),
         importance=importance_signals(confidence, config=cfg),
     )
     scores = composite_scores(table, modulated_weights(cfg.weights, agent.traits, config=cfg))
-    similarity = np.fromiter((cosine.get(tid, 0.0) for tid in ids), np.float64, len(ids))
-    tip_of_tongue = tip_of_tongue_mask(similarity, strength, confidence, config=cfg)
+    tip_of_tongue = tip_of_tongue_mask(column(cosine.get(tid, 0.0) for tid in ids), strength, confidence, config=cfg)
     return table, scores.tolist(), tip_of_tongue.tolist()
 
 
