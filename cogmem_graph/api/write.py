@@ -198,8 +198,8 @@ def _schema_encoding(agent: AgentMemory, drafts: list[MemoryTrace], vector_of: d
     encoded weaker, input that fits none of them stronger. One query per batch; the
     cosines are one matrix product. Without schemas nothing is surprising yet."""
     config = agent.store.config.mechanisms.schema_encoding
-    rows = centroids()
-    if not config.enabled or not vector_of:
+    rows = centroids()  # read whatever happens, so its connection goes back; none when disabled
+    if not vector_of:
         return
     rows = [r for r in rows if r["centroid"] and len(r["centroid"]) == len(next(iter(vector_of.values())))]
     if not rows:
