@@ -327,13 +327,8 @@ class CypherGraphStore(ABC):
                     if other != trace_id and (other < trace_id or other not in batch):
                         mine[other] = None
                         picked += 1
-        linked = 0
         rows = [{"id": t, "others": list(others)} for t, others in picks.items() if others]
-        for chunk in _chunks(rows, LINK_ROWS_PER_STATEMENT):
-            result = self.run("shared_entity_link",
-                              {"rows": chunk, "weight": edges.shared_entity_weight, "now": self._now()}, write=True)
-            linked += result[0]["linked"] if result else 0
-        return linked
+        return self._link("shared_entity_link", rows, edges.shared_entity_weight, LINK_ROWS_PER_STATEMENT)
 
     def _temporal_candidates_later(self, ids: Sequence[str], keys: list[str]) -> Callable[[], list[dict]]:
         return self.read_later("temporal_sequence_candidates", {
@@ -351,10 +346,13 @@ class CypherGraphStore(ABC):
                 before = bisect.bisect_left(ordered, own)
                 if before and ordered[before - 1][0] >= own[0] - window:
                     links.append({"id": own[1], "prev": ordered[before - 1][1]})
+        return self._link("temporal_sequence_link", links, edges.temporal_sequence_weight)
+
+    def _link(self, name: str, rows: list[dict[str, Any]], weight: float, size: int = BATCH_SIZE) -> int:
+        """Run a derived-edge link statement over `rows` in chunks; the edges it linked."""
         linked = 0
-        for chunk in _chunks(links):
-            result = self.run("temporal_sequence_link",
-                              {"rows": chunk, "weight": edges.temporal_sequence_weight, "now": self._now()}, write=True)
+        for chunk in _chunks(rows, size):
+            result = self.run(name, {"rows": chunk, "weight": weight, "now": self._now()}, write=True)
             linked += result[0]["linked"] if result else 0
         return linked
 
