@@ -145,6 +145,14 @@ class CypherGraphStore(ABC):
         rows = self._run_text(text, params, write=False, name=name)
         return lambda: rows
 
+    def _write_later(self, text: str, params: dict[str, Any], *, name: str) -> Callable[[], list[dict[str, Any]]]:
+        """Send an idempotent write and return what confirms it and gives its rows. Engines
+        that can (FalkorDB) apply it while the caller computes; every later statement of
+        this process runs after it. By default it runs now. The caller must call the result
+        before it reports the write as done: that call raises what the write raised."""
+        rows = self._run_text(text, params, write=True, name=name)
+        return lambda: rows
+
     def get_traces_later(self, ids: Sequence[str], scope_keys: Sequence[str]) -> Callable[[], list[MemoryTrace]]:
         """`get_traces`, started now and read when called (`read_later`)."""
         keys = require_scope_keys(scope_keys)
@@ -178,8 +186,13 @@ class CypherGraphStore(ABC):
         """Create or update traces: one statement per memory type present (the type label
         is part of the pattern), after moving any trace whose type changed. `fresh`: the
         ids were minted for these traces just now, so none exists yet to be moved."""
+        return self.upsert_traces_later(traces, fresh=fresh)()
+
+    def upsert_traces_later(self, traces: Sequence[MemoryTrace], *, fresh: bool = False) -> Callable[[], int]:
+        """`upsert_traces` with its last statement left to the engine while the caller goes
+        on (`_write_later`); the result confirms it and gives the number written."""
         unique = list({t.id: t for t in traces}.values())
-        written = 0
+        written: list[Callable[[], list[dict[str, Any]]]] = []
         for chunk in _chunks(unique):
             if not fresh:
                 self.run("retype_traces", {"rows": [{"id": t.id, "type": t.type.value} for t in chunk]}, write=True)
@@ -188,8 +201,8 @@ class CypherGraphStore(ABC):
                 by_type.setdefault(t.type, []).append(t.to_graph_props())
             for memory_type, rows in by_type.items():
                 text = self.cypher.for_type_label("upsert_traces", memory_type)
-                written += self._run_text(text, {"rows": rows}, write=True, name="upsert_traces")[0]["written"]
-        return written
+                written.append(self._write_later(text, {"rows": rows}, name="upsert_traces"))
+        return lambda: sum(rows()[0]["written"] for rows in written)
 
     def get_traces(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[MemoryTrace]:
         return self.get_traces_later(ids, scope_keys)()
@@ -300,12 +313,17 @@ class CypherGraphStore(ABC):
         """TEMPORAL_SEQUENCE and SHARED_ENTITY edges of `ids`, as the two methods above
         derive them, with both candidate reads sent before either is read (the engine
         answers them at once)."""
+        return self.derive_structural_edges_later(ids, scope_keys)()
+
+    def derive_structural_edges_later(self, ids: Sequence[str], scope_keys: Sequence[str]) -> Callable[[], int]:
+        """`derive_structural_edges` with its candidate reads sent now; the result reads
+        them, writes the links and gives the number linked (the caller computes meanwhile)."""
         keys = require_scope_keys(scope_keys)
         if not ids:
-            return 0
+            return lambda: 0
         temporal = self._temporal_candidates_later(ids, keys)
         shared = self._shared_entity_candidates_later(ids, keys)
-        return self._link_temporal_sequence(temporal) + self._link_shared_entities(ids, shared)
+        return lambda: self._link_temporal_sequence(temporal) + self._link_shared_entities(ids, shared)
 
     def _shared_entity_candidates_later(self, ids: Sequence[str], keys: list[str]) -> Callable[[], list[dict]]:
         return self.read_later("shared_entity_candidates", {
@@ -337,15 +355,19 @@ class CypherGraphStore(ABC):
     def _link_temporal_sequence(self, candidates: Callable[[], list[dict]]) -> int:
         edges = self.config.edges
         window = edges.temporal_window_ms
+        traces: dict[str, list[tuple[int, str]]] = {}
+        found: dict[str, list[tuple[int, str]]] = {}
+        for row in candidates():  # per sequence: one row of its given traces, one of its candidates
+            (traces if row["own"] else found)[row["key"]] = list(zip(row["times"], row["ids"], strict=True))
         links = []
-        for group in candidates():
+        for key, own in traces.items():
             # Each trace's predecessor: the latest candidate before it (event time, then id),
             # if it is still inside the window.
-            ordered = sorted(zip(group["candidateTimes"], group["candidateIds"], strict=True))
-            for own in zip(group["times"], group["ids"], strict=True):
-                before = bisect.bisect_left(ordered, own)
-                if before and ordered[before - 1][0] >= own[0] - window:
-                    links.append({"id": own[1], "prev": ordered[before - 1][1]})
+            ordered = sorted(found.get(key, ()))
+            for at, trace_id in own:
+                before = bisect.bisect_left(ordered, (at, trace_id))
+                if before and ordered[before - 1][0] >= at - window:
+                    links.append({"id": trace_id, "prev": ordered[before - 1][1]})
         return self._link("temporal_sequence_link", links, edges.temporal_sequence_weight)
 
     def _link(self, name: str, rows: list[dict[str, Any]], weight: float, size: int = BATCH_SIZE) -> int:
