@@ -48,7 +48,14 @@ def word_tokens(text: str) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=65_536)
 def stem(term: str) -> str:
-    """English Snowball stem: "deploying" and "deployment" meet at "deploy"."""
+    """English Snowball stem: "deploying" and "deployment" meet at "deploy". A number is
+    its own stem; the stemmer would take ~20 µs to say so, and most numbers are new."""
+    if term.isdigit() and term.isascii():
+        return term
+    return _snowball_stem(term)
+
+
+@lru_cache(maxsize=65_536)
+def _snowball_stem(term: str) -> str:
     return _stemmer.stemWord(term)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 from cogmem_graph.text import query_terms, stem, word_tokens
 
@@ -35,6 +36,7 @@ class SparseVector:
         return bool(self.indices)
 
 
+@lru_cache(maxsize=65_536)
 def term_index(term: str) -> int:
     """Stable 32-bit index of a term (the same in every process and version)."""
     return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=4).digest(), "big")
