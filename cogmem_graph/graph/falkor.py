@@ -237,6 +237,56 @@ class FalkorGraphStore(CypherGraphStore):
         weakref.finalize(read, _discard_unread, pool, connection, state)
         return read
 
+    def _write_later(self, text: str, params: dict[str, Any], *, name: str) -> Callable[[], list[dict[str, Any]]]:
+        """Send an idempotent write through the lane and leave it unconfirmed: the engine
+        applies it while the caller computes, and every later statement through the lane
+        reads its reply first. Its outcome is kept for the caller, whose call of the result
+        raises what the write raised; a write whose connection dropped is run again then
+        (retried, as any statement is: it is idempotent)."""
+        self._check_open()
+        command = self._command(text, params, write=True)
+        lane = write_lane(self.url, self.config.graph_name)
+        pool = self._db.connection.connection_pool
+        outcome: dict[str, Any] = {}
+
+        def settle() -> None:  # run by whichever statement confirms it first, never raising there
+            try:
+                response = connection.read_response()
+            except redis.ResponseError as exc:
+                pool.release(connection)
+                outcome["error"] = GraphQueryError(f"FalkorDB rejected {name}: {exc}")
+                return
+            except Exception as exc:
+                connection.disconnect()
+                pool.release(connection)
+                outcome["dropped" if self._is_transient(exc) else "error"] = exc
+                return
+            pool.release(connection)
+            try:
+                outcome["rows"] = self._rows(response)
+            except redis.ResponseError as exc:  # an error element inside the reply
+                outcome["error"] = GraphQueryError(f"FalkorDB rejected {name}: {exc}")
+
+        with lane.lock:
+            lane.confirm()
+            connection = self._send(pool, command)
+            if connection is not None:
+                lane.leave_unconfirmed(settle)
+        if connection is None:
+            rows = self._run_text(text, params, write=True, name=name)  # the ordinary way, with retries
+            return lambda: rows
+
+        def result() -> list[dict[str, Any]]:
+            if not outcome:
+                lane.confirm()  # reads this write's reply unless a later statement already did
+            if "dropped" in outcome:
+                outcome.clear()
+                outcome["rows"] = self._run_text(text, params, write=True, name=name)
+            if "error" in outcome:
+                raise outcome["error"]
+            return outcome["rows"]
+        return result
+
     def _read_reply(self, pool: Any, connection: Any, text: str, params: dict[str, Any],
                     name: str) -> list[dict[str, Any]]:
         try:

@@ -30,8 +30,6 @@ class WriteLane:
 
     def confirm(self) -> None:
         """Read the reply of the write left unconfirmed, if any; raises what it raises."""
-        if self._unconfirmed is None:
-            return
         with self._slot:  # held while reading: whoever comes next finds the write confirmed
             confirm, self._unconfirmed = self._unconfirmed, None
             if confirm is not None:
