@@ -277,7 +277,7 @@ def encode_batch(
 
     duplicate_of: dict[int, str] = {}
     retro_loss: dict[str, float] = {}
-    live_of: dict[int, list] = {}
+    contradictions: list[Edge] = []
     for i, hits in zip(unique, neighbours, strict=True):
         draft = drafts[i]
         live = [h for h in hits if h.trace_id in existing and existing[h.trace_id].is_active]
@@ -286,7 +286,6 @@ def encode_batch(
         if dup is not None:
             duplicate_of[i] = dup.trace_id
             continue
-        live_of[i] = live
         near = []
         for h in live:
             old = existing[h.trace_id]
@@ -298,6 +297,7 @@ def encode_batch(
         if result.proactive > 0:
             drafts[i] = draft.model_copy(
                 update={"encoding_strength": apply_strength_loss(draft.encoding_strength, result.proactive)})
+        contradictions += _contradiction_edges(store, draft, live, existing, scope_keys)
 
     # Near-duplicates reinforce the old memory, which the caller gets back whole.
     old_traces = {t.id: t for t in store.graph.get_traces(sorted(set(duplicate_of.values())), scope_keys)}
@@ -305,14 +305,13 @@ def encode_batch(
     new_at = [i for i in unique if i not in reinforced]
     new = [drafts[i] for i in new_at]
     graph = store.graph
-    contradictions: list[Edge] = []
 
     with ThreadPoolExecutor(1, thread_name_prefix="cogmem-index") if len(new) >= BACKGROUND_INDEXING_MIN \
             else nullcontext() as pool:
         indexing = None
         if new:
-            # Each step below is sent before the Python work beside it, which the caller
-            # does while the engine applies it.
+            # The engine writes the traces while their vector points and MENTIONS rows are
+            # built here.
             written = graph.upsert_traces_later(new, fresh=True)  # their ids were minted in build_trace
             points = [
                 VectorPoint(trace_id=t.id, scope_key=t.scope_key, type=t.type.value, created_at=t.created_at,
@@ -325,10 +324,7 @@ def encode_batch(
             # The traces are in the graph now: their vectors are written while the graph
             # derives their edges (a wait on the server) instead of after it.
             indexing = pool.submit(store.vectors.upsert, points) if pool is not None else None
-            linked = graph.derive_structural_edges_later([t.id for t in new], scope_keys)
-            for i in new_at:
-                contradictions += _contradiction_edges(store, drafts[i], live_of[i], existing, scope_keys)
-            linked()
+            graph.derive_structural_edges([t.id for t in new], scope_keys)
             if contradictions:
                 graph.merge_edges(EdgeType.CONTRADICTS, contradictions)
         _write_old_trace_changes(store, existing, retro_loss, reinforced, scope_keys, now)

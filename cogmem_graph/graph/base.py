@@ -313,17 +313,12 @@ class CypherGraphStore(ABC):
         """TEMPORAL_SEQUENCE and SHARED_ENTITY edges of `ids`, as the two methods above
         derive them, with both candidate reads sent before either is read (the engine
         answers them at once)."""
-        return self.derive_structural_edges_later(ids, scope_keys)()
-
-    def derive_structural_edges_later(self, ids: Sequence[str], scope_keys: Sequence[str]) -> Callable[[], int]:
-        """`derive_structural_edges` with its candidate reads sent now; the result reads
-        them, writes the links and gives the number linked (the caller computes meanwhile)."""
         keys = require_scope_keys(scope_keys)
         if not ids:
-            return lambda: 0
+            return 0
         temporal = self._temporal_candidates_later(ids, keys)
         shared = self._shared_entity_candidates_later(ids, keys)
-        return lambda: self._link_temporal_sequence(temporal) + self._link_shared_entities(ids, shared)
+        return self._link_temporal_sequence(temporal) + self._link_shared_entities(ids, shared)
 
     def _shared_entity_candidates_later(self, ids: Sequence[str], keys: list[str]) -> Callable[[], list[dict]]:
         return self.read_later("shared_entity_candidates", {

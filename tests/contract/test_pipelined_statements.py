@@ -156,31 +156,3 @@ def test_a_write_confirmed_by_its_owner_raises_there(graph):
         result()
     assert graph.trace_vitals([], U1) == []  # the store goes on
 
-
-def test_structural_edges_derived_later_are_the_edges_derived_at_once(graph):
-    """`derive_structural_edges_later` sends its reads, lets the caller compute, then links:
-    the same TEMPORAL_SEQUENCE and SHARED_ENTITY edges as the one-call form."""
-    from cogmem_graph.graph.port import Mention
-
-    def thread(prefix: str) -> list[MemoryTrace]:
-        return [MemoryTrace(content=f"{prefix} {i}", scope=Scope.USER, scope_id="u1", agent_id="agent-1",
-                            created_at=1_700_000_000_000 + 1_000 * i, sequence_key=f"thread:{prefix}")
-                for i in range(4)]
-
-    def edges(traces: list[MemoryTrace]) -> set[tuple[str, object]]:
-        """By position in the thread; a SHARED_ENTITY pair's direction follows its random ids."""
-        index = {t.id: i for i, t in enumerate(traces)}
-        return {(e.type.value, (index[e.src], index[e.dst]) if e.type is EdgeType.TEMPORAL_SEQUENCE
-                 else frozenset((index[e.src], index[e.dst])))
-                for e in graph.get_edges(list(index), U1) if e.src in index and e.dst in index}
-
-    made = []
-    for prefix, later in (("a", False), ("b", True)):
-        traces = thread(prefix)
-        graph.upsert_traces(traces)
-        graph.merge_mentions([Mention(t.id, f"{prefix}-topic", f"{prefix} topic", "name") for t in traces])
-        ids = [t.id for t in traces]
-        linked = graph.derive_structural_edges_later(ids, U1)() if later else graph.derive_structural_edges(ids, U1)
-        made.append((linked, edges(traces)))
-    assert made[0] == made[1]
-    assert made[0][0] > 0 and {kind for kind, _ in made[0][1]} == {"TEMPORAL_SEQUENCE", "SHARED_ENTITY"}

@@ -197,12 +197,10 @@ def test_a_graph_fault_while_vectors_are_written_waits_for_them_and_leaves_trace
             return written
 
         def graph_gone(ids, scope_keys):
-            def linked():
-                raise ConnectionError("graph connection lost while deriving edges")
-            return linked
+            raise ConnectionError("graph connection lost while deriving edges")
 
         monkeypatch.setattr(store.vectors, "upsert", slow_upsert)
-        monkeypatch.setattr(store.graph, "derive_structural_edges_later", graph_gone)
+        monkeypatch.setattr(store.graph, "derive_structural_edges", graph_gone)
         with pytest.raises(ConnectionError, match="deriving edges"):
             agent.encode_many(_items(BACKGROUND_INDEXING_MIN))
         assert finished.is_set(), "nothing is still writing once encode_many has raised"
