@@ -9,7 +9,9 @@
 // list is empty, so every later part still runs.
 UNWIND $access AS row
 MATCH (t:Trace {id: row.id})
-WHERE t.scopeKey IN $scopeKeys
+// (scope tested after the id lookup: FalkorDB folds a WHERE into the id index scan, ~4 µs more per id)
+WITH *, t.scopeKey AS scopeKey
+WHERE scopeKey IN $scopeKeys
 SET t.retrievalCount = coalesce(t.retrievalCount, 0) + 1,
     t.encodingStrength = coalesce(row.encodingStrength, t.encodingStrength),
     t.lastAccessedAt = row.lastAccessedAt,
@@ -21,7 +23,9 @@ WITH count(*) AS accessed
 UNWIND $pairs AS pair
 MATCH (a:Trace {id: pair.a})
 MATCH (b:Trace {id: pair.b})
-WHERE a.scopeKey IN $scopeKeys AND b.scopeKey IN $scopeKeys
+// (scope tested after the id lookup: FalkorDB folds a WHERE into the id index scan, ~4 µs more per id)
+WITH *, a.scopeKey AS aScope, b.scopeKey AS bScope
+WHERE aScope IN $scopeKeys AND bScope IN $scopeKeys
 MERGE (a)-[r:CO_ACTIVATED]->(b)
 ON CREATE SET r.weight = 0.0, r.count = 0, r.createdAt = $now
 SET r.lock = true
@@ -32,7 +36,9 @@ SET a.strongestLink = CASE WHEN a.strongestLink IS NULL OR a.strongestLink >= r.
 WITH count(*) AS wired
 UNWIND $changes AS change
 MATCH (t:Trace {id: change.id})
-WHERE t.scopeKey IN $scopeKeys
+// (scope tested after the id lookup: FalkorDB folds a WHERE into the id index scan, ~4 µs more per id)
+WITH *, t.scopeKey AS scopeKey
+WHERE scopeKey IN $scopeKeys
 SET t.valence = coalesce(change.valence, t.valence),
     t.arousal = coalesce(change.arousal, t.arousal),
     t.dominance = coalesce(change.dominance, t.dominance),

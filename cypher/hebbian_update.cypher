@@ -5,7 +5,9 @@
 UNWIND $rows AS row
 MATCH (a:Trace {id: row.a})
 MATCH (b:Trace {id: row.b})
-WHERE a.scopeKey IN $scopeKeys AND b.scopeKey IN $scopeKeys
+// (scope tested after the id lookup: FalkorDB folds a WHERE into the id index scan, ~4 µs more per id)
+WITH *, a.scopeKey AS aScope, b.scopeKey AS bScope
+WHERE aScope IN $scopeKeys AND bScope IN $scopeKeys
 MERGE (a)-[r:CO_ACTIVATED]->(b)
 ON CREATE SET r.weight = 0.0, r.count = 0, r.createdAt = $now
 SET r.lock = true

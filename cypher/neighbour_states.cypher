@@ -3,6 +3,8 @@
 // caller can tell a retired neighbour from a missing one; only inside the visible scope keys.
 UNWIND $ids AS id
 MATCH (t:Trace {id: id})
-WHERE t.scopeKey IN $scopeKeys
+// (scope tested after the id lookup: FalkorDB folds a WHERE into the id index scan, ~4 µs more per id)
+WITH *, t.scopeKey AS scopeKey
+WHERE scopeKey IN $scopeKeys
 RETURN t.id AS id, t.content AS content, t.isActive AS isActive, t.encodingStrength AS encodingStrength,
        t.stability AS stability, t.lastAccessedAt AS lastAccessedAt

@@ -2,7 +2,9 @@
 // concurrency); the spaced-repetition values were computed by the cognitive core.
 UNWIND $rows AS row
 MATCH (t:Trace {id: row.id})
-WHERE t.scopeKey IN $scopeKeys
+// (scope tested after the id lookup: FalkorDB folds a WHERE into the id index scan, ~4 µs more per id)
+WITH *, t.scopeKey AS scopeKey
+WHERE scopeKey IN $scopeKeys
 SET t.retrievalCount = coalesce(t.retrievalCount, 0) + 1,
     t.encodingStrength = coalesce(row.encodingStrength, t.encodingStrength),
     t.lastAccessedAt = row.lastAccessedAt,

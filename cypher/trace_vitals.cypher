@@ -3,7 +3,9 @@
 // Only active, indexed traces inside the caller's visible scope keys.
 UNWIND $ids AS id
 MATCH (t:Trace {id: id})
-WHERE t.scopeKey IN $scopeKeys AND t.isActive = true AND t.indexed = true
+// (scope tested after the id lookup: FalkorDB folds a WHERE into the id index scan, ~4 µs more per id)
+WITH *, t.scopeKey AS scopeKey
+WHERE scopeKey IN $scopeKeys AND t.isActive = true AND t.indexed = true
 RETURN t.id AS id, t.encodingStrength AS encodingStrength, t.stability AS stability,
        t.lastAccessedAt AS lastAccessedAt, t.valence AS valence, t.confidence AS confidence,
        t.createdAt AS createdAt, t.entities AS entities, t.tags AS tags

