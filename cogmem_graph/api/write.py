@@ -155,29 +155,38 @@ def build_trace(agent: AgentMemory, request: EncodeRequest, now: int,
     )
 
 
-def _contradiction_edges(store, draft: MemoryTrace, live, existing: dict[str, NeighbourState],
-                         scope_keys: list[str]) -> list[Edge]:
-    """CONTRADICTS edges from the new trace to old ones it corrects or disagrees with.
+def _contradiction_candidates(store, draft: MemoryTrace, live, existing: dict[str, NeighbourState],
+                              scope_keys: list[str]) -> dict[str, float | None]:
+    """Old traces the new one may correct or disagree with, by id, with their similarity
+    (None when full-text found them); `existing` gets the state of each.
 
     Candidates: the dense neighbours, plus traces found by full-text search for the
     fact the new text states ("I moved to Berlin" looks for where the user lives) —
-    two statements of one fact are rarely similar as whole texts."""
-    wcfg = store.config.write
+    two statements of one fact are rarely similar as whole texts. Searched before the
+    batch is written, so the batch's own traces are never among them."""
     scored: dict[str, float | None] = {h.trace_id: h.score for h in live}
     query = candidate_query(draft.content)
     if query:
-        for hit in store.graph.fulltext_search(query, [draft.scope_key], limit=max(1, wcfg.neighbours)):
+        limit = max(1, store.config.write.neighbours)
+        for hit in store.graph.fulltext_search(query, [draft.scope_key], limit=limit):
             scored.setdefault(hit.trace_id, None)
     missing = [tid for tid in scored if tid not in existing]
     if missing:
         existing.update({t.id: t for t in store.graph.neighbour_states(missing, scope_keys)})
+    return scored
+
+
+def _contradiction_edges(store, draft: MemoryTrace, candidates: dict[str, float | None],
+                         existing: dict[str, NeighbourState]) -> list[Edge]:
+    """CONTRADICTS edges from the new trace to the candidates it contradicts (pure: the
+    write path runs it while the engine writes the batch)."""
     edges = []
-    for tid, similarity in scored.items():
+    for tid, similarity in candidates.items():
         old = existing.get(tid)
         if old is None or not old.is_active or old.id == draft.id:
             continue
         confidence = contradicts(draft.content, old.content, similarity=similarity)
-        if confidence >= wcfg.contradiction_min_confidence:
+        if confidence >= store.config.write.contradiction_min_confidence:
             edges.append(Edge(draft.id, tid, round(confidence, 6), EdgeType.CONTRADICTS))
     return edges
 
@@ -277,7 +286,7 @@ def encode_batch(
 
     duplicate_of: dict[int, str] = {}
     retro_loss: dict[str, float] = {}
-    contradictions: list[Edge] = []
+    contradiction_candidates: dict[int, dict[str, float | None]] = {}
     for i, hits in zip(unique, neighbours, strict=True):
         draft = drafts[i]
         live = [h for h in hits if h.trace_id in existing and existing[h.trace_id].is_active]
@@ -297,7 +306,7 @@ def encode_batch(
         if result.proactive > 0:
             drafts[i] = draft.model_copy(
                 update={"encoding_strength": apply_strength_loss(draft.encoding_strength, result.proactive)})
-        contradictions += _contradiction_edges(store, draft, live, existing, scope_keys)
+        contradiction_candidates[i] = _contradiction_candidates(store, draft, live, existing, scope_keys)
 
     # Near-duplicates reinforce the old memory, which the caller gets back whole.
     old_traces = {t.id: t for t in store.graph.get_traces(sorted(set(duplicate_of.values())), scope_keys)}
@@ -305,13 +314,14 @@ def encode_batch(
     new_at = [i for i in unique if i not in reinforced]
     new = [drafts[i] for i in new_at]
     graph = store.graph
+    contradictions: list[Edge] = []
 
     with ThreadPoolExecutor(1, thread_name_prefix="cogmem-index") if len(new) >= BACKGROUND_INDEXING_MIN \
             else nullcontext() as pool:
         indexing = None
         if new:
-            # The engine writes the traces while their vector points and MENTIONS rows are
-            # built here.
+            # The engine writes the traces while their vector points, MENTIONS rows and
+            # CONTRADICTS edges are computed here.
             written = graph.upsert_traces_later(new, fresh=True)  # their ids were minted in build_trace
             points = [
                 VectorPoint(trace_id=t.id, scope_key=t.scope_key, type=t.type.value, created_at=t.created_at,
@@ -319,11 +329,13 @@ def encode_batch(
                 for i, t in ((i, drafts[i]) for i in new_at)
             ]
             mentions = [Mention(drafts[i].id, e.key, e.name, e.kind) for i in new_at for e in found[i]]
+            for i in new_at:
+                contradictions += _contradiction_edges(store, drafts[i], contradiction_candidates[i], existing)
             written()
-            graph.merge_mentions(mentions)
             # The traces are in the graph now: their vectors are written while the graph
-            # derives their edges (a wait on the server) instead of after it.
+            # links their entities and derives their edges (waits on the server).
             indexing = pool.submit(store.vectors.upsert, points) if pool is not None else None
+            graph.merge_mentions(mentions)
             graph.derive_structural_edges([t.id for t in new], scope_keys)
             if contradictions:
                 graph.merge_edges(EdgeType.CONTRADICTS, contradictions)
