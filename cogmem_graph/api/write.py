@@ -36,6 +36,7 @@ from cogmem_graph.cognition.encoding import compute_encoding
 from cogmem_graph.cognition.entities import ExtractedEntity, extract_entities
 from cogmem_graph.cognition.features import detect_features
 from cogmem_graph.cognition.mechanisms import apply_schema_encoding
+from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import AccessUpdate, Edge, Mention, NeighbourState
 from cogmem_graph.model import (
     MAX_ID_CHARS,
@@ -246,6 +247,14 @@ def _write_old_trace_changes(store, existing: dict[str, NeighbourState], retro_l
 
 
 def encode_batch(
+    agent: AgentMemory, requests: Sequence[EncodeRequest], *, on_progress: Callable[[int], None] | None = None
+) -> EncodeOutcome:
+    """Encode one batch, with the cyclic garbage collector paused (`WritePathConfig.pause_gc`)."""
+    with collector_paused(agent.store.config.write.pause_gc):
+        return _encode_batch(agent, requests, on_progress=on_progress)
+
+
+def _encode_batch(
     agent: AgentMemory, requests: Sequence[EncodeRequest], *, on_progress: Callable[[int], None] | None = None
 ) -> EncodeOutcome:
     store = agent.store

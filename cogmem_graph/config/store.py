@@ -35,6 +35,11 @@ class WritePathConfig(_Config):
         0.5, ge=0.0, le=1.0,
         description="a new memory gets a CONTRADICTS edge to an old one when the offline judge is this sure",
     )
+    pause_gc: bool = Field(
+        True,
+        description="pause Python's cyclic garbage collector while a batch is encoded (process-wide, one batch "
+        "at a time; see cogmem_graph/gc_pause.py): full collections walking the heap cost ~1/6 of encode_many",
+    )
 
 
 class CogmemConfig(_Config):

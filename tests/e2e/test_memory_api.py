@@ -55,6 +55,31 @@ def test_identical_content_reinforces_instead_of_duplicating(store, clock) -> No
     assert stored.retrieval_count == 1 and stored.stability > first.stability
 
 
+def test_encoding_leaves_the_garbage_collector_as_it_found_it(store, monkeypatch) -> None:
+    """Batches pause Python's cyclic collector (WritePathConfig.pause_gc); the collector is
+    on again after a batch, after a failed one, and stays off if the application had it off."""
+    import gc
+
+    agent = store.agent("helper", user_id="u1")
+    was = gc.isenabled()
+    try:
+        gc.enable()
+        agent.encode_many([{"content": "The garden needs water"}, {"content": "Tomatoes ripen in August"}])
+        assert gc.isenabled()
+        with monkeypatch.context() as patched:
+            def graph_down(*args, **kwargs):
+                raise ConnectionError("graph gone while the batch was written")
+            patched.setattr(store.graph, "upsert_traces_later", graph_down)
+            with pytest.raises(ConnectionError):
+                agent.encode_many([{"content": "Peppers need a warm spot"}])
+        assert gc.isenabled()
+        gc.disable()
+        agent.encode("Basil likes sun")
+        assert not gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
 def test_similar_new_memory_weakens_the_old_one(store, clock) -> None:
     agent = store.agent("helper", user_id="u1")
     old = agent.encode("Sam likes to go hiking in the mountains on weekends")
