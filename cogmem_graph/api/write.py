@@ -249,8 +249,8 @@ def _write_old_trace_changes(store, existing: dict[str, NeighbourState], retro_l
 def encode_batch(
     agent: AgentMemory, requests: Sequence[EncodeRequest], *, on_progress: Callable[[int], None] | None = None
 ) -> EncodeOutcome:
-    """Encode one batch, with the cyclic garbage collector paused (`WritePathConfig.pause_gc`)."""
-    with collector_paused(agent.store.config.write.pause_gc):
+    """Encode one batch, with the cyclic garbage collector paused (`CogmemConfig.pause_gc`)."""
+    with collector_paused(agent.store.config.pause_gc):
         return _encode_batch(agent, requests, on_progress=on_progress)
 
 

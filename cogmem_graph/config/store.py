@@ -35,11 +35,6 @@ class WritePathConfig(_Config):
         0.5, ge=0.0, le=1.0,
         description="a new memory gets a CONTRADICTS edge to an old one when the offline judge is this sure",
     )
-    pause_gc: bool = Field(
-        True,
-        description="pause Python's cyclic garbage collector while a batch is encoded (process-wide, one batch "
-        "at a time; see cogmem_graph/gc_pause.py): full collections walking the heap cost ~1/6 of encode_many",
-    )
 
 
 class CogmemConfig(_Config):
@@ -58,3 +53,9 @@ class CogmemConfig(_Config):
     perspective: PerspectiveConfig = Field(default_factory=PerspectiveConfig)
     write: WritePathConfig = Field(default_factory=WritePathConfig)
     embedding_cache_size: int = Field(10_000, ge=0, le=10_000_000, description="LRU entries of query/text embeddings")
+    pause_gc: bool = Field(
+        True,
+        description="pause Python's cyclic garbage collector while a batch is encoded or a retrieval runs "
+        "(process-wide, one call at a time; see cogmem_graph/gc_pause.py): collections walking the heap cost "
+        "~1/6 of encode_many and put 60-110 ms pauses into a retrieval's tail",
+    )

@@ -56,8 +56,9 @@ def test_identical_content_reinforces_instead_of_duplicating(store, clock) -> No
 
 
 def test_encoding_leaves_the_garbage_collector_as_it_found_it(store, monkeypatch) -> None:
-    """Batches pause Python's cyclic collector (WritePathConfig.pause_gc); the collector is
-    on again after a batch, after a failed one, and stays off if the application had it off."""
+    """Batches and retrievals pause Python's cyclic collector (CogmemConfig.pause_gc); the
+    collector is on again after them, after a failed batch, and stays off if the application
+    had it off."""
     import gc
 
     agent = store.agent("helper", user_id="u1")
@@ -65,6 +66,8 @@ def test_encoding_leaves_the_garbage_collector_as_it_found_it(store, monkeypatch
     try:
         gc.enable()
         agent.encode_many([{"content": "The garden needs water"}, {"content": "Tomatoes ripen in August"}])
+        assert gc.isenabled()
+        assert agent.retrieve("what does the garden need?").traces
         assert gc.isenabled()
         with monkeypatch.context() as patched:
             def graph_down(*args, **kwargs):
