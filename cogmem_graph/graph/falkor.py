@@ -28,7 +28,7 @@ from cogmem_graph.config.graph import GraphConfig
 from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable, UnconfirmedWriteFailed
 from cogmem_graph.graph.base import CypherGraphStore
 from cogmem_graph.graph.falkor_lane import write_lane
-from cogmem_graph.graph.falkor_wire import params_header, raise_errors, read_compact
+from cogmem_graph.graph.falkor_wire import params_header, read_compact
 from cogmem_graph.graph.fulltext import redisearch_query
 from cogmem_graph.graph.launcher import EmbeddedFalkorDB, acquire_embedded, release_embedded
 from cogmem_graph.model import NodeLabel
@@ -183,6 +183,14 @@ class FalkorGraphStore(CypherGraphStore):
     def _run_unconfirmed(self, text: str, params: dict[str, Any], *, name: str) -> None:
         """Send a write and return before the server has applied it (graph/falkor_lane.py):
         the next statement through the lane reads its reply first and raises if it failed."""
+        if not self._send_unconfirmed(text, params, lambda pool, connection: self._confirm(pool, connection, name)):
+            self._run_text(text, params, write=True, name=name)
+
+    def _send_unconfirmed(self, text: str, params: dict[str, Any],
+                          confirm: Callable[[Any, Any], None]) -> bool:
+        """Send a write through the lane and leave `confirm(pool, connection)` to read its
+        reply, which the lane's next statement calls first. False after a transient fault
+        on sending: the caller then runs the write the ordinary way."""
         self._check_open()
         command = self._command(text, params, write=True)
         lane = write_lane(self.url, self.config.graph_name)
@@ -191,9 +199,8 @@ class FalkorGraphStore(CypherGraphStore):
             lane.confirm()
             connection = self._send(pool, command)
             if connection is not None:
-                lane.leave_unconfirmed(lambda: self._confirm(pool, connection, name))
-        if connection is None:
-            self._run_text(text, params, write=True, name=name)
+                lane.leave_unconfirmed(lambda: confirm(pool, connection))
+        return connection is not None
 
     def _send(self, pool: Any, command: list[Any]) -> Any:
         """A pooled connection the command was sent on, or None after a transient fault (the
@@ -243,38 +250,18 @@ class FalkorGraphStore(CypherGraphStore):
         reads its reply first. Its outcome is kept for the caller, whose call of the result
         raises what the write raised; a write whose connection dropped is run again then
         (retried, as any statement is: it is idempotent)."""
-        self._check_open()
-        command = self._command(text, params, write=True)
-        lane = write_lane(self.url, self.config.graph_name)
-        pool = self._db.connection.connection_pool
         outcome: dict[str, Any] = {}
 
-        def settle() -> None:  # run by whichever statement confirms it first, never raising there
+        def settle(pool: Any, connection: Any) -> None:  # whichever statement confirms it; never raises there
             try:
-                response = connection.read_response()
-            except redis.ResponseError as exc:
-                pool.release(connection)
-                outcome["error"] = GraphQueryError(f"FalkorDB rejected {name}: {exc}")
-                return
+                outcome["rows"] = self._take_reply(pool, connection, name)
             except Exception as exc:
-                connection.disconnect()
-                pool.release(connection)
                 outcome["dropped" if self._is_transient(exc) else "error"] = exc
-                return
-            pool.release(connection)
-            try:
-                outcome["rows"] = self._rows(response)
-            except redis.ResponseError as exc:  # an error element inside the reply
-                outcome["error"] = GraphQueryError(f"FalkorDB rejected {name}: {exc}")
 
-        with lane.lock:
-            lane.confirm()
-            connection = self._send(pool, command)
-            if connection is not None:
-                lane.leave_unconfirmed(settle)
-        if connection is None:
+        if not self._send_unconfirmed(text, params, settle):
             rows = self._run_text(text, params, write=True, name=name)  # the ordinary way, with retries
             return lambda: rows
+        lane = write_lane(self.url, self.config.graph_name)
 
         def result() -> list[dict[str, Any]]:
             if not outcome:
@@ -287,32 +274,42 @@ class FalkorGraphStore(CypherGraphStore):
             return outcome["rows"]
         return result
 
-    def _read_reply(self, pool: Any, connection: Any, text: str, params: dict[str, Any],
-                    name: str) -> list[dict[str, Any]]:
+    def _take_reply(self, pool: Any, connection: Any, name: str) -> list[dict[str, Any]]:
+        """The rows of the reply waiting on `connection`, which goes back to the pool. The
+        engine rejecting the statement (an error reply, or an error element inside it)
+        raises GraphQueryError; a connection fault disconnects it and is raised as it came."""
         try:
             response = connection.read_response()
         except redis.ResponseError as exc:
             pool.release(connection)
             raise GraphQueryError(f"FalkorDB rejected {name}: {exc}") from exc
-        except Exception as exc:
+        except Exception:
             connection.disconnect()
             pool.release(connection)
-            if not self._is_transient(exc):
-                raise
-            return self._run_text(text, params, write=False, name=name)  # a read can simply run again
+            raise
         pool.release(connection)
         try:
             return self._rows(response)
-        except redis.ResponseError as exc:  # an error element inside the reply
+        except redis.ResponseError as exc:
             raise GraphQueryError(f"FalkorDB rejected {name}: {exc}") from exc
+
+    def _read_reply(self, pool: Any, connection: Any, text: str, params: dict[str, Any],
+                    name: str) -> list[dict[str, Any]]:
+        try:
+            return self._take_reply(pool, connection, name)
+        except GraphQueryError:
+            raise
+        except Exception as exc:
+            if not self._is_transient(exc):
+                raise
+            return self._run_text(text, params, write=False, name=name)  # a read can simply run again
 
     def _confirm(self, pool: Any, connection: Any, name: str) -> None:
         try:
-            raise_errors(connection.read_response())  # an error reply, or an error element inside it
-        except redis.ResponseError as exc:
-            raise UnconfirmedWriteFailed(f"FalkorDB rejected the earlier {name} write: {exc}") from exc
+            self._take_reply(pool, connection, name)
+        except GraphQueryError as exc:
+            raise UnconfirmedWriteFailed(f"FalkorDB rejected the earlier {name} write: {exc.__cause__}") from exc
         except Exception as exc:
-            connection.disconnect()
             if not self._is_transient(exc):
                 raise UnconfirmedWriteFailed(
                     f"reading the reply of the earlier {name} write from {self.url} failed: {exc}") from exc
@@ -321,8 +318,6 @@ class FalkorGraphStore(CypherGraphStore):
             # statement that found this is not the one that failed, and runs with retries.
             log.warning("the connection to %s dropped before the earlier %s write was confirmed; it may not "
                         "have been applied (%s: %s)", self.url, name, type(exc).__name__, exc)
-        finally:
-            pool.release(connection)
 
     def _is_transient(self, exc: BaseException) -> bool:
         return isinstance(exc, (redis.ConnectionError, redis.TimeoutError, ConnectionError, TimeoutError))
