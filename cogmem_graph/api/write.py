@@ -3,9 +3,9 @@
 features → strength and stability (personality, mood) → embed → nearest
 neighbours (near-duplicates reinforce the old memory instead of adding one;
 interference weakens old similar traces and the new one; correction cues make
-CONTRADICTS edges) → graph write with `indexed=false` (trace, MENTIONS) → Qdrant
-upsert, alongside the graph deriving TEMPORAL_SEQUENCE and SHARED_ENTITY edges →
-`indexed=true`.
+CONTRADICTS edges) → graph write of the traces with `indexed=false` → Qdrant upsert,
+alongside the graph linking MENTIONS and deriving TEMPORAL_SEQUENCE and SHARED_ENTITY
+edges → `indexed=true`.
 
 The graph is written first and is the source of truth: if the vector upsert
 fails, the traces stay `indexed=false` and `store.repair()` finishes the job.
@@ -339,7 +339,8 @@ def _encode_batch(
             ]
             mentions = [Mention(drafts[i].id, e.key, e.name, e.kind) for i in new_at for e in found[i]]
             for i in new_at:
-                contradictions += _contradiction_edges(store, drafts[i], contradiction_candidates[i], existing)
+                # (none gathered for a near-duplicate whose old trace was gone by the time it was loaded)
+                contradictions += _contradiction_edges(store, drafts[i], contradiction_candidates.get(i, {}), existing)
             written()
             # The traces are in the graph now: their vectors are written while the graph
             # links their entities and derives their edges (waits on the server).
