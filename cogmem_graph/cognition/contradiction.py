@@ -1,6 +1,6 @@
 """Offline contradiction detection: does a new statement contradict an old one?
 
-Three heuristics, each giving a confidence in [0, 1]; the verdict is the strongest:
+Four heuristics, each giving a confidence in [0, 1]; the verdict is the strongest:
 
 1. **Same subject and attribute, different value.** Simple fact patterns are
    read from both texts — where someone lives ("I live in Paris" / "I moved to
@@ -16,6 +16,11 @@ Three heuristics, each giving a confidence in [0, 1]; the verdict is the stronge
    "correction", "no longer", "I was wrong", "turns out", ...) and is about the
    same thing as the old one (embedding similarity, or shared words when no
    similarity is given).
+4. **Change of value.** The new text reports a change ("we switched from Jenkins
+   to GitHub Actions", "I sold the Corolla", "... instead of Jenkins", "we
+   upgraded to Python 3.12") and the old one holds the value given up ("we
+   deploy with Jenkins", "I drive a Toyota Corolla", "I use Python 3.9"). Only
+   the new text's words can say so: the old statement read as new is no change.
 
 Pure functions: no I/O, no model. Restating the same value ("I moved to Berlin"
 / "I live in Berlin now") is agreement, not contradiction.
@@ -31,15 +36,17 @@ from typing import Literal
 from cogmem_graph.text import word_tokens
 
 __all__ = [
+    "Change",
     "ContradictionVerdict",
     "Fact",
     "candidate_query",
     "contradicts",
     "detect_contradiction",
+    "extract_changes",
     "extract_facts",
 ]
 
-Reason = Literal["different_value", "negation", "correction", "none"]
+Reason = Literal["different_value", "negation", "correction", "change", "none"]
 
 # ---------------------------------------------------------------- confidences
 
@@ -58,6 +65,13 @@ CORRECTION_MAX = 0.8
 CORRECTION_MIN_SIMILARITY = 0.6
 CORRECTION_MIN_OVERLAP = 0.3
 SENTENCE_NEGATION_OVERLAP = 0.8
+CHANGE_NAMED = 0.85
+"""The new text gives up a named value (a name, a number) that the old one holds."""
+CHANGE_RELATED = 0.7
+"""The new text gives up a common-noun value the old one holds, and both are about the same
+thing: "the party" or "my job" is held by many unrelated statements, so closeness is required."""
+CHANGE_VERSION = 0.8
+"""The new text upgrades a named thing to another version than the one the old text names."""
 
 # ---------------------------------------------------------------- vocabulary
 
@@ -101,6 +115,7 @@ _NOT_NAMES = frozenset({
     "yesterday", "tomorrow", "now", "then", "i", "we", "he", "she", "they", "you", "some", "every",
 })
 _LEADING_FILLERS = ("now ", "still ", "actually ", "really ", "currently ", "finally ", "just ")
+_NEWNESS = ("new ", "current ", "updated ", "latest ")
 
 # ---------------------------------------------------------------- fact patterns
 
@@ -244,6 +259,16 @@ def _clean_value(raw: str) -> tuple[str, str]:
     return _norm_words(original), original
 
 
+def _attribute(raw: str) -> str:
+    """The attribute's name: "my new phone number" is still the phone number ("new" only
+    says the value changed, which is what makes it contradict the old value)."""
+    attribute = _norm_words(raw)
+    for prefix in _NEWNESS:
+        if attribute.startswith(prefix) and len(attribute) > len(prefix):
+            return attribute[len(prefix):]
+    return attribute
+
+
 def _negated(mid: str) -> bool:
     words = set(_norm_words(mid).split())
     return bool(words & _NEGATIONS) or "used to" in _norm_words(mid)
@@ -337,14 +362,14 @@ def _sentence_facts(sentence: str) -> list[Fact]:
             facts.append(fact)
     for m in _POSSESSIVE.finditer(sentence):
         owner = m["owner"]
-        attribute = _norm_words(m["attr"])
+        attribute = _attribute(m["attr"])
         subject = "I" if owner.lower() == "my" else (owner[:-2] if owner.endswith("'s") else owner)
         single = attribute.startswith("favorite ") or attribute in _SINGLE_VALUED_ATTRIBUTES
         fact = _fact(subject, attribute, m["value"], negated=bool(m["neg"]), single=single)
         if fact:
             facts.append(fact)
     for m in _DEFINITE.finditer(sentence):
-        attribute = _norm_words(m["attr"])
+        attribute = _attribute(m["attr"])
         if attribute.split()[0] in _NOT_NAMES:
             continue
         value, original = _clean_value(m["value"])
@@ -428,6 +453,300 @@ def _has_correction_cue(text: str) -> bool:
     return any(f" {cue} " in lowered for cue in _CORRECTION_CUES)
 
 
+# ---------------------------------------------------------------- change of value
+
+_CHANGE_SUBJECT = (
+    r"(?P<subj>\b(?:(?i:i|we|he|she|they)|(?i:my|our|his|her|their|the)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?|"
+    r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?))"
+)
+_CHANGE_VALUE = r"[^.,;!?:()\n]+?"
+_REST = r"[^.,;!?:()\n]+"
+_SWITCH_VERBS = (
+    r"(?P<verb>(?i:switched|moved|migrated|changed|upgraded|downgraded|transitioned|converted|shifted|"
+    r"relocated))"
+)
+_SWITCH = re.compile(
+    _CHANGE_SUBJECT + _MID + r"\s+" + _SWITCH_VERBS + r"(?:\s+(?!(?i:from|to)\b)[\w'-]+){0,4}?"
+    r"\s+(?i:from)\s+(?P<old>" + _CHANGE_VALUE + r")\s+(?i:to|into)\s+(?P<new>" + _REST + r")"
+)
+"""X changed from the old value to the new one ("we switched from Jenkins to GitHub Actions")."""
+_SWITCH_BACK = re.compile(
+    _CHANGE_SUBJECT + _MID + r"\s+" + _SWITCH_VERBS + r"(?:\s+(?!(?i:from|to)\b)[\w'-]+){0,4}?"
+    r"\s+(?i:to|into)\s+(?P<new>" + _CHANGE_VALUE + r")\s+(?i:from)\s+(?P<old>" + _REST + r")"
+)
+"""The same, new value first ("I switched to Linux from Windows")."""
+_REPLACE = re.compile(
+    _CHANGE_SUBJECT + _MID + r"\s+(?P<verb>(?i:replaced|swapped|traded|exchanged|substituted))"
+    r"\s+(?P<old>" + _CHANGE_VALUE + r")\s+(?i:with|for|by)\s+(?P<new>" + _REST + r")"
+)
+_INSTEAD = re.compile(r"(?P<new>\b[\w'-]+(?:\s+[\w'-]+){0,2})\s+(?i:instead\s+of)\s+(?P<old>" + _REST + r")")
+_GIVE_UP = re.compile(
+    _CHANGE_SUBJECT + _MID + r"\s+(?P<verb>(?i:left|sold|sold\s+off|cancell?ed|canceled|quit|dropped|ditched|"
+    r"gave\s+up(?:\s+on)?|got\s+rid\s+of|stopped\s+using|resigned\s+from|retired\s+from|unsubscribed\s+from|"
+    r"moved\s+out\s+of|moved\s+away\s+from|broke\s+up\s+with|divorced|uninstalled))"
+    r"(?!\s+(?i:off|by|in|out|over|behind|early|late|on)\b)\s+(?P<old>" + _REST + r")"
+)
+"""The old value given up, nothing said of a new one ("I sold the Corolla")."""
+_VERSION_UPGRADE = re.compile(
+    r"\b(?i:upgraded|updated|downgraded|migrated|moved|switched|bumped|changed)\b(?:[^.;!?:\n]|\.(?=\d)){0,60}?"
+    r"\b(?i:to)\s+(?i:version\s+)?(?P<thing>[A-Z][\w+#-]*)\s+(?P<version>v?\d+(?:\.\d+)*)\b"
+    r"|\b(?i:upgraded|updated|downgraded|migrated|bumped)\s+(?:(?i:the|our|my)\s+)?(?P<thing2>[A-Z][\w+#-]*)"
+    r"(?:\s+(?i:from)\s+v?\d+(?:\.\d+)*)?\s+(?i:to)\s+(?i:version\s+)?(?P<version2>v?\d+(?:\.\d+)*)\b"
+)
+"""A named thing moved to a version ("we upgraded the project to Python 3.12")."""
+
+_SWITCH_WORDS = ("switched", "moved", "migrated", "changed", "upgraded", "downgraded", "transitioned",
+                 "converted", "shifted", "relocated")
+_REPLACE_WORDS = ("replaced", "swapped", "traded", "exchanged", "substituted")
+_GIVE_UP_WORDS = ("left", "sold", "cancel", "quit", "dropped", "ditched", "gave up", "got rid", "stopped using",
+                  "resigned", "retired", "unsubscribed", "moved out", "moved away", "broke up", "divorced",
+                  "uninstalled")
+_VERSION_WORDS = ("upgraded", "updated", "downgraded", "migrated", "moved", "switched", "bumped", "changed")
+_PLANNED = frozenset({"will", "won't", "gonna", "going", "would", "should", "could", "might", "may"})
+_ADVICE = _PLANNED | {"can", "try", "if", "maybe", "want", "wanna", "rather", "prefer", "suggest", "recommend"}
+"""Before "instead of": a suggestion or a wish ("you can use oil instead of butter"), no change."""
+_NAMED_ONLY_VERBS = frozenset({"left", "dropped"})
+"""Given-up verbs whose common-noun objects are mostly no value held ("I left my keys at home")."""
+_HISTORY = frozenset({"was", "were", "had", "visited", "went", "used", "ago", "once", "previously",
+                      "formerly"})
+"""In the old clause before a value: history ("I visited Paris"), which a change does not contradict."""
+_VALUE_LEAD = frozenset({"the", "a", "an", "my", "our", "his", "her", "their", "your", "this", "that", "old",
+                         "former", "previous", "current", "existing", "trusty", "beloved", "whole", "entire"})
+_NOT_VALUES = frozenset({
+    "it", "them", "him", "her", "me", "you", "us", "this", "that", "those", "these", "everything", "something",
+    "anything", "nothing", "home", "work", "school", "early", "late", "behind", "alone", "here", "there",
+    "out", "off", "up", "town", "bed", "one", "some", "all", "everyone", "someone", "way", "place", "house",
+    "room", "things", "stuff", "lot", "bit",
+})
+"""Objects of "left", "quit", ... that are no value anyone holds ("I left early", "I left it there")."""
+_CLAUSE_LEAD = frozenset({"the", "a", "an", "my", "our", "his", "her", "their", "your", "this", "that",
+                          "these", "those", "so", "but", "and", "also", "actually", "well", "oh", "hey", "yes",
+                          "no", "ok", "okay", "now", "then", "btw", "plus"})
+_CLAUSE_BREAK = re.compile(r"[.,;!?:()\n]")
+_LONG_AGO = re.compile(
+    r"\b(?i:years\s+ago|when\s+(?:i|we)\s+(?:was|were)|as\s+a\s+(?:kid|child|teen|teenager)|back\s+then|"
+    r"growing\s+up)\b"
+)
+"""A change told as a memory of long ago ("I left Sweden when I was young"), not as news."""
+_SPEAKER = re.compile(r"^\s*([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s*:\s")
+"""A chat turn's speaker ("Caroline: I went ..."): "I" is someone else in another's turn."""
+_NOT_SPEAKERS = frozenset({"note", "update", "correction", "fyi", "btw", "ps", "edit", "reminder", "todo",
+                           "summary", "fact", "user", "q", "a"})
+"""Labels that look like a speaker ("Update: we switched ...") but name nobody."""
+_FIRST_PERSON = ("speaker", "we", "my ", "our ")
+
+
+@dataclass(frozen=True)
+class Change:
+    """A change of value a text reports: who changed, the value given up, the one taken up."""
+
+    subject: str | None
+    """Normalised like `Fact.subject`; None when not read ("... instead of Jenkins")."""
+    old: str = ""
+    """Key words of the value given up ("toyota corolla"); empty for a version change."""
+    named: bool = False
+    """The value given up is a name or a number: recognisable wherever it is mentioned."""
+    new: str = ""
+    """Key words of the value taken up, when the text says ("github actions")."""
+    thing: str = ""
+    """A versioned thing ("python"), with the `version` it changed to ("3.12")."""
+    version: str = ""
+    pronoun: bool = False
+
+
+def _value_key(raw: str) -> tuple[str, bool] | None:
+    """Key words of a changed value and whether it is named ("my old Honda" -> "honda", True;
+    "the LGBTQ support group" -> the whole phrase, False: a named modifier names no value)."""
+    words = _clean_value(raw)[1].split()
+    while words and words[0].lower() in _VALUE_LEAD:
+        words.pop(0)
+    if not words or all(w.lower() in _NOT_VALUES for w in words) or not word_tokens(" ".join(words)):
+        return None
+    named = [i for i, w in enumerate(words) if w[:1].isupper() or _DIGIT.search(w)]
+    if named and named[-1] == len(words) - 1:
+        return _norm_words(" ".join(words[named[0]:])), True
+    return _norm_words(" ".join(words)), False
+
+
+def _change_subject(raw: str | None) -> tuple[str | None, bool] | None:
+    """The changer, normalised ("the standup" too: things move); (None, False) when
+    unknown; None when not a subject."""
+    if raw is None:
+        return None, False
+    if raw[:4].lower() == "the ":
+        return _norm_words(raw), False
+    words = raw.split()
+    while len(words) > 1 and words[0].lower() in _NOT_NAMES:  # "Actually I", "Yesterday we"
+        words.pop(0)
+    return _subject(" ".join(words))
+
+
+def _sentence_changes(sentence: str) -> list[Change]:
+    """Each pattern family runs only if a word it cannot match without occurs, as for facts."""
+    if sentence.rstrip().endswith("?") or _LONG_AGO.search(sentence):  # "should we switch ...?"
+        return []
+    lowered = sentence.lower()
+    changes: list[Change] = []
+    matches: list[re.Match] = []
+    if any(w in lowered for w in _SWITCH_WORDS):
+        matches += [*_SWITCH.finditer(sentence), *_SWITCH_BACK.finditer(sentence)]
+    if any(w in lowered for w in _REPLACE_WORDS):
+        matches += _REPLACE.finditer(sentence)
+    if any(w in lowered for w in _GIVE_UP_WORDS):
+        matches += _GIVE_UP.finditer(sentence)
+    for m in matches:
+        mid = _norm_words(m["mid"]).split()
+        if _negated(m["mid"]) or _PLANNED.intersection(mid):
+            continue
+        subject = _change_subject(_resolve_subject(sentence, m, "subj", m["mid"]))
+        old = _value_key(m["old"])
+        if subject is None or old is None or (not old[1] and m["verb"].lower() in _NAMED_ONLY_VERBS):
+            continue
+        new = _value_key(m["new"]) if "new" in m.groupdict() and m["new"] else None
+        changes.append(Change(subject[0], old[0], old[1], new[0] if new else "", pronoun=subject[1]))
+    if "instead of" in lowered:
+        for m in _INSTEAD.finditer(sentence):
+            old, new = _value_key(m["old"]), _value_key(m["new"].split()[-1])  # "... with ArgoCD instead of"
+            before = sentence[: m.start("old")]
+            if old is not None and not _is_negated_text(before) and not _ADVICE.intersection(
+                    _norm_words(before).split()):
+                lead = _LEADING_SUBJECT.match(_SPEAKER.sub("", sentence))
+                subject = _change_subject(lead["subj"] if lead else None) or (None, False)
+                changes.append(Change(subject[0], old[0], old[1], new[0] if new else "", pronoun=subject[1]))
+    if _DIGIT.search(sentence) and any(w in lowered for w in _VERSION_WORDS):
+        for m in _VERSION_UPGRADE.finditer(sentence):
+            thing, version = (m["thing"], m["version"]) if m["thing"] else (m["thing2"], m["version2"])
+            lead = _LEADING_SUBJECT.match(_SPEAKER.sub("", sentence))
+            subject = _change_subject(lead["subj"] if lead else None) or (None, False)
+            changes.append(Change(subject[0], thing=thing.lower(), version=version.lower().lstrip("v"),
+                                  pronoun=subject[1]))
+    return changes
+
+
+@lru_cache(maxsize=65_536)
+def _sentence_changes_cached(sentence: str) -> tuple[Change, ...]:
+    """A sentence's changes (immutable), read once like its facts."""
+    return tuple(_sentence_changes(sentence))
+
+
+def extract_changes(text: str) -> list[Change]:
+    """The changes of value a text reports, sentence by sentence, in order."""
+    if not isinstance(text, str):
+        raise ValueError("text must be a string")
+    return list(_text_changes(text))
+
+
+@lru_cache(maxsize=16_384)
+def _text_changes(text: str) -> tuple[Change, ...]:
+    """Cached per text: most texts report no change, and a pair check should learn that
+    from one lookup rather than from splitting the text again."""
+    return tuple(c for sentence in _SENTENCES.split(text) if sentence.strip()
+                 for c in _sentence_changes_cached(sentence))
+
+
+@lru_cache(maxsize=16_384)
+def _key_pattern(key: str) -> re.Pattern[str]:
+    """Key words as they may occur in a lower-cased text, plural or not ("monday" finds "mondays")."""
+    return re.compile(r"(?<![\w-])" + r"\s+".join(re.escape(w) for w in key.split()) + r"(?:s|es)?(?![\w-])")
+
+
+@lru_cache(maxsize=4_096)
+def _version_pattern(thing: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w-])" + re.escape(thing) + r"\s+(?:version\s+)?v?(\d+(?:\.\d+)*)\b")
+
+
+def _lower(text: str) -> str:
+    return text.lower().replace("’", "'")
+
+
+def _held_at(lowered: str, start: int) -> bool:
+    """Whether the value at `start` of a lower-cased text is held (used, owned, where something
+    is), not what its clause is about, history or denied: "I drive a Toyota Corolla" holds the
+    Corolla; "Jenkins is slow today" only speaks of Jenkins; "I visited Paris" is the past;
+    "we don't use Jenkins" has given it up already."""
+    before = _CLAUSE_BREAK.split(lowered[:start])[-1].split()
+    return any(w not in _CLAUSE_LEAD for w in before) and not _HISTORY.intersection(before) and not any(
+        w in _NEGATIONS or w.endswith("n't") for w in before)
+
+
+def _names_as_value(key: str, lowered: str) -> bool:
+    """Whether a lower-cased text holds `key` as a value somewhere (see `_held_at`)."""
+    return any(_held_at(lowered, m.start()) for m in _key_pattern(key).finditer(lowered))
+
+
+def _about_subject(change: Change, lowered: str) -> bool:
+    """Whether the old text can be about the changer: "the standup moved from Monday to
+    Friday" says nothing of "the dentist is on Monday"."""
+    subject = change.subject
+    if subject is None or change.pronoun or subject in ("speaker", "we"):
+        return True
+    words = [w for w in subject.split() if w not in _CLAUSE_LEAD]
+    return not words or bool(_key_pattern(" ".join(words)).search(lowered))
+
+
+def _speaker(text: str) -> str | None:
+    m = _SPEAKER.match(text)
+    return None if m is None or m[1].lower() in _NOT_SPEAKERS else m[1].lower()
+
+
+def _other_speaker(change: Change, new_text: str, old_text: str) -> bool:
+    """Whether "I" (or "my ...") of the change is not the old text's speaker."""
+    if change.subject is not None and not change.subject.startswith(_FIRST_PERSON):
+        return False
+    new_speaker, old_speaker = _speaker(new_text), _speaker(old_text)
+    return new_speaker is not None and old_speaker is not None and new_speaker != old_speaker
+
+
+def _version_verdict(change: Change, lowered: str) -> ContradictionVerdict:
+    """The old text holds the same thing at another version, and never names the new one
+    ("I'm using Python 3.9" vs "we upgraded to Python 3.12")."""
+    found = [(m[1].lstrip("v"), m.start()) for m in _version_pattern(change.thing).finditer(lowered)]
+    versions = {version for version, start in found if _held_at(lowered, start)}
+    if not versions or any(version == change.version for version, _ in found):
+        return NO_CONTRADICTION
+    factor = PRONOUN_FACTOR if change.pronoun else 1.0
+    return ContradictionVerdict(CHANGE_VERSION * factor, "change", change.thing, min(versions), change.version)
+
+
+def _change_verdict(new_text: str, old_text: str,
+                    similarity: float | None) -> tuple[ContradictionVerdict, bool]:
+    """The new text gives up a value the old one holds. Not when the old text already
+    knows the new value or reports the same change, or denies the old value. Also whether
+    the old text agrees: it names a value the new one changed to ("we deploy with ArgoCD"
+    agrees with "we now deploy with ArgoCD instead of Jenkins")."""
+    changes = _text_changes(new_text)
+    if not changes:
+        return NO_CONTRADICTION, False
+    lowered = _lower(old_text)
+    best, agrees = NO_CONTRADICTION, False
+    for change in changes:
+        if _other_speaker(change, new_text, old_text) or not _about_subject(change, lowered):
+            continue
+        if change.version:
+            verdict = _version_verdict(change, lowered)
+            best = verdict if verdict.confidence > best.confidence else best
+            continue
+        if change.new and _key_pattern(change.new).search(lowered):
+            agrees = True
+            continue
+        if not _names_as_value(change.old, lowered):
+            continue
+        if any(o.old == change.old for o in _text_changes(old_text)):
+            continue
+        if change.named:
+            confidence = CHANGE_NAMED
+        else:
+            related = _jaccard(_content_words(new_text), _content_words(old_text)) >= CORRECTION_MIN_OVERLAP or (
+                similarity is not None and similarity >= CORRECTION_MIN_SIMILARITY)
+            if not related:
+                continue
+            confidence = CHANGE_RELATED
+        confidence *= PRONOUN_FACTOR if change.pronoun else 1.0
+        if confidence > best.confidence:
+            best = ContradictionVerdict(confidence, "change", None, change.old, change.new or None)
+    return best, agrees
+
+
 def detect_contradiction(new_text: str, old_text: str, similarity: float | None = None) -> ContradictionVerdict:
     """The strongest reason to believe `new_text` contradicts `old_text`.
 
@@ -450,8 +769,12 @@ def detect_contradiction(new_text: str, old_text: str, similarity: float | None 
                     and nf.negated == of.negated:
                 agreeing = True
 
+    change, agrees_with_change = _change_verdict(new_text, old_text, similarity)
+    if change.confidence > best.confidence:
+        best = change
+
     polarity_differs = _is_negated_text(new_text) != _is_negated_text(old_text)
-    correcting = not agreeing and _has_correction_cue(new_text)
+    correcting = not agreeing and not agrees_with_change and _has_correction_cue(new_text)
     overlap = _jaccard(_content_words(new_text), _content_words(old_text)) if polarity_differs or correcting else 0.0
     if polarity_differs and overlap >= SENTENCE_NEGATION_OVERLAP and best.confidence < SENTENCE_NEGATION:
         best = ContradictionVerdict(SENTENCE_NEGATION, "negation")
@@ -478,7 +801,8 @@ _ATTRIBUTE_CUES = {
 def candidate_query(text: str) -> str | None:
     """Words that find older statements about the same subject and attribute in a lexical
     index ("I moved to Berlin" -> "live lives living ... moved ..."), since a contradiction is
-    often not similar as a whole ("I live in Paris" vs "I moved to Berlin"). None: no fact read."""
+    often not similar as a whole ("I live in Paris" vs "I moved to Berlin"), and for a change
+    of value the value given up ("I sold the Corolla" -> "corolla"). None: nothing read."""
     terms: dict[str, None] = {}
     for fact in extract_facts(text):
         cues = _ATTRIBUTE_CUES.get(fact.attribute)
@@ -487,6 +811,11 @@ def candidate_query(text: str) -> str | None:
         terms.update(dict.fromkeys(cues.split()))
         if fact.subject not in ("speaker", "we") and fact.attribute != "state":
             terms.update(dict.fromkeys(w for w in fact.subject.split() if w not in _NOT_NAMES))
+    for change in extract_changes(text):  # the value given up: old statements name it
+        words = [change.thing] if change.version else change.old.split()
+        if change.subject not in (None, "speaker", "we") and not change.pronoun:
+            words += change.subject.split()  # "the standup moved from Monday to Friday"
+        terms.update(dict.fromkeys(w for w in words if w not in _NOT_NAMES))
     return " ".join(terms) or None
 
 
