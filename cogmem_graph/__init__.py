@@ -15,6 +15,7 @@ from cogmem_graph.config import CogmemConfig
 from cogmem_graph.model import (
     EdgeType,
     Hexaco,
+    MemoryCategory,
     MemoryTrace,
     MemoryType,
     Mood,
@@ -40,6 +41,7 @@ __all__ = [
     "Intention",
     "Hexaco",
     "ManualClock",
+    "MemoryCategory",
     "MemoryTrace",
     "MemoryType",
     "Mood",

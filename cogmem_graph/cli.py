@@ -511,6 +511,7 @@ def _scored_json(item: Any) -> dict[str, Any]:
     trace = item.trace
     return {"id": trace.id, "score": round(item.score, 6), "content": trace.content, "type": trace.type.value,
             "scope_key": trace.scope_key, "created_at": trace.created_at, "metadata": trace.metadata,
+            "category": trace.category.value, "pinned": trace.pinned, "dormant": trace.dormant,
             "sources": list(item.sources), "signals": {k: round(v, 6) for k, v in item.signals.items()}}
 
 
@@ -549,6 +550,37 @@ def recall(
         err.print(f"{len(result.partial)} more on the tip of the tongue (weak or untrusted matches)")
 
 
+def _pin_command(ctx: typer.Context, trace_ids: list[str], pinned: bool) -> None:
+    settings = _settings(ctx)
+    with _session(ctx) as store:
+        agent = _agent(store, settings)
+        done = agent.pin(trace_ids) if pinned else agent.unpin(trace_ids)
+    verb = "pinned" if pinned else "unpinned"
+    for trace_id in done:
+        out.print(f"{verb} {trace_id}")
+    missing = [i for i in trace_ids if i not in set(done)]
+    if missing:
+        raise _fail(f"no active memory visible to this identity with id {', '.join(missing)}", EXIT_USAGE)
+
+
+@app.command()
+def pin(
+    ctx: typer.Context,
+    trace_ids: Annotated[list[str], typer.Argument(metavar="ID...", help="trace ids (as `recall --json` shows)")],
+) -> None:
+    """Pin memories: truth anchors that are never forgotten, merged, gisted or superseded."""
+    _pin_command(ctx, trace_ids, True)
+
+
+@app.command()
+def unpin(
+    ctx: typer.Context,
+    trace_ids: Annotated[list[str], typer.Argument(metavar="ID...", help="trace ids")],
+) -> None:
+    """Unpin memories: they decay and may be forgotten like any other again."""
+    _pin_command(ctx, trace_ids, False)
+
+
 @app.command()
 def context(
     ctx: typer.Context,
@@ -580,6 +612,7 @@ def _stats_dict(store: MemoryStore) -> dict[str, Any]:
         "total_traces": stats.total_traces,
         "active_traces": stats.active_traces,
         "inactive_traces": stats.inactive_traces,
+        "dormant_traces": stats.dormant_traces,
         "unindexed_traces": stats.unindexed_traces,
         "entities": stats.entities,
         "edges_by_type": dict(sorted(stats.edges_by_type.items())),
@@ -605,7 +638,7 @@ def stats(
     table.add_column("count", justify="right")
     for name, n in data["traces_by_type"].items():
         table.add_row(f"traces: {name}", str(n))
-    for name in ("active_traces", "inactive_traces", "unindexed_traces", "entities"):
+    for name in ("active_traces", "dormant_traces", "inactive_traces", "unindexed_traces", "entities"):
         table.add_row(name.replace("_", " "), str(data[name]))
     for name, n in data["edges_by_type"].items():
         table.add_row(f"edges: {name}", str(n))

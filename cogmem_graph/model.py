@@ -36,6 +36,20 @@ class MemoryType(StrEnum):
     RELATIONAL = "relational"
 
 
+class MemoryCategory(StrEnum):
+    """What kind of thing a memory states; decides how long forgetting leaves it alone
+    (`RetentionConfig`)."""
+
+    PREFERENCE = "preference"
+    CORRECTION = "correction"
+    IDENTITY = "identity"
+    """Who someone is: name, family, health, home, work, accounts."""
+    COMMITMENT = "commitment"
+    """Decisions, promises, plans, deadlines."""
+    FACT = "fact"
+    OTHER = "other"
+
+
 class Scope(StrEnum):
     """Who may see a memory. `agent` is the agent's own private store."""
 
@@ -252,6 +266,14 @@ class MemoryTrace(_Strict):
     updated_at: int = Field(0, ge=0)
     consolidated_at: int | None = None
     is_active: bool = True
+    """False once deleted (merged away, superseded or pruned under `forgetting="delete"`)."""
+
+    # retention
+    category: MemoryCategory = MemoryCategory.OTHER
+    pinned: bool = False
+    """A truth anchor: never made dormant, merged, gisted or weakened by interference."""
+    dormant: bool = False
+    """Forgotten, not gone: out of the default candidate set, found again by a strong match."""
 
     # consistency between graph and vectors
     indexed: bool = False

@@ -1,6 +1,7 @@
 // Everything a retrieval writes, in one round trip (one synced write instead of three):
 // 1. access: the counter is incremented in the database (no lost update under concurrency);
-//    the spaced-repetition values were computed by the cognitive core (as record_access);
+//    the spaced-repetition values were computed by the cognitive core, and a dormant trace
+//    recalled is active again unless superseded (as record_access);
 // 2. Hebbian CO_ACTIVATED among the returned traces, w -> 1 - (1 - w)(1 - eta)^k, the
 //    relationship's write lock taken before its weight is read (as hebbian_update);
 // 3. what the mechanisms changed (reconsolidation, retrieval-induced forgetting); a null
@@ -18,6 +19,7 @@ SET t.retrievalCount = coalesce(t.retrievalCount, 0) + 1,
     t.stability = row.stability,
     t.reinforcementInterval = row.reinforcementInterval,
     t.nextReinforcementAt = row.nextReinforcementAt,
+    t.dormant = CASE WHEN t.deactivatedReason = 'superseded' THEN t.dormant ELSE false END,
     t.updatedAt = $now
 WITH count(*) AS accessed
 UNWIND $pairs AS pair

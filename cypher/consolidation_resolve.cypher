@@ -1,11 +1,14 @@
-// Contradiction resolved: the winner SUPERSEDES the loser, which is soft-deleted (never
-// hard-deleted: the history stays) and remembers who contradicted it. Rows: {winner, loser},
-// each loser once.
+// Contradiction resolved: the winner SUPERSEDES the loser, which remembers who contradicted it.
+// With $keepLoser the loser becomes dormant (still reachable for "what did I say before"),
+// otherwise it is soft-deleted; never hard-deleted, the history stays. A pinned loser is left
+// alone. Rows: {winner, loser}, each loser once.
 UNWIND $rows AS row
 MATCH (w:Trace {id: row.winner})
 MATCH (l:Trace {id: row.loser})
 WHERE w.scopeKey = $scopeKey AND l.scopeKey = $scopeKey AND w.isActive = true AND l.isActive = true
-SET l.isActive = false, l.deactivatedReason = $reason, l.updatedAt = $now, l.consolidatedAt = $now,
+  AND coalesce(l.pinned, false) = false
+SET l.isActive = $keepLoser, l.dormant = $keepLoser, l.dormantAt = $now,
+    l.deactivatedReason = $reason, l.updatedAt = $now, l.consolidatedAt = $now,
     l.contradictedBy = coalesce(l.contradictedBy, []) + row.winner
 MERGE (w)-[r:SUPERSEDES]->(l)
 ON CREATE SET r.weight = $weight, r.createdAt = $now, r.updatedAt = $now, r.reason = $reason

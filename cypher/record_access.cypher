@@ -1,5 +1,6 @@
 // After a retrieval: the counter is incremented in the database (no lost update under
-// concurrency); the spaced-repetition values were computed by the cognitive core.
+// concurrency); the spaced-repetition values were computed by the cognitive core. A dormant
+// trace that is recalled is active again, unless a newer statement superseded it.
 UNWIND $rows AS row
 MATCH (t:Trace {id: row.id})
 // (scope tested after the id lookup: FalkorDB folds a WHERE into the id index scan, ~4 µs more per id)
@@ -11,5 +12,6 @@ SET t.retrievalCount = coalesce(t.retrievalCount, 0) + 1,
     t.stability = row.stability,
     t.reinforcementInterval = row.reinforcementInterval,
     t.nextReinforcementAt = row.nextReinforcementAt,
+    t.dormant = CASE WHEN t.deactivatedReason = 'superseded' THEN t.dormant ELSE false END,
     t.updatedAt = $now
 RETURN t.id AS id, t.retrievalCount AS retrievalCount

@@ -1,9 +1,10 @@
 // Interference and the mechanisms change encoding strengths; the cognitive core computed
-// the new values, the database stores them for the traces the caller may see.
+// the new values, the database stores them for the traces the caller may see. Pinned traces
+// (truth anchors) keep theirs.
 UNWIND $rows AS row
 MATCH (t:Trace {id: row.id})
 // (scope tested after the id lookup: FalkorDB folds a WHERE into the id index scan, ~4 µs more per id)
 WITH *, t.scopeKey AS scopeKey
-WHERE scopeKey IN $scopeKeys
+WHERE scopeKey IN $scopeKeys AND coalesce(t.pinned, false) = false
 SET t.encodingStrength = row.encodingStrength, t.updatedAt = $now
 RETURN t.id AS id

@@ -8,4 +8,6 @@ WITH *, t.scopeKey AS scopeKey
 WHERE scopeKey IN $scopeKeys AND t.isActive = true AND t.indexed = true
 RETURN t.id AS id, t.encodingStrength AS encodingStrength, t.stability AS stability,
        t.lastAccessedAt AS lastAccessedAt, t.valence AS valence, t.confidence AS confidence,
-       t.createdAt AS createdAt, t.entities AS entities, t.tags AS tags
+       t.createdAt AS createdAt, t.entities AS entities, t.tags AS tags,
+       coalesce(t.dormant, false) AS dormant, coalesce(t.category, 'other') AS category,
+       coalesce(t.pinned, false) AS pinned

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from cogmem_graph.api.multihop import MultiHopResult
     from cogmem_graph.api.store import MemoryStore
     from cogmem_graph.cognition.observation import ObservationNote
+    from cogmem_graph.pipeline.consolidation import ConsolidationResult
     from cogmem_graph.pipeline.observer import ObserveResult
     from cogmem_graph.pipeline.reflector import ReflectionResult
 
@@ -73,6 +74,31 @@ class AgentMemory:
         for start in range(0, len(requests), batch_size):
             out += write.encode_batch(self, requests[start:start + batch_size]).traces
         return out
+
+    # ------------------------------------------------------------ truth anchors
+
+    def pin(self, trace_ids: str | Sequence[str]) -> list[str]:
+        """Pin memories (truth anchors): never made dormant, merged, gisted, weakened by
+        interference or superseded by consolidation; a dormant one wakes. Returns the ids
+        pinned; ids this agent cannot see, or that were deleted, are left out."""
+        return self._set_pinned(trace_ids, True)
+
+    def unpin(self, trace_ids: str | Sequence[str]) -> list[str]:
+        """Let pinned memories be forgotten like any other again. Returns the ids unpinned."""
+        return self._set_pinned(trace_ids, False)
+
+    def _set_pinned(self, trace_ids: str | Sequence[str], pinned: bool) -> list[str]:
+        ids = [trace_ids] if isinstance(trace_ids, str) else list(trace_ids)
+        if not ids or not all(isinstance(i, str) and i.strip() for i in ids):
+            raise ValueError(f"trace_ids must be a trace id or a non-empty list of them, got {trace_ids!r}")
+        self.store._check_open()
+        return self.store.graph.set_pinned(ids, pinned, self.visible_scope_keys)
+
+    def consolidate(self) -> ConsolidationResult:
+        """Consolidate this agent's visible scopes now, its traits deciding contradictions
+        (an honest agent lets the newer statement supersede the older)."""
+        self.store._check_open()
+        return self.store.consolidate(self.visible_scope_keys, traits=self.traits)
 
     # ------------------------------------------------------------ observer and reflector
 

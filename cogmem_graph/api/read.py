@@ -36,9 +36,11 @@ from cogmem_graph.cognition.scoring import (
     emotional_congruences,
     importance_signals,
     modulated_weights,
+    prior_weighted_scores,
     recency_signals,
     tip_of_tongue_mask,
 )
+from cogmem_graph.config.retention import RetentionConfig
 from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import AccessUpdate, TraceVitals
 from cogmem_graph.model import MemoryTrace, Mood
@@ -47,6 +49,9 @@ from cogmem_graph.retrieval.lexical import bm25_query_vector
 
 if TYPE_CHECKING:
     from cogmem_graph.api.agent import AgentMemory
+
+CURRENT_FIRST_MARGIN = 1e-3
+"""How far below its newer version a replaced memory scores (relative)."""
 
 Strategy = Literal["full", "dense", "lexical"]
 STRATEGIES: tuple[str, ...] = ("full", "dense", "lexical")
@@ -113,6 +118,8 @@ def _retrieve(
     # The fused candidates' ranking fields are read while activation spreads (the graph
     # answers both at once); activation returns those of the traces it reaches.
     fused_vitals = store.graph.trace_vitals_later(fused_ids, keys)
+    newer = store.graph.read_later("newer_versions", {"ids": fused_ids, "scopeKeys": keys}) \
+        if cfg.current_facts_first and fused_ids else list
     # Seeds spread as much activation as retrieval found them relevant (ACT-R source activation).
     relevance = dict(fused)
     seeds = fused_ids[: store.config.graph.activation.max_seeds]
@@ -125,21 +132,29 @@ def _retrieve(
     for tid, score in blended.items():
         relevance[tid] = max(relevance.get(tid, 0.0), score)
         sources.setdefault(tid, set()).add("multi_hop")
-    candidate_ids = list(dict.fromkeys(fused_ids + list(activation) + list(blended)))
+    # The current version of a matched memory joins the candidates, as relevant as the old one.
+    versions = [(r["old"], r["new"]) for r in newer()]
+    for old, new in versions:
+        relevance[new] = max(relevance.get(new, 0.0), relevance.get(old, 0.0))
+        sources.setdefault(new, set()).add("newer_version")
+    candidate_ids = list(dict.fromkeys(fused_ids + list(activation) + list(blended) + [n for _, n in versions]))
     # Rank on the candidates' vitals (active, indexed traces only); whole traces are loaded
     # only for what is returned.
     vitals = {v.id: v for v in fused_vitals()}
     vitals.update({a.trace_id: a.vitals for a in reached if a.vitals is not None and a.trace_id not in vitals})
     known = set(fused_ids) | set(activation)
-    unread = [tid for tid in candidate_ids if tid not in known]
+    unread = [tid for tid in candidate_ids if tid not in known and tid not in vitals]
     if unread:  # multi-hop candidates the other reads did not cover
         vitals.update({v.id: v for v in store.graph.trace_vitals(unread, keys)})
 
     now = store.clock.now_ms()
     mood = mood or agent.current_mood()
     cosine = {h.trace_id: h.score for h in dense}
-    ranked = [vitals[tid] for tid in candidate_ids if tid in vitals]
+    recallable = _dormant_filter(store.config.retention, fused_ids, cosine, {n for _, n in versions})
+    ranked = [vitals[tid] for tid in candidate_ids if tid in vitals and recallable(vitals[tid])]
     table, scores, tip_of_tongue = _score(agent, ranked, relevance, activation, cosine, mood, now)
+    if versions:
+        scores = _current_first(ranked, scores, versions)
     scored = [
         (_Candidate(v, score, table, i, sources[v.id]), RecallKind.TIP_OF_TONGUE if tot else RecallKind.RECALLED)
         for i, (v, score, tot) in enumerate(zip(ranked, scores, tip_of_tongue, strict=True))
@@ -187,8 +202,14 @@ def _score(
 
     last_accessed = np.fromiter((v.last_accessed_at for v in ranked), np.int64, len(ranked))
     confidence = column(v.confidence for v in ranked)
-    strength = current_strengths(column(v.encoding_strength for v in ranked), column(v.stability for v in ranked),
-                                 last_accessed, now, agent.store.config.decay)
+    encoding = column(v.encoding_strength for v in ranked)
+    strength = current_strengths(encoding, column(v.stability for v in ranked), last_accessed, now,
+                                 agent.store.config.decay)
+    # What decay never forgets does not fade either (the second reference: no decay for
+    # preferences, identities, corrections), nor does a pinned memory.
+    permanent = set(agent.store.config.retention.permanent_categories)
+    lasting = np.fromiter((v.pinned or v.category in permanent for v in ranked), bool, len(ranked))
+    strength = np.where(lasting, encoding, strength)
     table = SignalTable(
         strength=strength,
         similarity=column(relevance.get(tid, 0.0) for tid in ids),
@@ -197,9 +218,42 @@ def _score(
         activation=column(activation.get(tid, 0.0) for tid in ids),
         importance=importance_signals(confidence, config=cfg),
     )
-    scores = composite_scores(table, modulated_weights(cfg.weights, agent.traits, config=cfg))
+    weights = modulated_weights(cfg.weights, agent.traits, config=cfg)
+    scores = prior_weighted_scores(table, weights, cfg.prior_weight) if cfg.scoring == "prior" \
+        else composite_scores(table, weights)
     tip_of_tongue = tip_of_tongue_mask(column(cosine.get(tid, 0.0) for tid in ids), strength, confidence, config=cfg)
     return table, scores.tolist(), tip_of_tongue.tolist()
+
+
+def _dormant_filter(retention: RetentionConfig, fused_ids: list[str], cosine: dict[str, float],
+                    always: set[str]):
+    """Which candidates may be ranked: every active one; a dormant one only when the query
+    matches it strongly (among the best `dormant_recall_rank` by relevance, or by cosine above
+    `dormant_recall_similarity`), or when it is the current version of a matched memory."""
+    strong = set(fused_ids[: retention.dormant_recall_rank])
+
+    def recallable(v: TraceVitals) -> bool:
+        return (not v.dormant or v.id in strong or v.id in always
+                or cosine.get(v.id, -1.0) > retention.dormant_recall_similarity)
+    return recallable
+
+
+def _current_first(ranked: list[TraceVitals], scores: list[float],
+                   versions: list[tuple[str, str]]) -> list[float]:
+    """Each memory scores just below its newer version (chains settle in a few passes), so the
+    current fact comes first and the one it replaced stays reachable right after it."""
+    index = {v.id: i for i, v in enumerate(ranked)}
+    pairs = [(index[o], index[n]) for o, n in versions if o in index and n in index and o != n]
+    out = list(scores)
+    for _ in range(len(pairs)):
+        changed = False
+        for old, new in pairs:
+            if out[old] >= out[new]:
+                out[old] = out[new] * (1.0 - CURRENT_FIRST_MARGIN)
+                changed = True
+        if not changed:
+            break
+    return out
 
 
 @dataclass(frozen=True)

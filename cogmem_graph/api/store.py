@@ -127,6 +127,7 @@ class MemoryStore:
         self.llm = llm
         self._closed = False
         self._lock = threading.Lock()
+        self._agent_traits: dict[str, Hexaco] = {}
 
     def __repr__(self) -> str:
         return f"MemoryStore(graph={self.graph!r}, vectors={self.vectors!r}, embedder={self.embedder.name!r})"
@@ -144,7 +145,14 @@ class MemoryStore:
         self._check_open()
         identity = AgentIdentity(agent_id=agent_id, user_id=user_id, thread_id=thread_id,
                                  persona_id=persona_id, organization_id=organization_id)
+        if traits is not None:
+            self._agent_traits[identity.agent_id] = traits
         return AgentMemory(self, identity, traits or Hexaco(), mood)
+
+    def agent_traits(self, agent_id: str) -> Hexaco | None:
+        """The traits the latest handle of `agent_id` in this process was opened with (None when
+        none was given): consolidation judges an agent's contradictions by them."""
+        return self._agent_traits.get(agent_id)
 
     def stats(self) -> GraphStats:
         self._check_open()
@@ -207,7 +215,9 @@ class MemoryStore:
         self, scope_keys: list[str] | None = None, *, traits: Hexaco | None = None
     ) -> ConsolidationResult:
         """Run consolidation now (DESIGN §7) over `scope_keys`, or every scope key when None.
-        `traits` decide contradictions (honesty); overlapping runs are refused (`skipped`)."""
+        `traits` decide contradictions (honesty); without them each contradiction is decided by
+        the traits of the agent that stated its newer side (`agent_traits`). Overlapping runs
+        are refused (`skipped`)."""
         from cogmem_graph.pipeline.consolidation import consolidator_for
 
         self._check_open()

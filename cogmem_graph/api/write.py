@@ -36,6 +36,12 @@ from cogmem_graph.cognition.encoding import compute_encoding
 from cogmem_graph.cognition.entities import ExtractedEntity, extract_entities
 from cogmem_graph.cognition.features import detect_features
 from cogmem_graph.cognition.mechanisms import apply_schema_encoding
+from cogmem_graph.cognition.retention import (
+    carries_different_facts,
+    density_stability_factor,
+    information_density,
+    memory_category,
+)
 from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import AccessUpdate, Edge, Mention, NeighbourState
 from cogmem_graph.model import (
@@ -83,6 +89,7 @@ class EncodeRequest(BaseModel):
     source_id: str | None = None
     confidence: float = Field(1.0, ge=0.0, le=1.0)
     created_at: int | None = Field(None, ge=0, description="event time in epoch ms; default now")
+    pinned: bool = Field(False, description="a truth anchor: never made dormant, merged, gisted or weakened")
     metadata: dict[str, Any] = Field(default_factory=dict)
     structured_data: dict[str, Any] | None = None
 
@@ -143,13 +150,16 @@ def build_trace(agent: AgentMemory, request: EncodeRequest, now: int,
     enc = compute_encoding(mood, agent.traits, features, cfg.encoding)
     if entities is None:
         entities = extract_entities(request.content, extra=request.entities)
+    density = information_density(request.content[:FEATURE_CHARS], len(entities))
+    stability = enc.stability_ms * density_stability_factor(density, cfg.retention)
     return MemoryTrace(
         type=request.type, scope=scope, scope_id=scope_id, agent_id=agent.identity.agent_id,
         content=request.content, tags=request.tags, entities=[e.name for e in entities],
         structured_data=request.structured_data, metadata=request.metadata,
         source_type=request.source_type, source_id=request.source_id, confidence=request.confidence,
         valence=enc.valence, arousal=enc.arousal, dominance=enc.dominance, intensity=enc.intensity,
-        encoding_strength=enc.strength, stability=enc.stability_ms,
+        encoding_strength=enc.strength, stability=stability, pinned=request.pinned,
+        category=memory_category(request.content[:FEATURE_CHARS], density, cfg.retention),
         created_at=request.created_at if request.created_at is not None else now, recorded_at=now,
         last_accessed_at=now, updated_at=now, next_reinforcement_at=now + FIRST_REINFORCEMENT_INTERVAL_MS,
         sequence_key=_sequence_key(agent, request, scope_key(scope, scope_id)), indexed=False,
@@ -296,16 +306,20 @@ def _encode_batch(
     duplicate_of: dict[int, str] = {}
     retro_loss: dict[str, float] = {}
     contradiction_candidates: dict[int, dict[str, float | None]] = {}
+    distinct = (lambda a, b: carries_different_facts(a, b)) if cfg.retention.protect_distinct_facts \
+        else (lambda a, b: False)
     for i, hits in zip(unique, neighbours, strict=True):
         draft = drafts[i]
         live = [h for h in hits if h.trace_id in existing and existing[h.trace_id].is_active]
         dup = next((h for h in live if h.payload.get("content_hash") == draft.content_hash
-                    or h.score >= wcfg.near_duplicate_similarity), None)
+                    or (h.score >= wcfg.near_duplicate_similarity
+                        and not distinct(draft.content, existing[h.trace_id].content))), None)
         if dup is not None:
             duplicate_of[i] = dup.trace_id
             continue
         near = []
-        for h in live:
+        # A neighbour stating another fact (other numbers, names, dates) does not interfere.
+        for h in (h for h in live if not distinct(draft.content, existing[h.trace_id].content)):
             old = existing[h.trace_id]
             strength = current_strength(old.encoding_strength, old.stability, old.last_accessed_at, now, cfg.decay)
             near.append(InterferenceNeighbour(h.trace_id, h.score, strength))

@@ -7,13 +7,17 @@ tests can check each against hand arithmetic:
 - `recency_signal`, `emotional_congruence`, `importance_signal`: the signals
   the reference defines by formula (strength, similarity and activation come
   from decay, the vector index and the graph respectively);
-- `composite_score`: weighted sum of clamped signals, clamped to [0, 1];
+- `composite_score`: weighted sum of clamped signals, clamped to [0, 1] (the
+  reference's additive form);
+- `prior_weighted_score`: relevance (similarity, activation) times a bounded prior
+  from the query-independent signals (strength, recency, emotion, importance), so
+  a strong memory never outranks a relevant one on strength alone (the default);
 - `classify_recall`: full recall or tip-of-the-tongue (similar but weak);
 - `feeling_of_knowing` / `detect_feeling_of_knowing`: "I should know this"
   signals for candidates that scored in the partial band but missed the cut.
 
 `SignalTable`, `recency_signals`, `emotional_congruences`, `importance_signals`,
-`composite_scores` and `tip_of_tongue_mask` are the same formulas over arrays, one
+`composite_scores`, `prior_weighted_scores` and `tip_of_tongue_mask` are the same formulas over arrays, one
 element per candidate: what retrieval uses to rank ~100 candidates at once.
 """
 
@@ -157,6 +161,33 @@ def composite_score(signals: Signals, weights: SignalWeights | None = None) -> f
     return _clamp01(total)
 
 
+RELEVANCE_SIGNALS: tuple[str, ...] = ("similarity", "activation")
+"""What depends on the query: how well a memory matches it, directly or through the graph."""
+PRIOR_SIGNALS: tuple[str, ...] = ("strength", "recency", "emotional", "importance")
+"""What does not: how accessible a memory is, whatever was asked."""
+
+
+def _part_weights(weights: SignalWeights, names: tuple[str, ...]) -> dict[str, float]:
+    """The weights of one part, renormalised to sum 1 (equal when all are zero)."""
+    raw = {name: getattr(weights, name) for name in names}
+    total = sum(raw.values())
+    return {n: (v / total if total > 0 else 1.0 / len(names)) for n, v in raw.items()}
+
+
+def prior_weighted_score(signals: Signals, weights: SignalWeights | None = None, prior_weight: float = 0.3) -> float:
+    """relevance x (1 - p + p x prior), in [0, 1].
+
+    relevance: the weighted mean of the query-dependent signals; prior: the weighted mean
+    of the others. A memory that does not match the query scores 0 however strong it is,
+    and the prior can lower a matching one's score by at most the fraction p.
+    """
+    w = weights or SignalWeights()
+    p = _clamp01(_finite(prior_weight, "prior_weight"))
+    relevance = sum(v * _clamp01(getattr(signals, n)) for n, v in _part_weights(w, RELEVANCE_SIGNALS).items())
+    prior = sum(v * _clamp01(getattr(signals, n)) for n, v in _part_weights(w, PRIOR_SIGNALS).items())
+    return _clamp01(relevance * (1.0 - p + p * prior))
+
+
 # ---------------------------------------------------------------- many candidates at once
 #
 # Retrieval ranks ~100 candidates per query. The forms below compute the same formulas
@@ -216,6 +247,16 @@ def composite_scores(signals: SignalTable, weights: SignalWeights | None = None)
     w = weights or SignalWeights()
     total = sum(getattr(w, name) * np.clip(getattr(signals, name), 0.0, 1.0) for name in SIGNAL_NAMES)
     return np.clip(total, 0.0, 1.0)
+
+
+def prior_weighted_scores(signals: SignalTable, weights: SignalWeights | None = None,
+                          prior_weight: float = 0.3) -> np.ndarray:
+    """`prior_weighted_score` of many candidates."""
+    w = weights or SignalWeights()
+    p = _clamp01(_finite(prior_weight, "prior_weight"))
+    relevance = sum(v * np.clip(getattr(signals, n), 0.0, 1.0) for n, v in _part_weights(w, RELEVANCE_SIGNALS).items())
+    prior = sum(v * np.clip(getattr(signals, n), 0.0, 1.0) for n, v in _part_weights(w, PRIOR_SIGNALS).items())
+    return np.clip(relevance * (1.0 - p + p * prior), 0.0, 1.0)
 
 
 def tip_of_tongue_mask(

@@ -1,6 +1,8 @@
 """Decay configuration: forgetting, spaced repetition, interference and pruning.
 
-Reference values: Ebbinghaus S(t) = S0·e^(-Δt/stability); prune below 0.05
+Defaults: FSRS-6 power-law forgetting and no strength boost on retrieval (recall lengthens
+stability instead); `CogmemConfig.reference_preset()` restores the first reference's
+Ebbinghaus curve and +0.1 boost. Reference values: Ebbinghaus S(t) = S0·e^(-Δt/stability); prune below 0.05
 unless emotional intensity exceeds 0.3; interference above cosine 0.7
 (retroactive loss up to 0.15 at similarity 1, proactive loss
 capped at 0.3 in total); spaced repetition with difficulty bonus
@@ -26,7 +28,9 @@ class DecayConfig(_Config):
     """Every number the decay model uses."""
 
     model: Literal["ebbinghaus", "fsrs6"] = Field(
-        "ebbinghaus", description="forgetting curve: exponential (Ebbinghaus) or power law (FSRS-6)"
+        "fsrs6",
+        description="forgetting curve: power law (FSRS-6, the default: a heavier tail for established memories) "
+        "or exponential (Ebbinghaus, the first reference's)",
     )
 
     # pruning
@@ -46,7 +50,9 @@ class DecayConfig(_Config):
         description="floor on the stability growth factor: a retrieval never makes a memory less stable",
     )
     retrieval_strength_boost: float = Field(
-        0.1, ge=0.0, le=1.0, description="added to encoding strength on each retrieval (capped at 1)"
+        0.0, ge=0.0, le=1.0,
+        description="added to encoding strength on each retrieval, capped at 1 (the first reference: 0.1; the "
+        "default 0: a recall makes a memory last longer through stability, it does not make it louder)",
     )
     interval_multiplier: float = Field(2.0, ge=1.0, le=100.0, description="reinforcement interval growth per retrieval")
     max_reinforcement_interval_ms: int = Field(

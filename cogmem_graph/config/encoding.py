@@ -7,14 +7,14 @@ extraversion, agreeableness and honesty; attention multiplier starting at
 and 0.10 (emotion, social, cooperation, ethics), capped at 1; Yerkes-Dodson
 f(a) = 1 - 4(a - 0.5)² floored at 0.3; mood-congruence gain 0.3; flashbulb
 above intensity 0.8 with strength ×2 and stability ×5; stability =
-1 h · (1 + 6·S0).
+base · (1 + 6·S0), base 1 h in the reference and 1 day by default (see RetentionConfig).
 """
 
 from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from cogmem_graph.clock import MS_PER_HOUR
+from cogmem_graph.clock import MS_PER_DAY
 from cogmem_graph.config.graph import _Config
 
 
@@ -94,7 +94,11 @@ class EncodingConfig(_Config):
     flashbulb_stability_multiplier: float = Field(5.0, ge=1.0, le=1000.0)
 
     # stability (time constant of decay)
-    base_stability_ms: float = Field(float(MS_PER_HOUR), gt=0.0, description="stability of a zero-strength trace, ms")
+    base_stability_ms: float = Field(
+        float(MS_PER_DAY), gt=0.0,
+        description="stability of a zero-strength trace, ms (the first reference: 1 h, which forgets an unrecalled "
+        "statement within a day; the default: 1 day)",
+    )
     stability_strength_factor: float = Field(
         6.0, ge=0.0, le=1000.0, description="stability = base · (1 + factor·S0) · flashbulb multiplier"
     )

@@ -131,6 +131,12 @@ class TemporalGistConfig(_Config):
     max_gist_words: int = Field(30, ge=1, le=1_000, description="length of the extractive fallback gist")
     preserve_entities: bool = Field(True, description="entity names dropped by the gist are appended to it")
     immune_strength: float = Field(FLASHBULB_STRENGTH, ge=0.0, le=1.0, description="flashbulb immunity")
+    index_original: bool = Field(
+        True,
+        description="the gisted memory stays findable by its original words: its vectors keep the verbatim "
+        "text (archived for rehydrate) while its content becomes the gist (off, as the reference does: the "
+        "gist is re-embedded and a question worded like the original no longer finds it)",
+    )
 
 
 class SchemaEncodingConfig(_Config):

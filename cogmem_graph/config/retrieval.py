@@ -1,7 +1,9 @@
 """Retrieval configuration: candidate gathering, the six-signal composite and the
 metacognitive signals (tip-of-the-tongue, feeling-of-knowing).
 
-Defaults are the reference values: weights strength 0.25, similarity 0.35,
+Scoring defaults to `prior` (relevance times a bounded prior; see `scoring` below and
+docs/retention.md); `additive`, the reference's weighted sum, is kept as a preset.
+Signal weights are the reference values: weights strength 0.25, similarity 0.35,
 recency 0.10, emotional congruence 0.15, graph activation 0.10, importance 0.05;
 recency half-life 24 h; importance = 0.5 + 0.5 * confidence; tip-of-the-tongue
 when similarity > 0.6 and (strength < 0.3 or confidence < 0.4) (feeling-of-knowing
@@ -98,6 +100,21 @@ class RetrievalConfig(_Config):
     )
 
     weights: SignalWeights = Field(default_factory=SignalWeights)
+    scoring: Literal["prior", "additive"] = Field(
+        "prior",
+        description="prior: score = relevance (similarity, activation) × (1 - prior_weight + prior_weight · prior), "
+        "the prior being the weighted strength, recency, emotional congruence and importance, so a strong memory "
+        "never outranks a relevant one on strength alone; additive: the reference's weighted sum of all six",
+    )
+    prior_weight: float = Field(
+        0.3, ge=0.0, le=1.0,
+        description="how much the query-independent signals can lower a relevant memory's score (prior scoring)",
+    )
+    current_facts_first: bool = Field(
+        True,
+        description="a memory that a newer one contradicts or supersedes ranks just below it, and the newer one "
+        "joins the candidates whenever the older one does (the current fact first, the old still reachable)",
+    )
     hexaco_weight_gain: float = Field(
         0.5, ge=0.0, le=1.0,
         description="a trait at 1 multiplies its weight by 1 + gain, at 0 by 1 - gain (then renormalised)",

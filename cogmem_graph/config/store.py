@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from cogmem_graph.clock import MS_PER_HOUR
 from cogmem_graph.config.consolidation import ConsolidationConfig
 from cogmem_graph.config.decay import DecayConfig
 from cogmem_graph.config.encoding import EncodingConfig
@@ -17,6 +18,7 @@ from cogmem_graph.config.observation import ObserverConfig, ReflectorConfig
 from cogmem_graph.config.perspective import PerspectiveConfig
 from cogmem_graph.config.prompt import PromptConfig
 from cogmem_graph.config.prospective import ProspectiveConfig
+from cogmem_graph.config.retention import RetentionConfig
 from cogmem_graph.config.retrieval import RetrievalConfig
 from cogmem_graph.config.vectors import VectorConfig
 from cogmem_graph.config.working_memory import WorkingMemoryConfig
@@ -42,6 +44,7 @@ class CogmemConfig(_Config):
     vectors: VectorConfig = Field(default_factory=VectorConfig)
     encoding: EncodingConfig = Field(default_factory=EncodingConfig)
     decay: DecayConfig = Field(default_factory=DecayConfig)
+    retention: RetentionConfig = Field(default_factory=RetentionConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     working_memory: WorkingMemoryConfig = Field(default_factory=WorkingMemoryConfig)
     prompt: PromptConfig = Field(default_factory=PromptConfig)
@@ -59,3 +62,22 @@ class CogmemConfig(_Config):
         "(process-wide, one call at a time; see cogmem_graph/gc_pause.py): collections walking the heap cost "
         "~1/6 of encode_many and put 60-110 ms pauses into a retrieval's tail",
     )
+
+    @classmethod
+    def reference_preset(cls) -> CogmemConfig:
+        """The references' literal retention parameters, kept to compare against the defaults
+        (`benchmarks/lifecycle.py`): Ebbinghaus decay with stability 1 h · (1 + 6·S0), pruning
+        that soft-deletes, every due memory reinforced, strength an additive retrieval signal
+        lifted by each recall, no kind-of-memory minimums, no distinct-fact guard."""
+        config = cls()
+        config.decay.model = "ebbinghaus"
+        config.decay.retrieval_strength_boost = 0.1
+        config.encoding.base_stability_ms = float(MS_PER_HOUR)
+        config.retrieval.scoring = "additive"
+        config.retrieval.current_facts_first = False
+        config.mechanisms.temporal_gist.index_original = False
+        config.retention = RetentionConfig(
+            forgetting="delete", min_retention_commitment_ms=0, min_retention_fact_ms=0, min_retention_other_ms=0,
+            permanent_categories=[], density_stability_gain=0.0, protect_distinct_facts=False,
+            reinforce_retrieved_only=False)
+        return config

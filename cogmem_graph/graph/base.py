@@ -535,6 +535,21 @@ class CypherGraphStore(ABC):
             edges=[dict(e) for e in row["edges"] if e],
         )
 
+    def set_pinned(self, ids: Sequence[str], pinned: bool, scope_keys: Sequence[str]) -> list[str]:
+        """Pin or unpin the active traces among `ids` that the caller may see; their ids."""
+        keys = require_scope_keys(scope_keys)
+        rows = self.run("set_pinned", {"ids": list(ids), "pinned": bool(pinned), "scopeKeys": keys,
+                                       "now": self._now()}, write=True)
+        return [r["id"] for r in rows]
+
+    def newer_versions(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[tuple[str, str]]:
+        """(old, new) pairs: visible active traces that contradict a candidate from a later event
+        time, or superseded it when a contradiction was resolved."""
+        if not ids:
+            return []
+        keys = require_scope_keys(scope_keys)
+        return [(r["old"], r["new"]) for r in self.run("newer_versions", {"ids": list(ids), "scopeKeys": keys})]
+
     def stats(self, scope_keys: Sequence[str] | None = None) -> GraphStats:
         keys = None if scope_keys is None else require_scope_keys(scope_keys)
         stats = GraphStats()
@@ -547,6 +562,8 @@ class CypherGraphStore(ABC):
                 stats.inactive_traces += n
             if r["indexed"] is False:
                 stats.unindexed_traces += n
+            if r["active"] and r.get("dormant"):
+                stats.dormant_traces += n
         for r in self.run("stats_edges", {"scopeKeys": keys}):
             stats.edges_by_type[r["type"]] = int(r["n"])
         rows = self.run("stats_entities", {"scopeKeys": keys})
@@ -569,7 +586,8 @@ def _vitals(row: dict[str, Any]) -> TraceVitals:
     """Ranking fields from a row of `trace_vitals` or of an activation hop."""
     return TraceVitals(row["id"], float(row["encodingStrength"]), float(row["stability"]), int(row["lastAccessedAt"]),
                        float(row["valence"]), float(row["confidence"]), int(row["createdAt"]),
-                       tuple(row["entities"] or ()), tuple(row["tags"] or ()))
+                       tuple(row["entities"] or ()), tuple(row["tags"] or ()), dormant=bool(row.get("dormant")),
+                       category=row.get("category") or "other", pinned=bool(row.get("pinned")))
 
 
 def _pair_rows(co_retrieved: Sequence[Sequence[str]]) -> list[dict[str, Any]]:

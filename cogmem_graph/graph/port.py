@@ -46,6 +46,9 @@ class TraceVitals:
     entities: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     is_active: bool = True
+    dormant: bool = False
+    category: str = "other"
+    pinned: bool = False
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,8 @@ class GraphStats:
     traces_by_type: dict[str, int] = field(default_factory=dict)
     active_traces: int = 0
     inactive_traces: int = 0
+    dormant_traces: int = 0
+    """Active traces that forgetting made dormant (counted among the active ones)."""
     unindexed_traces: int = 0
     edges_by_type: dict[str, int] = field(default_factory=dict)
     entities: int = 0
@@ -119,6 +124,8 @@ class GraphStore(Protocol):
     def upsert_traces_later(self, traces: Sequence[MemoryTrace], *, fresh: bool = False) -> Callable[[], int]: ...
     def get_traces(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[MemoryTrace]: ...
     def trace_vitals(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[TraceVitals]: ...
+    def set_pinned(self, ids: Sequence[str], pinned: bool, scope_keys: Sequence[str]) -> list[str]: ...
+    def newer_versions(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[tuple[str, str]]: ...
     def neighbour_states(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[NeighbourState]: ...
     def list_traces(
         self, scope_keys: Sequence[str], *, include_inactive: bool = False, skip: int = 0, limit: int = 100

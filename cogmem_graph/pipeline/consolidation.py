@@ -56,6 +56,7 @@ from cogmem_graph.cognition.mechanisms import (
     select_for_gist,
     source_confidence_decay,
 )
+from cogmem_graph.cognition.retention import carries_different_facts
 from cogmem_graph.graph.base import require_scope_keys
 from cogmem_graph.graph.port import Edge
 from cogmem_graph.model import EdgeType, Hexaco, MemoryTrace, MemoryType
@@ -105,6 +106,9 @@ class ConsolidationResult:
     """What one run did. Counts are summed over the scope keys consolidated."""
 
     pruned: int = 0
+    """Traces soft-deleted by decay (`RetentionConfig.forgetting = "delete"`)."""
+    dormant: int = 0
+    """Traces made dormant by decay (the default forgetting): out of the default candidate set."""
     merged: int = 0
     edges_created: int = 0
     schemas_created: int = 0
@@ -251,7 +255,7 @@ class Consolidator:
             log.info("consolidation skipped: another run is in progress")
             return ConsolidationResult(skipped=True, scope_keys=list(keys or []))
         try:
-            result = self._run(keys, traits or self.traits)
+            result = self._run(keys, traits)
         finally:
             self._lock.release()
         result.duration_ms = round((time.perf_counter() - started) * 1000, 3)
@@ -299,7 +303,7 @@ class Consolidator:
     def _now(self) -> int:
         return self.store.clock.now_ms()
 
-    def _run(self, scope_keys: list[str] | None, traits: Hexaco) -> ConsolidationResult:
+    def _run(self, scope_keys: list[str] | None, traits: Hexaco | None) -> ConsolidationResult:
         if scope_keys is None:
             scope_keys = [r["scopeKey"] for r in self._q("consolidation_scope_keys", {}) if r["scopeKey"]]
         result = ConsolidationResult(scope_keys=list(scope_keys))
@@ -353,16 +357,23 @@ class Consolidator:
 
     def _prune(self, key: str, result: ConsolidationResult) -> None:
         decay = self.store.config.decay
+        retention = self.store.config.retention
         while True:
             rows = self._q("consolidation_prune", {
                 "scopeKey": key, "now": self._now(), "threshold": decay.pruning_threshold,
                 "protectIntensity": decay.emotional_protection_intensity, "model": decay.model,
                 "fsrsFactor": decay.fsrs_factor, "fsrsDecay": decay.fsrs_decay, "limit": PRUNE_BATCH,
-                "reason": "decayed",
+                "reason": "decayed", "forgetting": retention.forgetting,
+                "permanent": list(retention.permanent_categories),
+                "minCommitment": retention.min_retention_commitment_ms, "minFact": retention.min_retention_fact_ms,
+                "minOther": retention.min_retention_other_ms,
             }, write=True)
             ids = [r["id"] for r in rows]
-            self._deactivate_vectors(ids)
-            result.pruned += len(ids)
+            if retention.forgetting == "delete":
+                self._deactivate_vectors(ids)
+                result.pruned += len(ids)
+            else:  # a dormant trace keeps its vectors: a strong match still finds it
+                result.dormant += len(ids)
             if len(ids) < PRUNE_BATCH:
                 return
 
@@ -413,12 +424,17 @@ class Consolidator:
             loaded = {t.id: t for t in self.store.graph.get_traces([i for g in sets for i in g], [key])
                       if t.is_active and t.scope_key == key}
             rows = []
+            distinct = self.store.config.retention.protect_distinct_facts
             for members in sets:
-                alive = [loaded[i] for i in members if i in loaded]
+                alive = [loaded[i] for i in members if i in loaded and not loaded[i].pinned]
                 if len(alive) < 2:
                     continue
                 survivor = min(alive, key=lambda t: (t.recorded_at, t.created_at, t.id))
-                rows.append({"survivor": survivor.id, "losers": [t.id for t in alive if t.id != survivor.id]})
+                # A member stating another fact (other numbers, names, dates) is no duplicate.
+                losers = [t.id for t in alive if t.id != survivor.id
+                          and not (distinct and carries_different_facts(t.content, survivor.content))]
+                if losers:
+                    rows.append({"survivor": survivor.id, "losers": losers})
             if rows:
                 merged = self._q("consolidation_merge", {
                     "rows": rows, "scopeKey": key, "now": self._now(), "reason": "merged",
@@ -600,7 +616,9 @@ class Consolidator:
 
     # 5. contradiction resolution ------------------------------------------------------
 
-    def _resolve_contradictions(self, key: str, traits: Hexaco, result: ConsolidationResult) -> None:
+    def _resolve_contradictions(self, key: str, traits: Hexaco | None, result: ConsolidationResult) -> None:
+        """`traits` None: each contradiction is judged with the traits of the agent that wrote its
+        newer side (as its handle was opened in this process), else the consolidator's."""
         cfg = self.store.config.consolidation
         rows = self._q("consolidation_contradictions", {"scopeKey": key, "limit": cfg.max_traces_per_cycle})
         decided: list[dict[str, str]] = []
@@ -608,20 +626,31 @@ class Consolidator:
         for row in rows:
             if row["a"] in lost or row["b"] in lost or row["a"] == row["b"]:
                 continue
-            winner = _resolution_winner(row, traits.honesty, cfg.contradiction_honesty_threshold,
+            judge = traits or self._traits_of(row)
+            winner = _resolution_winner(row, judge.honesty, cfg.contradiction_honesty_threshold,
                                         cfg.contradiction_confidence_gap)
             if winner is None:
                 continue
             loser = row["b"] if winner == row["a"] else row["a"]
+            if row["bPinned" if loser == row["b"] else "aPinned"]:
+                continue  # a truth anchor is never superseded by consolidation
             lost.add(loser)
             decided.append({"winner": winner, "loser": loser})
         if not decided:
             return
+        keep = self.store.config.retention.forgetting == "dormant"
         out = self._q("consolidation_resolve", {
             "rows": decided, "scopeKey": key, "now": self._now(), "reason": "superseded",
-            "weight": self.store.config.graph.edges.supersedes_weight}, write=True)
-        self._deactivate_vectors([r["loser"] for r in out])
+            "weight": self.store.config.graph.edges.supersedes_weight, "keepLoser": keep}, write=True)
+        if not keep:
+            self._deactivate_vectors([r["loser"] for r in out])
         result.conflicts_resolved += len(out)
+
+    def _traits_of(self, row: dict[str, Any]) -> Hexaco:
+        newer = row["a"] if (row["aCreatedAt"] or 0, row["aRecordedAt"] or 0) >= \
+            (row["bCreatedAt"] or 0, row["bRecordedAt"] or 0) else row["b"]
+        agent_id = row["aAgent"] if newer == row["a"] else row["bAgent"]
+        return self.store.agent_traits(agent_id) or self.traits
 
     # 6. spaced-repetition reinforcement ---------------------------------------------------
 
@@ -631,7 +660,9 @@ class Consolidator:
         if limit == 0:
             return
         now = self._now()
-        traces = self._load(self._q("consolidation_due_traces", {"scopeKey": key, "now": now, "limit": limit}))
+        traces = self._load(self._q("consolidation_due_traces", {
+            "scopeKey": key, "now": now, "limit": limit,
+            "retrievedOnly": cfg.retention.reinforce_retrieved_only}))
         rows = []
         for trace in traces:
             if not is_reinforcement_due(trace.next_reinforcement_at, now):
@@ -714,13 +745,14 @@ class Consolidator:
                 result.gist_failures += len(rewritten)
             result.archived += len(archived)
         rows = []
+        reindexing = not mcfg.index_original
         for old, new in rewritten:
             if old.id in archived:
                 props = new.to_graph_props()
                 rows.append({"id": old.id, "expectedHash": old.content_hash, "props": {
                     "content": new.content, "contentHash": new.content_hash,
                     "encodingStrength": new.encoding_strength, "structuredData": props["structuredData"],
-                    "updatedAt": new.updated_at, "gistedAt": now, "indexed": False}})
+                    "updatedAt": new.updated_at, "gistedAt": now, **({"indexed": False} if reindexing else {})}})
         for old, new in marked:
             rows.append({"id": old.id, "expectedHash": old.content_hash, "props": {
                 "structuredData": new.structured_data_json(), "updatedAt": new.updated_at,
@@ -730,7 +762,7 @@ class Consolidator:
         applied = {r["id"] for r in self._q(
             "consolidation_apply_gist", {"rows": rows, "scopeKey": key}, write=True)}
         reindex = [new for old, new in rewritten if old.id in archived and old.id in applied]
-        if reindex:
+        if reindex and reindexing:
             vectors = self.store.embedder.embed([t.content for t in reindex])
             self.store.vectors.upsert([
                 VectorPoint(trace_id=t.id, scope_key=t.scope_key, type=t.type.value, created_at=t.created_at,

@@ -229,8 +229,9 @@ def settle_conflicts(agent: AgentMemory, traces: Sequence[MemoryTrace]) -> tuple
     for scope_key, rows in decided.items():
         out = store.graph.run("consolidation_resolve", {
             "rows": rows, "scopeKey": scope_key, "now": store.clock.now_ms(), "reason": RESOLUTION_REASON,
-            "weight": store.config.graph.edges.supersedes_weight}, write=True)
+            "weight": store.config.graph.edges.supersedes_weight,
+            "keepLoser": store.config.retention.forgetting == "dormant"}, write=True)
         superseded += [r["loser"] for r in out]
-    if superseded:
+    if superseded and store.config.retention.forgetting == "delete":
         store.vectors.set_active(superseded, False)  # if Qdrant fails here, store.repair() converges
     return outcomes, superseded

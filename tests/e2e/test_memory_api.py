@@ -86,10 +86,13 @@ def test_encoding_leaves_the_garbage_collector_as_it_found_it(store, monkeypatch
 def test_similar_new_memory_weakens_the_old_one(store, clock) -> None:
     agent = store.agent("helper", user_id="u1")
     old = agent.encode("Sam likes to go hiking in the mountains on weekends")
+    other = agent.encode("Sam likes to go hiking in the Alps on Sundays")  # another fact: other names, days
     clock.advance(MS_PER_SECOND)
-    agent.encode("Sam likes to go hiking in the mountains on Sundays")
-    after = store.graph.get_traces([old.id], agent.visible_scope_keys)[0]
-    assert after.encoding_strength < old.encoding_strength
+    agent.encode("Sam really likes to go hiking in the mountains on weekends")
+    after = store.graph.get_traces([old.id, other.id], agent.visible_scope_keys)
+    strengths = {t.id: t.encoding_strength for t in after}
+    assert strengths[old.id] < old.encoding_strength
+    assert strengths[other.id] == other.encoding_strength, "a neighbour stating another fact is left alone"
 
 
 def test_correction_makes_a_contradicts_edge(store, clock) -> None:

@@ -37,10 +37,13 @@ from cogmem_graph.cognition.decay import (
     trace_strength,
     update_on_retrieval,
 )
+from cogmem_graph.config import CogmemConfig
 from cogmem_graph.config.decay import DecayConfig
 from cogmem_graph.model import MemoryTrace
 
 FSRS = DecayConfig(model="fsrs6")
+REF = CogmemConfig.reference_preset().decay
+"""The first reference's numbers (Ebbinghaus, +0.1 strength per recall): what the hand computations use."""
 T0 = 1_700_000_000_000
 
 unit = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
@@ -85,7 +88,7 @@ def test_power_law_has_the_heavier_tail():
 
 def test_current_strength_selects_model_and_counts_from_last_access():
     now = T0 + MS_PER_HOUR
-    assert current_strength(0.8, MS_PER_HOUR, T0, now) == pytest.approx(0.8 * math.exp(-1))
+    assert current_strength(0.8, MS_PER_HOUR, T0, now, REF) == pytest.approx(0.8 * math.exp(-1))
     assert current_strength(0.8, MS_PER_HOUR, T0, now, FSRS) == pytest.approx(0.8 * 0.81)
     # clock earlier than the last access: no decay, never "un-forgetting" above S0
     assert current_strength(0.8, MS_PER_HOUR, now, T0) == pytest.approx(0.8)
@@ -104,7 +107,7 @@ def test_injected_clock_drives_decay():
     trace = make_trace(encoding_strength=0.5, stability=MS_PER_HOUR)
     assert trace_strength(trace, clock.now_ms()) == pytest.approx(0.5)
     clock.advance(hours=3)
-    assert trace_strength(trace, clock.now_ms()) == pytest.approx(0.5 * math.exp(-3))
+    assert trace_strength(trace, clock.now_ms(), REF) == pytest.approx(0.5 * math.exp(-3))
 
 
 # ---------------------------------------------------------------- spaced repetition
@@ -124,7 +127,7 @@ def test_spaced_repetition_update_hand_computed():
     now = T0 + MS_PER_HOUR
     update = spaced_repetition_update(
         encoding_strength=0.5, stability_ms=MS_PER_HOUR, retrieval_count=2, last_accessed_at=T0,
-        reinforcement_interval_ms=MS_PER_DAY, intensity=0.5, now_ms=now,
+        reinforcement_interval_ms=MS_PER_DAY, intensity=0.5, now_ms=now, config=REF,
     )
     # current    = 0.5 * e^-1                     = 0.18393972
     # difficulty = 1 - 0.18393972                 = 0.81606028
@@ -143,7 +146,7 @@ def test_spaced_repetition_update_hand_computed():
 
 def test_update_on_retrieval_of_a_trace():
     trace = make_trace(encoding_strength=0.95, stability=MS_PER_HOUR, intensity=0.0)
-    update = update_on_retrieval(trace, T0)
+    update = update_on_retrieval(trace, T0, REF)
     # no time passed: current 0.95, difficulty max(0.1, 0.05) = 0.1, growth 1.5 + 0.2 = 1.7
     assert update.growth_factor == pytest.approx(1.7)
     assert update.encoding_strength == 1.0  # 0.95 + 0.1 capped at 1
@@ -221,9 +224,9 @@ def test_prune_eligibility_and_emotional_protection():
 def test_trace_pruning_after_decay():
     weak = make_trace(encoding_strength=0.5, stability=MS_PER_HOUR)
     later = T0 + 3 * MS_PER_HOUR  # 0.5 * e^-3 = 0.0249 < 0.05
-    assert trace_is_prunable(weak, later)
-    assert not trace_is_prunable(weak.model_copy(update={"intensity": 0.5}), later)
-    assert not trace_is_prunable(weak, T0 + 2 * MS_PER_HOUR)  # 0.5 * e^-2 = 0.0677
+    assert trace_is_prunable(weak, later, REF)
+    assert not trace_is_prunable(weak.model_copy(update={"intensity": 0.5}), later, REF)
+    assert not trace_is_prunable(weak, T0 + 2 * MS_PER_HOUR, REF)  # 0.5 * e^-2 = 0.0677
 
 
 # ---------------------------------------------------------------- bad input and config
@@ -264,7 +267,8 @@ def test_invalid_decay_config_names_the_field(field, value):
 
 def test_decay_config_defaults_and_assignment():
     cfg = DecayConfig()
-    assert (cfg.model, cfg.pruning_threshold, cfg.emotional_protection_intensity) == ("ebbinghaus", 0.05, 0.3)
+    assert (cfg.model, cfg.pruning_threshold, cfg.emotional_protection_intensity) == ("fsrs6", 0.05, 0.3)
+    assert cfg.retrieval_strength_boost == 0.0 and (REF.model, REF.retrieval_strength_boost) == ("ebbinghaus", 0.1)
     assert (cfg.interference_threshold, cfg.proactive_cap, cfg.retroactive_max_reduction) == (0.7, 0.3, 0.15)
     assert (cfg.fsrs_decay, cfg.fsrs_factor) == (0.5, 9.0)
     with pytest.raises(ValidationError, match="interference_threshold"):

@@ -29,8 +29,12 @@ from cogmem_graph.cognition.features import (
     sentiment_score,
     tokenize,
 )
+from cogmem_graph.config import CogmemConfig
 from cogmem_graph.config.encoding import EncodingConfig, TraitWeight
 from cogmem_graph.model import Hexaco, Mood
+
+REF = CogmemConfig.reference_preset().encoding
+"""The first reference's numbers (base stability 1 h): what the hand computations use."""
 
 unit = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 signed = st.floats(min_value=-1.0, max_value=1.0, allow_nan=False)
@@ -115,14 +119,14 @@ def test_flashbulb_threshold_is_strict():
 def test_initial_strength_and_stability_hand_computed():
     assert initial_strength(0.5, 0.75, 1.2, 0.6) == pytest.approx(0.27)  # 0.5*0.75*1.2*0.6
     assert initial_strength(0.5, flashbulb_boost=2.0, congruence_boost=1.3) == 1.0  # 1.3 capped
-    assert initial_stability(0.5, False) == pytest.approx(14_400_000)  # 3.6e6 * (1 + 6*0.5)
-    assert initial_stability(0.5, True) == pytest.approx(72_000_000)  # ... * 5
-    assert initial_stability(0.0, False) == pytest.approx(3_600_000)  # base stability
+    assert initial_stability(0.5, False, REF) == pytest.approx(14_400_000)  # 3.6e6 * (1 + 6*0.5)
+    assert initial_stability(0.5, True, REF) == pytest.approx(72_000_000)  # ... * 5
+    assert initial_stability(0.0, False, REF) == pytest.approx(3_600_000)  # base stability
 
 
 def test_compute_encoding_hand_computed():
     mood = Mood(valence=0.5, arousal=0.5)  # arousal01 = 0.75
-    result = compute_encoding(mood, Hexaco(), ContentFeatures(novelty=1.0, sentiment=0.8))
+    result = compute_encoding(mood, Hexaco(), ContentFeatures(novelty=1.0, sentiment=0.8), REF)
     # arousal boost  = 1 - 4*(0.75-0.5)^2                 = 0.75
     # valence        = 0.7*0.8 + 0.3*0.5                  = 0.71
     # intensity      = 0.71 * 0.75                        = 0.5325
@@ -146,7 +150,7 @@ def test_compute_encoding_hand_computed():
 
 def test_compute_encoding_flashbulb_hand_computed():
     mood = Mood(valence=1.0, arousal=1.0)  # arousal01 = 1
-    result = compute_encoding(mood, Hexaco(emotionality=1.0), ContentFeatures(sentiment=1.0))
+    result = compute_encoding(mood, Hexaco(emotionality=1.0), ContentFeatures(sentiment=1.0), REF)
     # valence 0.7+0.3 = 1, intensity 1*1 = 1 > 0.8 -> flashbulb
     # arousal boost floor 0.3; sensitivity 0.2+0.8 = 1; emotional boost 1 + 1*1*0.5 = 1.5
     # attention 0.5; congruence 1 + 1*1*1*0.3 = 1.3; flashbulb x2
@@ -158,7 +162,7 @@ def test_compute_encoding_flashbulb_hand_computed():
 
 
 def test_zero_base_strength_disables_strength_but_keeps_base_stability():
-    cfg = EncodingConfig(base_strength=0.0)
+    cfg = REF.model_copy(update={"base_strength": 0.0})
     result = compute_encoding(Mood(valence=0.3, arousal=0.0), Hexaco(), ContentFeatures(novelty=1.0), cfg)
     assert result.strength == 0.0
     assert result.stability_ms == pytest.approx(3_600_000)
