@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 LINT_DIR := tools/cypher-lint
 
-.PHONY: demo test lint unit bench install node-tools browser-tools clean
+.PHONY: demo test lint unit bench bench-lifecycle install node-tools browser-tools clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -45,6 +45,11 @@ test: install node-tools browser-tools lint
 # Latency of the public API at 1k, 10k and 100k traces beside the floor (BENCH_ARGS="--sizes 1000" for a quick run).
 bench: install
 	nice $(PY) benchmarks/latency.py $(BENCH_ARGS)
+
+# Recall as the memory is used: LoCoMo static / use / life, durable facts, knowledge updates, both presets
+# (BENCH_ARGS="--embedder hash --limit-conversations 1" for a quick run).
+bench-lifecycle: install
+	nice $(PY) benchmarks/lifecycle.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) $(LINT_DIR)/node_modules .pytest_cache .ruff_cache

@@ -6,12 +6,15 @@ thread per session). Then, for every question with evidence, the top k traces
 are retrieved and scored: recall@k = |evidence ∩ retrieved dia_ids| / |evidence|,
 averaged per category and overall, k in {5, 10, 25, 50}.
 
-Five strategies run on the same store with the same embedder, in the same run:
+Six strategies run on the same store with the same embedder, in the same run:
 `lexical` (BM25 only), `dense` (vectors only), `full` (the whole pipeline:
 BM25 + dense fused, graph activation, composite scoring; no blending), `multi_hop`
 (`agent.multi_hop`: the GraphRAG walk over entities, seeded by the query's
 entities and the pipeline's best matches) and `blend` (`full` with multi-hop
-candidates blended in for queries naming several entities). The last line
+candidates blended in for queries naming several entities), all read-only
+(`record_access=False`), then `use`: the default `retrieve()` as an application calls
+it (reinforcing what it returns), every question once in a shuffled order. The
+lifecycle benchmark (`lifecycle.py`) measures the memory with time passing too. The last line
 compares recall@10 of the multi-hop category (LoCoMo category 1) across them.
 
     python benchmarks/locomo.py                          # development data, local MiniLM
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
 import sys
 import tempfile
@@ -40,7 +44,10 @@ import cogmem_graph as cg
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "locomo"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 KS = (5, 10, 25, 50)
-STRATEGIES = ("lexical", "dense", "full", "multi_hop", "blend")
+STRATEGIES = ("lexical", "dense", "full", "multi_hop", "blend", "use")
+READ_ONLY = ("lexical", "dense", "full", "multi_hop", "blend")
+"""Strategies that leave the memory as it was; `use` (the default retrieve(), which reinforces
+what it returns) runs after them, over the questions shuffled, so it cannot change their figures."""
 MULTI_HOP = CATEGORIES[1]
 
 
@@ -99,7 +106,7 @@ def ranked_dia_ids(store: cg.MemoryStore, reader: cg.AgentMemory, question: str,
 
 
 def evaluate(conversations: list[dict], embedder: str, top_k: int, progress: Progress,
-             strategies: tuple[str, ...] = STRATEGIES) -> dict:
+             strategies: tuple[str, ...] = STRATEGIES, seed: int = 7) -> dict:
     """recall[strategy][category][k] -> list of per-question recalls."""
     recall: dict = {s: defaultdict(lambda: defaultdict(list)) for s in strategies}
     questions_total = sum(len([q for q in c["qa"] if q.get("evidence")]) for c in conversations)
@@ -129,14 +136,28 @@ def evaluate(conversations: list[dict], embedder: str, top_k: int, progress: Pro
                 if not evidence:
                     continue
                 category = CATEGORIES.get(question.get("category"), str(question.get("category")))
-                for strategy in strategies:
+                for strategy in (s for s in strategies if s in READ_ONLY):
                     ranked = ranked_dia_ids(store, reader, question["question"], strategy, top_k)
-                    for k in KS:
-                        found = evidence & set(ranked[:k])
-                        recall[strategy][category][k].append(len(found) / len(evidence))
-                        recall[strategy]["overall"][k].append(len(found) / len(evidence))
+                    _score(recall[strategy], category, evidence, ranked)
                     progress.advance(task)
+        if "use" in strategies:
+            asked = [(number, q) for number, c in enumerate(conversations) for q in c["qa"] if q.get("evidence")]
+            random.Random(seed).shuffle(asked)
+            for number, question in asked:
+                reader = store.agent("bench", user_id=f"conversation-{number}")
+                category = CATEGORIES.get(question.get("category"), str(question.get("category")))
+                result = reader.retrieve(question["question"], top_k=top_k)
+                _score(recall["use"], category, set(question["evidence"]),
+                       [hit.trace.metadata.get("dia_id") for hit in result.traces])
+                progress.advance(task)
     return recall
+
+
+def _score(recall: dict, category: str, evidence: set[str], ranked: list[str | None]) -> None:
+    for k in KS:
+        found = evidence & set(ranked[:k])
+        recall[category][k].append(len(found) / len(evidence))
+        recall["overall"][k].append(len(found) / len(evidence))
 
 
 def table_for(recall: dict) -> Table:

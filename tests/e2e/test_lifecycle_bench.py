@@ -1,0 +1,53 @@
+"""`benchmarks/lifecycle.py` (what `make bench-lifecycle` runs whole) in a small setting, as a
+subprocess, so the benchmark cannot rot: one LoCoMo conversation, a few questions, a short
+life, the hash embedder; both presets side by side. It asserts the table's shape and the
+differences the retention model exists for, never a time."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "benchmarks" / "lifecycle.py"
+DATA = ROOT.parent / "shared" / "data" / "locomo"
+
+
+def _rows(out: str) -> dict[str, list[str]]:
+    rows = {}
+    for line in out.splitlines():
+        if line.startswith("│"):
+            cells = [c.strip() for c in line.strip("│ ").split("│")]
+            rows.setdefault(cells[0], cells[1:])
+    return rows
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not DATA.is_dir(), reason=f"no LoCoMo development data at {DATA}")
+def test_the_lifecycle_benchmark_runs_every_part_and_the_default_keeps_what_it_was_told() -> None:
+    env = {**os.environ, "COLUMNS": "250"}
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--embedder", "hash", "--limit-conversations", "1", "--limit-questions", "15",
+         "--durable-days", "40", "--filler-per-day", "3"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = _rows(done.stdout)
+    for name in ("static (default)", "use (default)", "life (default)", "lexical", "dense",
+                 "static (reference)", "use (reference)", "life (reference)"):
+        assert name in rows, f"row {name!r} missing:\n{done.stdout}"
+    life = rows["life (default)"]
+    r10 = float(life[2])
+    active, dormant, gone = (int(x) for x in life[4:7])
+    assert gone == 0 and dormant > 0, "forgetting makes memories dormant, never deletes them by default"
+    assert r10 > float(rows["life (reference)"][2]), "the reference preset forgets what the questions need"
+    durable = re.search(r"│ default\s+│\s+(\d+)/(\d+)\s+│\s+\d+/\d+\s+│\s+(\d+)/(\d+)\s+│\s+(\d+)/(\d+)", done.stdout)
+    reference = re.search(r"│ reference\s+│\s+(\d+)/(\d+)", done.stdout)
+    assert durable and reference, done.stdout
+    hits = int(durable[1])
+    assert hits > int(reference[1]), "the default keeps durable facts the reference prunes"
+    assert int(durable[3]) > 0 and int(durable[5]) > 0, "corrections rank first for some updates"
