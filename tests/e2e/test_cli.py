@@ -165,6 +165,22 @@ def test_recall_sees_only_the_identity_s_memories(home) -> None:
     assert stranger["traces"] == []
 
 
+def test_pin_and_unpin_a_memory_the_identity_can_see(home) -> None:
+    path, _ = home
+    top = ok(cogmem("recall", "how do we deploy with Docker Compose", "-k", "1", "--json", "--no-reinforce",
+                    home=path)).json()["traces"][0]
+    assert top["pinned"] is False and top["dormant"] is False and top["category"]
+    assert ok(cogmem("pin", top["id"], home=path)).stdout.strip() == f"pinned {top['id']}"
+    again = ok(cogmem("recall", "how do we deploy with Docker Compose", "-k", "1", "--json", "--no-reinforce",
+                      home=path)).json()["traces"][0]
+    assert again["id"] == top["id"] and again["pinned"] is True
+    stranger = cogmem("pin", top["id"], home=path, user="someone-else")
+    assert stranger.code == 2 and "no active memory visible" in stranger.stderr
+    assert ok(cogmem("unpin", top["id"], home=path)).stdout.strip() == f"unpinned {top['id']}"
+    stats = ok(cogmem("stats", "--json", home=path)).json()
+    assert stats["dormant_traces"] == 0
+
+
 def test_context_stays_within_the_budget(home) -> None:
     path, _ = home
     context = ok(cogmem("context", "production outage disk", "--budget", "80", "--json", home=path)).json()

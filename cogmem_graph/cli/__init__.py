@@ -1,0 +1,32 @@
+"""The `cogmem` command.
+
+Global options choose the store (an embedded home, or production URLs) and the
+agent identity; each can also come from the environment (`COGMEM_HOME`,
+`COGMEM_GRAPH`, `COGMEM_VECTORS`, `COGMEM_EMBEDDER`, `COGMEM_AGENT`,
+`COGMEM_USER`, `COGMEM_THREAD`, `COGMEM_PERSONA`, `COGMEM_ORG`).
+
+Exit codes: 0 success; 1 a runtime or backend error (the message names the URL
+or what to start); 2 a usage error or bad input (bad option, missing or
+malformed file). Errors are one line on stderr, without a traceback
+(`COGMEM_DEBUG=1` shows it). Data goes to stdout, progress to stderr.
+
+One module per group of commands, all registering on the one `app` of
+`cogmem_graph.cli.app`; `common` holds what they share, `readers` the ingest
+file formats. Heavy modules are imported inside the commands, so `--help`
+stays fast.
+"""
+
+from __future__ import annotations
+
+# Importing a command module registers its commands on `app`; the order of
+# these imports is the order `cogmem --help` lists the commands in.
+# isort: off
+from cogmem_graph.cli import demo, memory, maintenance, portable, viz  # noqa: F401
+# isort: on
+from cogmem_graph.cli.app import app
+
+__all__ = ["app", "main"]
+
+
+def main() -> None:
+    app()

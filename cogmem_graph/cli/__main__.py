@@ -1,0 +1,5 @@
+"""`python -m cogmem_graph.cli`: the same command as the `cogmem` script."""
+
+from cogmem_graph.cli import main
+
+main()

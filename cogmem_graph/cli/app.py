@@ -1,0 +1,48 @@
+"""The one typer `app` every command registers on, and its global options.
+
+Command modules import `app` from here, so no command module imports another;
+the package `__init__` imports the command modules so their commands register.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from cogmem_graph.cli.common import Settings
+
+app = typer.Typer(help="cogmem-graph: cognitive memory for LLM agents, in a graph database.",
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+
+
+def _global(flag: str, help_text: str, **kwargs: Any) -> Any:
+    """A global option that can also come from `COGMEM_<NAME>` (--home: COGMEM_HOME)."""
+    return typer.Option(flag, envvar=f"COGMEM_{flag.removeprefix('--').upper()}", help=help_text, **kwargs)
+
+
+@app.callback()
+def _main(
+    ctx: typer.Context,
+    home: Annotated[Path | None, _global(
+        "--home", "memory home for the embedded graph and vectors",
+        show_default="$COGMEM_HOME or ./.cogmem")] = None,
+    graph: Annotated[str | None, _global(
+        "--graph", "graph server: neo4j://host:7687, bolt://…, falkor://host:6379 (default: embedded FalkorDB)",
+        metavar="URL")] = None,
+    vectors: Annotated[str | None, _global(
+        "--vectors", "Qdrant server URL, or :memory: (default: the embedded Qdrant Edge index under the home)",
+        metavar="URL")] = None,
+    embedder: Annotated[str | None, _global(
+        "--embedder", "local | hash | openai:<model> (default: local MiniLM when installed); use the same one every time",
+        metavar="SPEC")] = None,
+    agent: Annotated[str, _global("--agent", "agent id")] = "cogmem",
+    user: Annotated[str | None, _global("--user", "user id")] = None,
+    thread: Annotated[str | None, _global("--thread", "thread id")] = None,
+    persona: Annotated[str | None, _global("--persona", "persona id")] = None,
+    org: Annotated[str | None, _global("--org", "organization id")] = None,
+) -> None:
+    """Cognitive memory for LLM agents: ingest conversations, recall, inspect, back up."""
+    ctx.obj = Settings(home=home, graph=graph, vectors=vectors, embedder=embedder, agent=agent, user=user,
+                       thread=thread, persona=persona, org=org)

@@ -1,0 +1,140 @@
+"""What every `cogmem` command shares: the global settings, the two consoles,
+the mapping of errors to one-line messages and exit codes, the store opened for
+one command, and progress bars.
+
+It exists so the command modules depend on one small base and never on each
+other. It imports nothing heavy: the store opens inside the commands.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+if TYPE_CHECKING:
+    from cogmem_graph.api.agent import AgentMemory
+    from cogmem_graph.api.store import MemoryStore
+
+err = Console(stderr=True, soft_wrap=True, highlight=False)
+out = Console(soft_wrap=True, highlight=False)
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+
+class UsageProblem(ValueError):
+    """Bad input the user can fix (exit code 2)."""
+
+
+@dataclass
+class Settings:
+    """The global options, as the root callback parsed them."""
+
+    home: Path | None = None
+    graph: str | None = None
+    vectors: str | None = None
+    embedder: str | None = None
+    agent: str = "cogmem"
+    user: str | None = None
+    thread: str | None = None
+    persona: str | None = None
+    org: str | None = None
+
+    def identity(self, thread: str | None = None) -> dict[str, Any]:
+        return {"user_id": self.user, "thread_id": thread or self.thread, "persona_id": self.persona,
+                "organization_id": self.org}
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def fail(message: str, code: int) -> typer.Exit:
+    err.print(f"[red]error:[/red] {escape(_one_line(message))}")
+    return typer.Exit(code)
+
+
+def _validation_message(exc: Exception) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        with contextlib.suppress(Exception):
+            return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in errors())
+    return str(exc)
+
+
+@contextlib.contextmanager
+def handled() -> Iterator[None]:
+    """Turn exceptions into one-line messages and the documented exit codes."""
+    from pydantic import ValidationError
+
+    from cogmem_graph.errors import BackendUnavailable, CogmemError
+
+    try:
+        yield
+    except (typer.Exit, typer.Abort, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        if os.environ.get("COGMEM_DEBUG"):
+            raise
+        if isinstance(exc, BackendUnavailable):
+            raise fail(str(exc), EXIT_ERROR) from None
+        if isinstance(exc, ValidationError):
+            raise fail(_validation_message(exc), EXIT_USAGE) from None
+        if isinstance(exc, (UsageProblem, ValueError, FileNotFoundError, IsADirectoryError, UnicodeDecodeError)):
+            raise fail(str(exc), EXIT_USAGE) from None
+        if isinstance(exc, CogmemError):
+            raise fail(str(exc), EXIT_ERROR) from None
+        raise fail(f"{type(exc).__name__}: {exc}", EXIT_ERROR) from None
+
+
+def settings_of(ctx: typer.Context) -> Settings:
+    obj = ctx.find_root().obj
+    return obj if isinstance(obj, Settings) else Settings()
+
+
+def _open(settings: Settings) -> MemoryStore:
+    import cogmem_graph as cg
+
+    where = settings.graph or f"embedded graph under {settings.home or 'the default home'}"
+    with err.status(f"opening the memory store ({escape(where)})…"):
+        return cg.open(home=settings.home, graph=settings.graph, vectors=settings.vectors,
+                       embedder=settings.embedder)
+
+
+@contextlib.contextmanager
+def session(ctx: typer.Context) -> Iterator[MemoryStore]:
+    """An open store for one command, closed after it, with errors mapped to exit codes."""
+    settings = settings_of(ctx)
+    with handled():
+        store = _open(settings)
+        try:
+            yield store
+        finally:
+            store.close()
+
+
+def agent_of(store: MemoryStore, settings: Settings, thread: str | None = None) -> AgentMemory:
+    return store.agent(settings.agent, **settings.identity(thread))
+
+
+def progress_bars(*, bytes_: bool = False) -> Progress:
+    columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+               DownloadColumn() if bytes_ else MofNCompleteColumn(), TimeElapsedColumn()]
+    return Progress(*columns, console=err, transient=False)

@@ -1,0 +1,87 @@
+"""Looking after the store as a whole rather than one agent's memories:
+`stats` counts it, `repair` reconciles the vectors with the graph, and
+`consolidate` runs the consolidation cycle now.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from cogmem_graph.cli.app import app
+from cogmem_graph.cli.common import err, out, session
+
+if TYPE_CHECKING:
+    from cogmem_graph.api.store import MemoryStore
+
+
+def _stats_dict(store: MemoryStore) -> dict[str, Any]:
+    stats = store.stats()
+    return {
+        "traces_by_type": dict(sorted(stats.traces_by_type.items())),
+        "total_traces": stats.total_traces,
+        "active_traces": stats.active_traces,
+        "inactive_traces": stats.inactive_traces,
+        "dormant_traces": stats.dormant_traces,
+        "unindexed_traces": stats.unindexed_traces,
+        "entities": stats.entities,
+        "edges_by_type": dict(sorted(stats.edges_by_type.items())),
+        "vectors": {"active": store.vectors.count(None, active=True),
+                    "inactive": store.vectors.count(None, active=False)},
+    }
+
+
+@app.command()
+def stats(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON instead of a table")] = False,
+) -> None:
+    """Counts of the whole store: traces by type and state, entities, edges by type, vectors."""
+    with session(ctx) as store:
+        data = _stats_dict(store)
+        graph_url = store.graph.url
+    if as_json:
+        out.print_json(data=data)
+        return
+    table = Table(title=f"memory store ({escape(str(graph_url))})", show_header=False)
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    for name, n in data["traces_by_type"].items():
+        table.add_row(f"traces: {name}", str(n))
+    for name in ("active_traces", "dormant_traces", "inactive_traces", "unindexed_traces", "entities"):
+        table.add_row(name.replace("_", " "), str(data[name]))
+    for name, n in data["edges_by_type"].items():
+        table.add_row(f"edges: {name}", str(n))
+    table.add_row("vectors (active)", str(data["vectors"]["active"]))
+    table.add_row("vectors (inactive)", str(data["vectors"]["inactive"]))
+    out.print(table)
+
+
+@app.command()
+def repair(ctx: typer.Context) -> None:
+    """Reconcile the vectors with the graph (the source of truth)."""
+    with session(ctx) as store, err.status("repairing…"):
+        result = store.repair()
+    out.print(f"repair: {result.reindexed} re-indexed, {result.deactivated_vectors} vectors deactivated, "
+              f"{result.reactivated_vectors} reactivated, {result.removed_vectors} removed")
+
+
+@app.command()
+def consolidate(
+    ctx: typer.Context,
+    json_out: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
+) -> None:
+    """Run consolidation now: decay and prune, merge, replay, schemas, contradictions, gist."""
+    with session(ctx) as store, err.status("consolidating…"):
+        result = store.consolidate()
+    data = dataclasses.asdict(result)
+    if json_out:
+        out.print_json(json.dumps(data))
+        return
+    out.print(", ".join(f"{k.replace('_', ' ')} {v}" for k, v in data.items()
+                        if isinstance(v, int | float) and not isinstance(v, bool)))
