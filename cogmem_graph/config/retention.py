@@ -47,7 +47,7 @@ class RetentionConfig(_Config):
         description="kinds of memory that decay never makes dormant (still subject to contradiction)",
     )
     density_stability_gain: float = Field(
-        0.5, ge=0.0, le=10.0,
+        1.0, ge=0.0, le=10.0,
         description="stability × (1 + gain · information density): a memory with more entities, facts and "
         "dates lasts longer than small talk",
     )

@@ -67,8 +67,8 @@ def test_minimum_retention_by_category() -> None:
 
 def test_density_lengthens_stability_up_to_a_cap() -> None:
     assert density_stability_factor(0) == 1.0
-    assert density_stability_factor(2) == pytest.approx(2.0)  # 1 + 0.5 * 2
-    assert density_stability_factor(50) == pytest.approx(4.0)  # capped at 6
+    assert density_stability_factor(2) == pytest.approx(3.0)  # 1 + 1.0 * 2
+    assert density_stability_factor(50) == pytest.approx(7.0)  # capped at 6
     assert density_stability_factor(5, RetentionConfig(density_stability_gain=0.0)) == 1.0
     with pytest.raises(ValueError, match="density"):
         density_stability_factor(-1)
