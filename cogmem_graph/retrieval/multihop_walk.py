@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from cogmem_graph.errors import GraphQueryError
 from cogmem_graph.lexical import bm25_query_vector
 from cogmem_graph.model import MemoryTrace
-from cogmem_graph.retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
+from cogmem_graph.retrieval.fusion import fuse_hits
 from cogmem_graph.retrieval.multihop import (
     Origin,
     Walk,
@@ -186,15 +186,7 @@ def text_relevance(ctx: MemoryContext, query: str, pool: int) -> dict[str, float
     keys = ctx.visible_scope_keys
     dense = ctx.vectors.search_dense(ctx.embedder.embed_query(query), keys, pool)
     lexical = ctx.vectors.search_sparse(bm25_query_vector(query), keys, pool)
-    if cfg.fusion == "score":
-        fused = weighted_score_fusion([[(h.trace_id, h.score) for h in lexical], [(h.trace_id, h.score) for h in dense]],
-                                      [cfg.lexical_weight, cfg.dense_weight])
-    else:
-        rankings = [r for r in ([h.trace_id for h in dense], [h.trace_id for h in lexical]) if r]
-        fused = reciprocal_rank_fusion(rankings, k=cfg.rrf_k)
-        top = len(rankings) / (cfg.rrf_k + 1)
-        fused = [(tid, min(1.0, score / top)) for tid, score in fused]
-    return dict(fused[:pool])
+    return dict(fuse_hits(dense, lexical, cfg)[:pool])
 
 
 def _communities(ctx: MemoryContext, query: str) -> list[CommunitySummary]:

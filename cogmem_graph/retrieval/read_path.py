@@ -45,7 +45,7 @@ from cogmem_graph.lexical import bm25_query_vector
 from cogmem_graph.model import MemoryTrace, Mood
 from cogmem_graph.results import RetrievalResult, ScoredTrace
 from cogmem_graph.retrieval import multihop_walk as multihop
-from cogmem_graph.retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
+from cogmem_graph.retrieval.fusion import fuse_hits
 
 if TYPE_CHECKING:
     from cogmem_graph.context import MemoryContext
@@ -93,17 +93,7 @@ def _retrieve(
         ]
         return RetrievalResult(query=query, traces=ranked, strategy=strategy)
 
-    if cfg.fusion == "score":
-        fused = weighted_score_fusion(
-            [[(h.trace_id, h.score) for h in lexical], [(h.trace_id, h.score) for h in dense]],
-            [cfg.lexical_weight, cfg.dense_weight],
-        )
-    else:
-        rankings = [[h.trace_id for h in dense], [h.trace_id for h in lexical]]
-        fused = reciprocal_rank_fusion([r for r in rankings if r], k=cfg.rrf_k)
-        # on an absolute scale: 1 = first in every list
-        top = sum(1 for r in rankings if r) / (cfg.rrf_k + 1)
-        fused = [(tid, min(1.0, score / top)) for tid, score in fused]
+    fused = fuse_hits(dense, lexical, cfg)
     fused_ids = [tid for tid, _ in fused]
     reranked = ctx.reranker is not None and cfg.rerank and bool(fused_ids)
     if reranked:
