@@ -36,8 +36,10 @@ browser-tools:
 demo: install
 	$(VENV)/bin/cogmem demo
 
+# Style, then the layers (import-linter contracts in pyproject.toml).
 lint: install
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 
 test: install node-tools browser-tools lint
 	$(PY) -m pytest

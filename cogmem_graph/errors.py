@@ -38,3 +38,7 @@ class VectorStoreUnavailable(BackendUnavailable):
 class UnconfirmedWriteFailed(GraphQueryError):
     """A write an earlier call sent without waiting for its reply (a retrieval's access
     bookkeeping) failed; raised by the next statement on the store, `__cause__` says why."""
+
+
+class StoreClosed(CogmemError):
+    """The store was closed; open a new one."""

@@ -44,8 +44,8 @@ from cogmem_graph.cognition.observation import NoteType
 from cogmem_graph.cognition.prospective import TriggerKind
 from cogmem_graph.errors import CogmemError
 from cogmem_graph.graph.port import Edge, Mention
+from cogmem_graph.lexical import bm25_document_vector
 from cogmem_graph.model import EdgeType, MemoryTrace
-from cogmem_graph.retrieval.lexical import bm25_document_vector
 from cogmem_graph.vectors.port import VectorPoint
 
 if TYPE_CHECKING:

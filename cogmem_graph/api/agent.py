@@ -8,30 +8,35 @@ call can forget the scope filter.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from cogmem_graph.api import read, write
-from cogmem_graph.api.results import AssembledContext, RetrievalResult, ScoredTrace
 from cogmem_graph.cognition.prompt import PromptItem, PromptSections, assemble_prompt
 from cogmem_graph.cognition.prospective import FiredReminder, Intention
 from cogmem_graph.cognition.working_memory import WorkingMemory
+from cogmem_graph.context import MemoryContext, MoodSource
 from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import Hexaco, MemoryTrace, MemoryType, Mood, Scope
+from cogmem_graph.pipeline import observer, reflector
 from cogmem_graph.pipeline import prospective as prospective_memory
+from cogmem_graph.results import AssembledContext, RetrievalResult, ScoredTrace
+from cogmem_graph.retrieval import read_path
+from cogmem_graph.retrieval.multihop_search import multi_hop
+from cogmem_graph.retrieval.multihop_walk import check_arguments
+from cogmem_graph.write.encode import encode_many
+from cogmem_graph.write.request import EncodeRequest
 
 if TYPE_CHECKING:
-    from cogmem_graph.api.multihop import MultiHopResult
     from cogmem_graph.api.store import MemoryStore
     from cogmem_graph.cognition.observation import ObservationNote
     from cogmem_graph.pipeline.consolidation import ConsolidationResult
     from cogmem_graph.pipeline.observer import ObserveResult
     from cogmem_graph.pipeline.reflector import ReflectionResult
+    from cogmem_graph.retrieval.multihop_results import MultiHopResult
 
-MoodSource = Mood | Callable[[], Mood] | None
+__all__ = ["AgentMemory", "MoodSource"]
 
 
 class AgentMemory:
@@ -50,9 +55,13 @@ class AgentMemory:
         return self.identity.visible_scope_keys()
 
     def current_mood(self) -> Mood:
-        if self._mood is None:
-            return Mood()
-        return self._mood() if callable(self._mood) else self._mood
+        return self.context().current_mood()
+
+    def context(self) -> MemoryContext:
+        """What the read path, the write path and the pipeline get instead of this handle:
+        the store's ports and this agent's identity, traits and mood (made per call, so a
+        changed mood or traits count at once)."""
+        return self.store.context().for_agent(self.identity, self.traits, self._mood)
 
     def set_mood(self, mood: MoodSource) -> None:
         self._mood = mood
@@ -65,15 +74,10 @@ class AgentMemory:
         or the existing one it reinforced when it was a near-duplicate."""
         return self.encode_many([{"content": content, **fields}])[0]
 
-    def encode_many(self, items: Iterable[Mapping[str, Any] | write.EncodeRequest], *,
+    def encode_many(self, items: Iterable[Mapping[str, Any] | EncodeRequest], *,
                     batch_size: int = 500) -> list[MemoryTrace]:
         """Remember many things: one graph batch and one vector batch per `batch_size` items."""
-        requests = [_request(item, index) for index, item in enumerate(items)]
-        self.store._check_open()
-        out: list[MemoryTrace] = []
-        for start in range(0, len(requests), batch_size):
-            out += write.encode_batch(self, requests[start:start + batch_size]).traces
-        return out
+        return encode_many(self.context(), items, batch_size=batch_size)
 
     # ------------------------------------------------------------ truth anchors
 
@@ -106,36 +110,28 @@ class AgentMemory:
         """Feed one conversation turn ("user", "assistant", "system" or "tool") to the observer.
         Turns are buffered; past the observer's token threshold they become typed observation
         notes, and past the reflector's threshold the notes become long-term traces."""
-        from cogmem_graph.pipeline import observer
-
         self.store._check_open()
-        return observer.observe(self, role, text, created_at=created_at)
+        return observer.observe(self.context(), role, text, created_at=created_at)
 
     def flush_observations(self) -> ObserveResult:
         """Observe what is buffered and reflect every pending note now, thresholds or not."""
-        from cogmem_graph.pipeline import observer
-
         self.store._check_open()
-        return observer.flush(self)
+        return observer.flush(self.context())
 
     def reflect(self) -> ReflectionResult:
         """Turn this agent's pending observation notes into long-term traces now."""
-        from cogmem_graph.pipeline import reflector
-
         self.store._check_open()
-        return reflector.reflect(self)
+        return reflector.reflect(self.context())
 
     def observations(self, limit: int = 20, *, pending_only: bool = False,
                      all_agents: bool = False) -> list[ObservationNote]:
         """This agent's observation notes in its visible scopes, newest first."""
-        from cogmem_graph.pipeline import observer
-
         self.store._check_open()
-        return observer.list_notes(self, limit=limit, pending_only=pending_only, all_agents=all_agents)
+        return observer.list_notes(self.context(), limit=limit, pending_only=pending_only, all_agents=all_agents)
 
     # ------------------------------------------------------------ read
 
-    def retrieve(self, query: str, top_k: int | None = None, *, strategy: read.Strategy = "full",
+    def retrieve(self, query: str, top_k: int | None = None, *, strategy: read_path.Strategy = "full",
                  record_access: bool = True, mood: Mood | None = None) -> RetrievalResult:
         """The memories that best answer `query`, with the signals that ranked them."""
         if not isinstance(query, str) or not query.strip():
@@ -144,7 +140,7 @@ class AgentMemory:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ValueError(f"top_k must be a positive integer, got {top_k!r}")
         self.store._check_open()
-        result = read.retrieve(self, query, top_k=k, strategy=strategy, record_access=record_access, mood=mood)
+        result = read_path.retrieve(self.context(), query, top_k=k, strategy=strategy, record_access=record_access, mood=mood)
         if record_access:
             # What was just recalled is what the agent is now thinking about.
             for item in result.traces[: self.store.config.working_memory.focus_per_retrieval]:
@@ -156,15 +152,13 @@ class AgentMemory:
         co-mentioned entities → their traces (`hops` entity crossings, default 2), seeded also by
         the text matches and, for global questions, by community summaries; ranked by
         personalised PageRank (GDS on Neo4j) or spreading activation in Cypher. Each returned
-        trace carries its evidence path from the query. Reads only; see `cogmem_graph.api.multihop`."""
-        from cogmem_graph.api import multihop
-
+        trace carries its evidence path from the query. Reads only; see `cogmem_graph.retrieval.multihop_walk`."""
         cfg = self.store.config.retrieval
         hops = cfg.multi_hop.default_hops if hops is None else hops
         top_k = cfg.top_k if top_k is None else top_k
-        multihop.check_arguments(query, hops, top_k, cfg.multi_hop)
+        check_arguments(query, hops, top_k, cfg.multi_hop)
         self.store._check_open()
-        return multihop.multi_hop(self, query, hops=hops, top_k=top_k)
+        return multi_hop(self.context(), query, hops=hops, top_k=top_k)
 
     def assemble_for_prompt(self, query: str, token_budget: int | None = None, *, top_k: int = 20,
                             events: Sequence[str] = ()) -> AssembledContext:
@@ -209,47 +203,29 @@ class AgentMemory:
         One-shot unless `every` or `recurring=True` (pausing `cooldown` between firings)."""
         self.store._check_open()
         return prospective_memory.remind(
-            self, content, at=at, every=every, on_keywords=on_keywords, on_context=on_context, recurring=recurring,
+            self.context(), content, at=at, every=every, on_keywords=on_keywords, on_context=on_context, recurring=recurring,
             cooldown=cooldown, threshold=threshold, importance=importance, scope=scope)
 
     def reminders(self, *, include_inactive: bool = False, limit: int = 100) -> list[Intention]:
         """The intentions this agent can see: pending ones, or also spent and cancelled ones."""
         self.store._check_open()
-        return prospective_memory.memory_for(self).list(self.visible_scope_keys,
+        return prospective_memory.memory_for(self.context()).list(self.visible_scope_keys,
                                                         include_inactive=include_inactive, limit=limit)
 
     def cancel_reminder(self, reminder_id: str) -> bool:
         """Cancel a pending intention; False when this agent has none by that id."""
         self.store._check_open()
-        return prospective_memory.memory_for(self).cancel(reminder_id, self.visible_scope_keys)
+        return prospective_memory.memory_for(self.context()).cancel(reminder_id, self.visible_scope_keys)
 
     def check_reminders(self, text: str = "", *, events: Sequence[str] = ()) -> list[FiredReminder]:
         """Fire the intentions this turn triggers (assemble_for_prompt does it for its query)."""
         self.store._check_open()
-        return prospective_memory.memory_for(self).check(self.visible_scope_keys, text, events)
-
-
-def _request(item: Mapping[str, Any] | write.EncodeRequest, index: int) -> write.EncodeRequest:
-    if isinstance(item, write.EncodeRequest):
-        return item
-    if not isinstance(item, Mapping):
-        raise TypeError(f"items[{index}] must be a mapping of encode fields, not {type(item).__name__}")
-    try:
-        return write.EncodeRequest.model_validate(dict(item))
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"items[{index}].{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
-        )
-        raise ValueError(problems) from exc
+        return prospective_memory.memory_for(self.context()).check(self.visible_scope_keys, text, events)
 
 
 def _with_observations(sections: PromptSections, agent: AgentMemory) -> PromptSections:
     """The Observations section: the agent's newest notes not yet reflected."""
-    from dataclasses import replace
-
-    from cogmem_graph.pipeline.observer import prompt_notes
-
-    return replace(sections, observation_notes=prompt_notes(agent))
+    return replace(sections, observation_notes=observer.prompt_notes(agent.context()))
 
 
 def _item(scored: ScoredTrace) -> PromptItem:

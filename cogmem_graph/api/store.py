@@ -9,19 +9,25 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cogmem_graph.api.agent import AgentMemory, MoodSource
-from cogmem_graph.api.results import RepairResult
 from cogmem_graph.clock import Clock, SystemClock
 from cogmem_graph.config import CogmemConfig
-from cogmem_graph.errors import CogmemError
+from cogmem_graph.context import MemoryContext
+from cogmem_graph.errors import StoreClosed
 from cogmem_graph.graph.port import GraphStats
 from cogmem_graph.identity import AgentIdentity
+from cogmem_graph.lexical import bm25_document_vector
 from cogmem_graph.model import Hexaco
+from cogmem_graph.pipeline import perspective
+from cogmem_graph.pipeline.archive import MemoryArchive
+from cogmem_graph.pipeline.consolidation import Consolidator
 from cogmem_graph.providers import CachedEmbedder, Embedder, best_local_embedder, make_embedder
-from cogmem_graph.retrieval.lexical import bm25_document_vector
+from cogmem_graph.results import RepairResult
 from cogmem_graph.vectors.port import VectorIndex, VectorPoint
 from cogmem_graph.vectors.qdrant import QdrantVectorIndex
 
@@ -29,16 +35,14 @@ if TYPE_CHECKING:
     from cogmem_graph.pipeline.consolidation import ConsolidationResult
     from cogmem_graph.pipeline.perspective import EventEncoding
 
+__all__ = ["MemoryStore", "StoreClosed", "consolidator_for", "default_home", "open"]
+
 DEFAULT_HOME = ".cogmem"
 REPAIR_BATCH = 500
 
 
 def default_home() -> Path:
     return Path(os.environ.get("COGMEM_HOME") or DEFAULT_HOME)
-
-
-class StoreClosed(CogmemError):
-    """The store was closed; open a new one."""
 
 
 def _open_graph(uri: str | None, home: Path, config: CogmemConfig, clock: Clock):
@@ -136,6 +140,14 @@ class MemoryStore:
         if self._closed:
             raise StoreClosed("this memory store is closed; call cg.open() again")
 
+    def context(self) -> MemoryContext:
+        """The store owner's context (no agent identity): what consolidation gets instead of
+        the store. `AgentMemory.context()` narrows it to one agent."""
+        return MemoryContext(
+            graph=self.graph, vectors=self.vectors, embedder=self.embedder, config=self.config,
+            clock=self.clock, reranker=self.reranker, llm=self.llm, agent_traits=self.agent_traits,
+            check_open=self._check_open)
+
     def agent(
         self, agent_id: str, *, traits: Hexaco | None = None, user_id: str | None = None,
         thread_id: str | None = None, persona_id: str | None = None, organization_id: str | None = None,
@@ -218,15 +230,11 @@ class MemoryStore:
         `traits` decide contradictions (honesty); without them each contradiction is decided by
         the traits of the agent that stated its newer side (`agent_traits`). Overlapping runs
         are refused (`skipped`)."""
-        from cogmem_graph.pipeline.consolidation import consolidator_for
-
         self._check_open()
         return consolidator_for(self).run(scope_keys, traits=traits)
 
     def rehydrate(self, trace_id: str) -> str:
         """The verbatim original of a (gisted) trace, without strengthening the trace."""
-        from cogmem_graph.pipeline.archive import MemoryArchive
-
         self._check_open()
         return MemoryArchive(self.graph, self.clock).rehydrate(trace_id)
 
@@ -236,11 +244,43 @@ class MemoryStore:
         """Perspective encoding: one event, a trace per witness (agent handles or `Witness`
         objects) in each witness's own agent scope — a first-person rewrite by the LLM when
         the gates pass (importance, tier, entity overlap), the objective event otherwise."""
-        from cogmem_graph.pipeline.perspective import encode_event
-
         self._check_open()
-        return encode_event(self, event, witnesses, importance=importance, entities=entities,
-                            created_at=created_at, tags=tags, metadata=metadata)
+        ctx = self.context()
+        perspective.check_event(event, importance, entities, ctx.config.perspective)
+        return perspective.encode_event(ctx, event, self._witnesses(witnesses), importance=importance,
+                                        entities=entities, created_at=created_at, tags=tags, metadata=metadata)
+
+    def _witnesses(self, witnesses: Any) -> list[tuple[perspective.Witness, MemoryContext]]:
+        """Each witness (an agent handle or a `Witness`) with its agent's context, checked."""
+        if isinstance(witnesses, str | bytes) or not isinstance(witnesses, Sequence) or not witnesses:
+            raise ValueError("witnesses must be a non-empty list of agent handles or Witness objects")
+        out: list[tuple[perspective.Witness, MemoryContext]] = []
+        seen: set[str] = set()
+        for index, item in enumerate(witnesses):
+            witness = perspective.Witness(item) if isinstance(item, AgentMemory) else item
+            if not isinstance(witness, perspective.Witness) or not isinstance(witness.agent, AgentMemory):
+                raise ValueError(f"witnesses[{index}] must be an agent handle or a Witness, not {type(item).__name__}")
+            if witness.agent.store is not self:
+                raise ValueError(f"witnesses[{index}] is an agent of another store")
+            ctx = witness.agent.context()
+            perspective.check_witness(index, witness, ctx, seen)
+            out.append((witness, ctx))
+        return out
+
+
+
+_consolidators: weakref.WeakKeyDictionary[MemoryStore, Consolidator] = weakref.WeakKeyDictionary()
+_consolidators_lock = threading.Lock()
+
+
+def consolidator_for(store: MemoryStore) -> Consolidator:
+    """The store's consolidator (created on first use, on the owner's context), so every run
+    shares one mutex."""
+    with _consolidators_lock:
+        consolidator = _consolidators.get(store)
+        if consolidator is None:
+            consolidator = _consolidators[store] = Consolidator(store.context())
+        return consolidator
 
 
 def open(  # noqa: A001 - the public entry point is `cg.open()`

@@ -37,7 +37,6 @@ import logging
 import threading
 import time
 import uuid
-import weakref
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -57,16 +56,17 @@ from cogmem_graph.cognition.mechanisms import (
     source_confidence_decay,
 )
 from cogmem_graph.cognition.retention import carries_different_facts
+from cogmem_graph.errors import StoreClosed
 from cogmem_graph.graph.base import require_scope_keys
 from cogmem_graph.graph.port import Edge
+from cogmem_graph.lexical import bm25_document_vector
 from cogmem_graph.model import EdgeType, Hexaco, MemoryTrace, MemoryType
 from cogmem_graph.pipeline.archive import MemoryArchive
-from cogmem_graph.retrieval.lexical import bm25_document_vector
 from cogmem_graph.text import word_tokens
 from cogmem_graph.vectors.port import VectorPoint
 
 if TYPE_CHECKING:
-    from cogmem_graph.api.store import MemoryStore
+    from cogmem_graph.context import MemoryContext
 
 log = logging.getLogger(__name__)
 
@@ -216,13 +216,14 @@ def _same_topic_edges(members: Sequence[str], links: int, weight: float) -> list
 
 
 class Consolidator:
-    """Runs consolidation on one store. Use `consolidator_for(store)` (what
-    `store.consolidate()` does) so every caller shares the same mutex."""
+    """Runs consolidation on one store, seen through the store owner's context. Use
+    `consolidator_for(store)` (what `store.consolidate()` does) so every caller shares the
+    same mutex."""
 
-    def __init__(self, store: MemoryStore, *, traits: Hexaco | None = None) -> None:
-        self.store = store
+    def __init__(self, ctx: MemoryContext, *, traits: Hexaco | None = None) -> None:
+        self.ctx = ctx
         self.traits = traits or Hexaco()
-        self.archive = MemoryArchive(store.graph, store.clock)
+        self.archive = MemoryArchive(ctx.graph, ctx.clock)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -231,7 +232,7 @@ class Consolidator:
         self._budget: int | None = None
 
     def __repr__(self) -> str:
-        return f"Consolidator(store={self.store!r}, running={self.running})"
+        return f"Consolidator(graph={self.ctx.graph!r}, running={self.running})"
 
     @property
     def running(self) -> bool:
@@ -244,8 +245,8 @@ class Consolidator:
         """One consolidation run over `scope_keys` (None: every scope key holding active
         traces). `traits` decides contradictions (default: the consolidator's traits)."""
         keys = None if scope_keys is None else require_scope_keys(scope_keys)
-        self.store._check_open()
-        cfg = self.store.config.consolidation
+        self.ctx.check_open()
+        cfg = self.ctx.config.consolidation
         started = time.perf_counter()
         if cfg.lock_timeout_ms > 0:
             acquired = self._lock.acquire(timeout=cfg.lock_timeout_ms / 1000)
@@ -265,7 +266,7 @@ class Consolidator:
     def start_periodic(self, interval_s: float | None = None, *, scope_keys: Sequence[str] | None = None) -> None:
         """Run every `interval_s` seconds (default: `consolidation.interval_ms`) on a daemon
         thread until `stop()`. Failures are logged and kept in `last_error`."""
-        interval = self.store.config.consolidation.interval_ms / 1000 if interval_s is None else interval_s
+        interval = self.ctx.config.consolidation.interval_ms / 1000 if interval_s is None else interval_s
         if isinstance(interval, bool) or not isinstance(interval, int | float) or not interval > 0:
             raise ValueError(f"interval_s must be a positive number of seconds, got {interval_s!r}")
         keys = None if scope_keys is None else require_scope_keys(scope_keys)
@@ -284,8 +285,6 @@ class Consolidator:
             thread.join(timeout)
 
     def _loop(self, interval: float, keys: list[str] | None) -> None:
-        from cogmem_graph.api.store import StoreClosed
-
         while not self._stop.wait(interval):
             try:
                 self.run(keys)
@@ -298,10 +297,10 @@ class Consolidator:
     # ------------------------------------------------------------ the run
 
     def _q(self, name: str, params: dict[str, Any], *, write: bool = False) -> list[dict[str, Any]]:
-        return self.store.graph.run(name, params, write=write)
+        return self.ctx.graph.run(name, params, write=write)
 
     def _now(self) -> int:
-        return self.store.clock.now_ms()
+        return self.ctx.clock.now_ms()
 
     def _run(self, scope_keys: list[str] | None, traits: Hexaco | None) -> ConsolidationResult:
         if scope_keys is None:
@@ -315,7 +314,7 @@ class Consolidator:
             active[key] = int(rows[0]["n"]) if rows else 0
         result.total_processed = sum(active.values())
         keys = [k for k in scope_keys if active[k] > 0]
-        cfg = self.store.config.consolidation
+        cfg = self.ctx.config.consolidation
         for key in keys:
             self._prune(key, result)
         self._budget = self._neighbour_query_budget()
@@ -351,13 +350,13 @@ class Consolidator:
     def _deactivate_vectors(self, ids: Sequence[str]) -> None:
         """The graph is the truth; if Qdrant fails here, `store.repair()` finishes the job."""
         if ids:
-            self.store.vectors.set_active(list(ids), False)
+            self.ctx.vectors.set_active(list(ids), False)
 
     # 1. decay sweep and prune ------------------------------------------------
 
     def _prune(self, key: str, result: ConsolidationResult) -> None:
-        decay = self.store.config.decay
-        retention = self.store.config.retention
+        decay = self.ctx.config.decay
+        retention = self.ctx.config.retention
         while True:
             rows = self._q("consolidation_prune", {
                 "scopeKey": key, "now": self._now(), "threshold": decay.pruning_threshold,
@@ -383,15 +382,15 @@ class Consolidator:
         """How many Qdrant neighbour queries the merge step may make this run (None: no limit).
         Qdrant local mode filters every stored point in Python on each query (~40 µs per
         point here), so there the budget is a number of point checks, not of queries."""
-        url = self.store.config.vectors.url
+        url = self.ctx.config.vectors.url
         if url and url != ":memory:":
             return None
-        stored = self.store.vectors.count(None, active=None)
+        stored = self.ctx.vectors.count(None, active=None)
         return max(LOCAL_MERGE_MIN_QUERIES, LOCAL_MERGE_POINT_BUDGET // max(1, stored))
 
     def _merge(self, key: str, result: ConsolidationResult, share: int = 1) -> None:
         """`share`: how many scope keys (this one included) still split the query budget."""
-        cfg = self.store.config.consolidation
+        cfg = self.ctx.config.consolidation
         limit = cfg.max_traces_per_cycle
         groups = _UnionFind()
         for row in self._q("consolidation_duplicate_hashes", {"scopeKey": key, "limit": limit}):
@@ -402,14 +401,14 @@ class Consolidator:
         checked: list[str] = []
         if candidates:
             ids = [c["id"] for c in candidates]
-            vectors = self.store.embedder.embed([c["content"] for c in candidates])
+            vectors = self.ctx.embedder.embed([c["content"] for c in candidates])
             # Among themselves (one batch is never compared at write time), in process.
             for a, b in similar_pairs(ids, vectors, cfg.merge_similarity_threshold):
                 groups.union(a, b)
             # Against the older traces of the scope key: Qdrant neighbours.
             queried = len(ids) if self._budget is None else min(len(ids), -(-self._budget // max(1, share)))
             if queried:
-                neighbours = self.store.vectors.search_dense_many(
+                neighbours = self.ctx.vectors.search_dense_many(
                     vectors[:queried], [[key]] * queried, cfg.merge_neighbours + 1,
                     score_threshold=cfg.merge_similarity_threshold)
                 for trace_id, hits in zip(ids[:queried], neighbours, strict=True):
@@ -421,10 +420,10 @@ class Consolidator:
             checked = ids[:queried]
         sets = groups.groups()
         if sets:
-            loaded = {t.id: t for t in self.store.graph.get_traces([i for g in sets for i in g], [key])
+            loaded = {t.id: t for t in self.ctx.graph.get_traces([i for g in sets for i in g], [key])
                       if t.is_active and t.scope_key == key}
             rows = []
-            distinct = self.store.config.retention.protect_distinct_facts
+            distinct = self.ctx.config.retention.protect_distinct_facts
             for members in sets:
                 alive = [loaded[i] for i in members if i in loaded and not loaded[i].pinned]
                 if len(alive) < 2:
@@ -438,7 +437,7 @@ class Consolidator:
             if rows:
                 merged = self._q("consolidation_merge", {
                     "rows": rows, "scopeKey": key, "now": self._now(), "reason": "merged",
-                    "weight": self.store.config.graph.edges.supersedes_weight}, write=True)
+                    "weight": self.ctx.config.graph.edges.supersedes_weight}, write=True)
                 losers = [r["loser"] for r in merged]
                 self._deactivate_vectors(losers)
                 result.merged += len(losers)
@@ -456,7 +455,7 @@ class Consolidator:
     def _replay(self, key: str, result: ConsolidationResult) -> None:
         """Derive SHARED_ENTITY / TEMPORAL_SEQUENCE for recent traces the write path could not
         link (written without it, or before their neighbours arrived); each trace once."""
-        cfg = self.store.config.consolidation
+        cfg = self.ctx.config.consolidation
         rows = self._q("consolidation_recent_traces", {
             "scopeKey": key, "since": self._now() - cfg.replay_window_ms, "limit": cfg.max_traces_per_cycle})
         for start in range(0, len(rows), REPLAY_BATCH):
@@ -467,9 +466,9 @@ class Consolidator:
             if unchained or unlinked:
                 before = self._count_edges(ids)
                 if unchained:
-                    self.store.graph.derive_temporal_edges(unchained, [key])
+                    self.ctx.graph.derive_temporal_edges(unchained, [key])
                 if unlinked:
-                    self.store.graph.derive_shared_entity_edges(unlinked, [key])
+                    self.ctx.graph.derive_shared_entity_edges(unlinked, [key])
                 result.edges_created += max(0, self._count_edges(ids) - before)
             self._q("consolidation_set_fields", {
                 "rows": [{"id": i, "props": {"replayedAt": self._now()}} for i in ids], "scopeKey": key},
@@ -478,8 +477,8 @@ class Consolidator:
     # 4. schema integration ---------------------------------------------------------
 
     def _schemas(self, keys: Sequence[str], result: ConsolidationResult) -> None:
-        cfg = self.store.config.consolidation
-        edge_cfg = self.store.config.graph.edges
+        cfg = self.ctx.config.consolidation
+        edge_cfg = self.ctx.config.graph.edges
         if not keys or cfg.max_schemas_per_cycle == 0:
             return
         clusters, algorithm = self.detect_clusters(keys)
@@ -493,7 +492,7 @@ class Consolidator:
                 by_key.setdefault(scope_key, []).append(members)
                 budget -= 1
         for scope_key, member_lists in by_key.items():
-            loaded = {t.id: t for t in self.store.graph.get_traces([i for m in member_lists for i in m], [scope_key])
+            loaded = {t.id: t for t in self.ctx.graph.get_traces([i for m in member_lists for i in m], [scope_key])
                       if t.is_active and t.scope_key == scope_key}
             rows, edges, all_members = [], [], []
             for members in member_lists:
@@ -503,7 +502,7 @@ class Consolidator:
                 alive.sort(key=lambda t: (t.created_at, t.id))
                 rows.append({"id": "schema_" + uuid.uuid4().hex, "summary": self._summarise(alive),
                              "size": len(alive), "algorithm": algorithm, "members": [t.id for t in alive],
-                             "centroid": self._centroid(alive), "centroidModel": self.store.embedder.name})
+                             "centroid": self._centroid(alive), "centroidModel": self.ctx.embedder.name})
                 edges += _same_topic_edges([t.id for t in alive], edge_cfg.same_topic_links, edge_cfg.same_topic_weight)
                 all_members += [t.id for t in alive]
             if not rows:
@@ -511,8 +510,8 @@ class Consolidator:
             before = self._count_edges(all_members)
             created = self._q("consolidation_create_schemas", {
                 "rows": rows, "scopeKey": scope_key, "now": self._now(),
-                "weight": self.store.config.graph.edges.schema_instance_weight}, write=True)
-            self.store.graph.merge_edges(EdgeType.SAME_TOPIC, edges)
+                "weight": self.ctx.config.graph.edges.schema_instance_weight}, write=True)
+            self.ctx.graph.merge_edges(EdgeType.SAME_TOPIC, edges)
             result.schemas_created += len(created)
             result.edges_created += max(0, self._count_edges(all_members) - before)
 
@@ -525,8 +524,8 @@ class Consolidator:
         """Communities of traces per scope key (members not yet in a schema, at least the
         minimum cluster size), found in the database; and which algorithm found them."""
         keys = require_scope_keys(keys)
-        algorithm = self.store.config.consolidation.cluster_algorithm
-        dialect = self.store.graph.dialect
+        algorithm = self.ctx.config.consolidation.cluster_algorithm
+        dialect = self.ctx.graph.dialect
         if algorithm == "cypher":
             return self._clusters_cypher(keys), "cypher_label_propagation"
         if dialect == "falkordb":
@@ -554,8 +553,8 @@ class Consolidator:
         if not rel_types:
             return []
         rows = self._q("consolidation_clusters_label_propagation", {
-            "relTypes": rel_types, "maxIterations": self.store.config.consolidation.cluster_max_iterations, "scopeKeys": keys,
-            "minSize": self.store.config.consolidation.min_cluster_size})
+            "relTypes": rel_types, "maxIterations": self.ctx.config.consolidation.cluster_max_iterations, "scopeKeys": keys,
+            "minSize": self.ctx.config.consolidation.min_cluster_size})
         return [(r["scopeKey"], list(r["members"])) for r in rows]
 
     def _clusters_gds(self, keys: list[str], choice: str) -> list[tuple[str, list[str]]]:
@@ -570,7 +569,7 @@ class Consolidator:
                     continue
                 rows = self._q(statement, {
                     "graphName": name, "scopeKey": key,
-                    "minSize": self.store.config.consolidation.min_cluster_size}, write=True)
+                    "minSize": self.ctx.config.consolidation.min_cluster_size}, write=True)
                 out += [(r["scopeKey"], list(r["members"])) for r in rows]
             finally:
                 if projected:
@@ -580,7 +579,7 @@ class Consolidator:
     def _clusters_cypher(self, keys: list[str]) -> list[tuple[str, list[str]]]:
         """Label propagation in plain Cypher: a label per trace, rounds of weighted majority
         vote until nothing changes (or the iteration cap), then the communities."""
-        cfg = self.store.config.consolidation
+        cfg = self.ctx.config.consolidation
         out: list[tuple[str, list[str]]] = []
         for key in keys:
             params = {"scopeKey": key, "minWeight": CLUSTER_MIN_EDGE_WEIGHT}
@@ -598,11 +597,11 @@ class Consolidator:
 
     def _centroid(self, members: Sequence[MemoryTrace]) -> list[float]:
         """Where the schema sits in embedding space, for schema encoding at write time."""
-        return schema_centroid(self.store.embedder.embed([t.content for t in members[:self.store.config.consolidation.schema_summary_members]]))
+        return schema_centroid(self.ctx.embedder.embed([t.content for t in members[:self.ctx.config.consolidation.schema_summary_members]]))
 
     def _summarise(self, members: Sequence[MemoryTrace]) -> str:
-        contents = [t.content for t in members[:self.store.config.consolidation.schema_summary_members]]
-        llm = self.store.llm
+        contents = [t.content for t in members[:self.ctx.config.consolidation.schema_summary_members]]
+        llm = self.ctx.llm
         if llm is not None:
             try:
                 text = llm.complete(_SCHEMA_SYSTEM, "\n".join(f"- {c}" for c in contents), max_tokens=160).strip()
@@ -619,7 +618,7 @@ class Consolidator:
     def _resolve_contradictions(self, key: str, traits: Hexaco | None, result: ConsolidationResult) -> None:
         """`traits` None: each contradiction is judged with the traits of the agent that wrote its
         newer side (as its handle was opened in this process), else the consolidator's."""
-        cfg = self.store.config.consolidation
+        cfg = self.ctx.config.consolidation
         rows = self._q("consolidation_contradictions", {"scopeKey": key, "limit": cfg.max_traces_per_cycle})
         decided: list[dict[str, str]] = []
         lost: set[str] = set()
@@ -638,10 +637,10 @@ class Consolidator:
             decided.append({"winner": winner, "loser": loser})
         if not decided:
             return
-        keep = self.store.config.retention.forgetting == "dormant"
+        keep = self.ctx.config.retention.forgetting == "dormant"
         out = self._q("consolidation_resolve", {
             "rows": decided, "scopeKey": key, "now": self._now(), "reason": "superseded",
-            "weight": self.store.config.graph.edges.supersedes_weight, "keepLoser": keep}, write=True)
+            "weight": self.ctx.config.graph.edges.supersedes_weight, "keepLoser": keep}, write=True)
         if not keep:
             self._deactivate_vectors([r["loser"] for r in out])
         result.conflicts_resolved += len(out)
@@ -650,12 +649,12 @@ class Consolidator:
         newer = row["a"] if (row["aCreatedAt"] or 0, row["aRecordedAt"] or 0) >= \
             (row["bCreatedAt"] or 0, row["bRecordedAt"] or 0) else row["b"]
         agent_id = row["aAgent"] if newer == row["a"] else row["bAgent"]
-        return self.store.agent_traits(agent_id) or self.traits
+        return self.ctx.agent_traits(agent_id) or self.traits
 
     # 6. spaced-repetition reinforcement ---------------------------------------------------
 
     def _reinforce(self, key: str, result: ConsolidationResult) -> None:
-        cfg = self.store.config
+        cfg = self.ctx.config
         limit = cfg.consolidation.max_reinforced_per_cycle
         if limit == 0:
             return
@@ -678,14 +677,14 @@ class Consolidator:
     # 7. compaction -------------------------------------------------------------------------
 
     def _compact(self, key: str, result: ConsolidationResult) -> None:
-        cfg = self.store.config.consolidation
+        cfg = self.ctx.config.consolidation
         now = self._now()
         ids = [r["id"] for r in self._q("consolidation_compaction_candidates", {
             "scopeKey": key, "before": now - cfg.compaction_min_age_ms,
             "minRetrievals": cfg.compaction_min_retrievals, "limit": cfg.max_traces_per_cycle})]
         if not ids:
             return
-        rows = self.store.graph.run(
+        rows = self.ctx.graph.run(
             "retype_traces", {"rows": [{"id": i, "type": MemoryType.SEMANTIC.value} for i in ids]}, write=True)
         self._q("consolidation_set_fields", {
             "rows": [{"id": i, "props": {"updatedAt": now, "consolidatedAt": now}} for i in ids],
@@ -705,13 +704,13 @@ class Consolidator:
         return len(self._q("consolidation_set_fields", {"rows": rows, "scopeKey": key}, write=True))
 
     def _gist_compressor(self):
-        llm = self.store.llm
+        llm = self.ctx.llm
         if llm is None:
             return None
         return lambda text: llm.complete(_GIST_SYSTEM, text, max_tokens=160)
 
     def _temporal_gist(self, key: str, result: ConsolidationResult) -> None:
-        mcfg = self.store.config.mechanisms.temporal_gist
+        mcfg = self.ctx.config.mechanisms.temporal_gist
         if not mcfg.enabled or mcfg.max_per_cycle == 0:
             return
         now = self._now()
@@ -763,28 +762,28 @@ class Consolidator:
             "consolidation_apply_gist", {"rows": rows, "scopeKey": key}, write=True)}
         reindex = [new for old, new in rewritten if old.id in archived and old.id in applied]
         if reindex and reindexing:
-            vectors = self.store.embedder.embed([t.content for t in reindex])
-            self.store.vectors.upsert([
+            vectors = self.ctx.embedder.embed([t.content for t in reindex])
+            self.ctx.vectors.upsert([
                 VectorPoint(trace_id=t.id, scope_key=t.scope_key, type=t.type.value, created_at=t.created_at,
                             dense=v, sparse=bm25_document_vector(t.content), content_hash=t.content_hash)
                 for t, v in zip(reindex, vectors, strict=True)])
-            self.store.graph.set_indexed([t.id for t in reindex], True)
+            self.ctx.graph.set_indexed([t.id for t in reindex], True)
         result.gisted += len(reindex)
 
     def _source_confidence(self, key: str, result: ConsolidationResult) -> None:
-        scfg = self.store.config.mechanisms.source_confidence_decay
+        scfg = self.ctx.config.mechanisms.source_confidence_decay
         if not scfg.enabled:
             return
         now = self._now()
         before = self._load(self._q("consolidation_confidence_candidates", {
             "scopeKey": key, "before": now - scfg.min_interval_ms,
-            "limit": self.store.config.consolidation.max_traces_per_cycle}))
+            "limit": self.ctx.config.consolidation.max_traces_per_cycle}))
         after = changed(before, source_confidence_decay(before, scfg, now))
         result.confidence_decayed += self._write_fields(
             key, after, ("confidence", "structuredData", "updatedAt"), {"sourceDecayAt": now})
 
     def _emotion_regulation(self, key: str, result: ConsolidationResult) -> None:
-        ecfg = self.store.config.mechanisms.emotion_regulation
+        ecfg = self.ctx.config.mechanisms.emotion_regulation
         if not ecfg.enabled or ecfg.max_regulation_per_cycle == 0:
             return
         now = self._now()
@@ -794,18 +793,3 @@ class Consolidator:
         after = changed(before, regulate_emotions(before, ecfg, now))
         result.regulated += self._write_fields(
             key, after, ("valence", "arousal", "intensity", "encodingStrength", "structuredData", "updatedAt"))
-
-
-# ---------------------------------------------------------------- one consolidator per store
-
-_consolidators: weakref.WeakKeyDictionary[Any, Consolidator] = weakref.WeakKeyDictionary()
-_consolidators_lock = threading.Lock()
-
-
-def consolidator_for(store: MemoryStore) -> Consolidator:
-    """The store's consolidator (created on first use), so every run shares one mutex."""
-    with _consolidators_lock:
-        consolidator = _consolidators.get(store)
-        if consolidator is None:
-            consolidator = _consolidators[store] = Consolidator(store)
-        return consolidator

@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cogmem_graph.cognition.observation import (
     NoteDraft,
-    NoteType,
     ObservationNote,
     Turn,
     keep_biased,
@@ -42,10 +41,11 @@ from cogmem_graph.cognition.observation import (
 )
 from cogmem_graph.cognition.prompt import PromptItem, estimate_tokens
 from cogmem_graph.model import MAX_CONTENT_CHARS, Scope, check_text
+from cogmem_graph.pipeline.notes import note_from_props, note_scope_key
+from cogmem_graph.pipeline.reflector import ReflectionResult, reflect
 
 if TYPE_CHECKING:
-    from cogmem_graph.api.agent import AgentMemory
-    from cogmem_graph.pipeline.reflector import ReflectionResult
+    from cogmem_graph.context import MemoryContext
 
 log = logging.getLogger(__name__)
 
@@ -88,63 +88,37 @@ class ObserveResult:
 # ---------------------------------------------------------------- keys
 
 
-def note_scope(agent: AgentMemory) -> Scope:
-    """Where an agent's notes (and the traces reflected from them) live: its default write scope."""
-    return agent.identity.default_scope()
-
-
-def note_scope_key(agent: AgentMemory) -> str:
-    return agent.identity.scope_key(note_scope(agent))
-
-
-def buffer_key(agent: AgentMemory) -> str:
+def buffer_key(ctx: MemoryContext) -> str:
     """One buffer per agent and conversation (its thread when known, else its note scope)."""
-    identity = agent.identity
-    where = identity.scope_key(Scope.THREAD) if identity.user_id and identity.thread_id else note_scope_key(agent)
+    identity = ctx.identity
+    where = identity.scope_key(Scope.THREAD) if identity.user_id and identity.thread_id else note_scope_key(ctx)
     return f"{identity.agent_id}@{where}"
 
 
-# ---------------------------------------------------------------- notes in the graph
-
-
-def note_from_props(props: Mapping[str, Any]) -> ObservationNote:
-    return ObservationNote(
-        id=props["id"], type=NoteType(props["type"]), content=props["content"],
-        importance=float(props.get("importance") or 0.0), confidence=float(props.get("confidence") or 0.0),
-        created_at=int(props.get("createdAt") or 0), entities=tuple(props.get("entities") or ()),
-        role=props.get("role") or "user", salience=float(props.get("salience") or 0.0),
-        method=props.get("method") or "rules", scope_key=props.get("scopeKey") or "",
-        agent_id=props.get("agentId") or "", buffer_key=props.get("bufferKey") or "",
-        observed_at=int(props.get("observedAt") or 0),
-        reflected_at=None if props.get("reflectedAt") is None else int(props["reflectedAt"]),
-        trace_ids=tuple(props.get("traceIds") or ()), tokens=int(props.get("tokens") or 0),
-    )
-
-
-def list_notes(agent: AgentMemory, *, limit: int = 20, pending_only: bool = False,
+def list_notes(ctx: MemoryContext, *, limit: int = 20, pending_only: bool = False,
                all_agents: bool = False) -> list[ObservationNote]:
     """Notes the agent may see, newest first (its own unless `all_agents`)."""
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= NOTE_LIST_MAX:
         raise ValueError(f"limit must be an integer in 1..{NOTE_LIST_MAX}, got {limit!r}")
-    rows = agent.store.graph.run("observation_notes_list", {
-        "scopeKeys": agent.visible_scope_keys, "agentId": None if all_agents else agent.identity.agent_id,
+    rows = ctx.graph.run("observation_notes_list", {
+        "scopeKeys": ctx.visible_scope_keys, "agentId": None if all_agents else ctx.identity.agent_id,
         "pendingOnly": bool(pending_only), "limit": limit})
     return [note_from_props(r["note"]) for r in rows]
 
 
-def prompt_notes(agent: AgentMemory) -> list[PromptItem]:
+def prompt_notes(ctx: MemoryContext) -> list[PromptItem]:
     """The newest notes not yet reflected, for the prompt's Observations section: what the
     agent noticed lately and has not turned into long-term memory."""
-    limit = agent.store.config.observer.prompt_notes
+    limit = ctx.config.observer.prompt_notes
     if limit == 0:
         return []
     return [PromptItem(text=n.content, kind=n.type.value, score=round(n.salience, 2), score_label="salience")
-            for n in list_notes(agent, limit=limit, pending_only=True)]
+            for n in list_notes(ctx, limit=limit, pending_only=True)]
 
 
-def pending_note_tokens(agent: AgentMemory) -> int:
-    rows = agent.store.graph.run("observation_notes_pending", {
-        "scopeKey": note_scope_key(agent), "agentId": agent.identity.agent_id})
+def pending_note_tokens(ctx: MemoryContext) -> int:
+    rows = ctx.graph.run("observation_notes_pending", {
+        "scopeKey": note_scope_key(ctx), "agentId": ctx.identity.agent_id})
     return int(rows[0]["tokens"] or 0) if rows else 0
 
 
@@ -157,7 +131,7 @@ def _check_role(role: str) -> str:
     return role.strip().lower()
 
 
-def add_turn(agent: AgentMemory, role: str, text: str, *, created_at: int | None = None) -> tuple[int, int]:
+def add_turn(ctx: MemoryContext, role: str, text: str, *, created_at: int | None = None) -> tuple[int, int]:
     """Buffer one turn; returns the unclaimed tokens and turns the buffer then holds."""
     role = _check_role(role)
     check_text(text, "text", allow_empty=False, max_len=MAX_CONTENT_CHARS)
@@ -165,41 +139,38 @@ def add_turn(agent: AgentMemory, role: str, text: str, *, created_at: int | None
         raise ValueError("text must not be blank")
     if created_at is not None and (isinstance(created_at, bool) or not isinstance(created_at, int) or created_at < 0):
         raise ValueError(f"created_at must be epoch milliseconds (a non-negative integer), got {created_at!r}")
-    store = agent.store
-    now = store.clock.now_ms()
-    rows = store.graph.run("observation_buffer_add", {
-        "id": "turn_" + uuid.uuid4().hex, "bufferKey": buffer_key(agent), "scopeKey": note_scope_key(agent),
-        "agentId": agent.identity.agent_id, "role": role, "content": text,
-        "tokens": estimate_tokens(text, store.config.prompt.chars_per_token),
+    now = ctx.clock.now_ms()
+    rows = ctx.graph.run("observation_buffer_add", {
+        "id": "turn_" + uuid.uuid4().hex, "bufferKey": buffer_key(ctx), "scopeKey": note_scope_key(ctx),
+        "agentId": ctx.identity.agent_id, "role": role, "content": text,
+        "tokens": estimate_tokens(text, ctx.config.prompt.chars_per_token),
         "createdAt": now if created_at is None else created_at, "now": now}, write=True)
     return int(rows[0]["tokens"]), int(rows[0]["turns"])
 
 
-def observe(agent: AgentMemory, role: str, text: str, *, created_at: int | None = None) -> ObserveResult:
+def observe(ctx: MemoryContext, role: str, text: str, *, created_at: int | None = None) -> ObserveResult:
     """Buffer a turn; past the observer's threshold, write notes; past the reflector's, reflect."""
-    tokens, turns = add_turn(agent, role, text, created_at=created_at)
+    tokens, turns = add_turn(ctx, role, text, created_at=created_at)
     result = ObserveResult(buffered_tokens=tokens, buffered_turns=turns)
-    if threshold_reached(tokens, agent.store.config.observer.activation_threshold_tokens):
-        _observe_now(agent, result)
-        _reflect_if_due(agent, result)
+    if threshold_reached(tokens, ctx.config.observer.activation_threshold_tokens):
+        _observe_now(ctx, result)
+        _reflect_if_due(ctx, result)
     return result
 
 
-def flush(agent: AgentMemory) -> ObserveResult:
+def flush(ctx: MemoryContext) -> ObserveResult:
     """Observe whatever is buffered and reflect every pending note, thresholds or not
     (the end of a session)."""
-    from cogmem_graph.pipeline.reflector import reflect
-
     result = ObserveResult()
-    _observe_now(agent, result)
-    result.reflection = reflect(agent)
+    _observe_now(ctx, result)
+    result.reflection = reflect(ctx)
     return result
 
 
-def _observe_now(agent: AgentMemory, result: ObserveResult) -> None:
-    limit = agent.store.config.observer.max_turns_per_run
+def _observe_now(ctx: MemoryContext, result: ObserveResult) -> None:
+    limit = ctx.config.observer.max_turns_per_run
     while True:
-        notes, method, claimed, consumed_tokens = run_observer(agent)
+        notes, method, claimed, consumed_tokens = run_observer(ctx)
         result.notes += notes
         result.method = method or result.method
         result.buffered_tokens = max(0, result.buffered_tokens - consumed_tokens)
@@ -208,41 +179,38 @@ def _observe_now(agent: AgentMemory, result: ObserveResult) -> None:
             return
 
 
-def _reflect_if_due(agent: AgentMemory, result: ObserveResult) -> None:
-    from cogmem_graph.pipeline.reflector import reflect
-
-    if result.notes and threshold_reached(pending_note_tokens(agent),
-                                          agent.store.config.reflector.activation_threshold_tokens):
-        result.reflection = reflect(agent)
+def _reflect_if_due(ctx: MemoryContext, result: ObserveResult) -> None:
+    if result.notes and threshold_reached(pending_note_tokens(ctx),
+                                          ctx.config.reflector.activation_threshold_tokens):
+        result.reflection = reflect(ctx)
 
 
 # ---------------------------------------------------------------- one observer run
 
 
-def run_observer(agent: AgentMemory) -> tuple[list[ObservationNote], str | None, int, int]:
+def run_observer(ctx: MemoryContext) -> tuple[list[ObservationNote], str | None, int, int]:
     """Claim the buffered turns, read notes from them, keep the salient ones, store them and
     consume the turns. Returns (notes, method, turns claimed, tokens consumed)."""
-    store = agent.store
-    cfg = store.config.observer
-    now = store.clock.now_ms()
+    cfg = ctx.config.observer
+    now = ctx.clock.now_ms()
     run_id = "obs_" + uuid.uuid4().hex
-    key, scope_key = buffer_key(agent), note_scope_key(agent)
-    rows = store.graph.run("observation_buffer_claim", {
+    key, scope_key = buffer_key(ctx), note_scope_key(ctx)
+    rows = ctx.graph.run("observation_buffer_claim", {
         "bufferKey": key, "scopeKey": scope_key, "staleBefore": now - cfg.claim_lease_ms, "runId": run_id,
         "now": now, "limit": cfg.max_turns_per_run}, write=True)
     if not rows:
         return [], None, 0, 0
     try:
         turns = [Turn(role=r["role"], content=r["content"], created_at=int(r["createdAt"] or now)) for r in rows]
-        drafts, method = read_notes(agent, turns)
-        kept = keep_biased(drafts, agent.traits, cfg.min_salience, store.config.encoding)
-        notes = [_stored(agent, draft, salience, turns, method, key, scope_key, now, seq)
+        drafts, method = read_notes(ctx, turns)
+        kept = keep_biased(drafts, ctx.traits, cfg.min_salience, ctx.config.encoding)
+        notes = [_stored(ctx, draft, salience, turns, method, key, scope_key, now, seq)
                  for seq, (draft, salience) in enumerate(kept)]
-        done = store.graph.run("observation_notes_write", {
+        done = ctx.graph.run("observation_notes_write", {
             "turnIds": [r["id"] for r in rows], "scopeKey": scope_key, "bufferKey": key, "runId": run_id,
             "notes": [_props(n, seq) for seq, n in enumerate(notes)]}, write=True)
     except BaseException:
-        _release(agent, key, scope_key, run_id)
+        _release(ctx, key, scope_key, run_id)
         raise
     if not done:
         log.warning("observer run %s lost its claim on %d turn(s) to another run; its notes were dropped",
@@ -251,22 +219,22 @@ def run_observer(agent: AgentMemory) -> tuple[list[ObservationNote], str | None,
     return notes, method, len(rows), sum(int(r["tokens"] or 0) for r in rows)
 
 
-def _release(agent: AgentMemory, key: str, scope_key: str, run_id: str) -> None:
+def _release(ctx: MemoryContext, key: str, scope_key: str, run_id: str) -> None:
     try:
-        agent.store.graph.run("observation_buffer_release",
+        ctx.graph.run("observation_buffer_release",
                               {"bufferKey": key, "scopeKey": scope_key, "runId": run_id}, write=True)
     except Exception as exc:  # the lease expires anyway; the original error matters more
         log.warning("could not release the turns claimed by %s (%s); they return after the lease", run_id, exc)
 
 
-def _stored(agent: AgentMemory, draft: NoteDraft, salience: float, turns: Sequence[Turn], method: str,
+def _stored(ctx: MemoryContext, draft: NoteDraft, salience: float, turns: Sequence[Turn], method: str,
             key: str, scope_key: str, now: int, seq: int) -> ObservationNote:
-    cpt = agent.store.config.prompt.chars_per_token
+    cpt = ctx.config.prompt.chars_per_token
     return ObservationNote(
         id="note_" + uuid.uuid4().hex, type=draft.type, content=draft.content,
         importance=round(draft.importance, 6), confidence=round(draft.confidence, 6),
         created_at=turns[draft.turn_index].created_at, entities=draft.entities, role=draft.role,
-        salience=round(salience, 6), method=method, scope_key=scope_key, agent_id=agent.identity.agent_id,
+        salience=round(salience, 6), method=method, scope_key=scope_key, agent_id=ctx.identity.agent_id,
         buffer_key=key, observed_at=now, tokens=estimate_tokens(draft.content, cpt))
 
 
@@ -283,21 +251,21 @@ def _props(note: ObservationNote, seq: int) -> dict[str, Any]:
 # ---------------------------------------------------------------- reading notes
 
 
-def observer_prompt(agent: AgentMemory, turns: Sequence[Turn]) -> tuple[str, str]:
+def observer_prompt(ctx: MemoryContext, turns: Sequence[Turn]) -> tuple[str, str]:
     """System and user messages of the observer's LLM call."""
-    areas = observer_focus_areas(agent.traits, agent.store.config.observer.focus_trait_threshold)
+    areas = observer_focus_areas(ctx.traits, ctx.config.observer.focus_trait_threshold)
     focus = f"This agent pays most attention to {'; '.join(areas)}.\n" if areas else ""
     lines = [f"[{i}] {turn.role}: {' '.join(turn.content.split())}" for i, turn in enumerate(turns, start=1)]
     return _SYSTEM.format(focus=focus), "Conversation:\n" + "\n".join(lines)
 
 
-def read_notes(agent: AgentMemory, turns: Sequence[Turn]) -> tuple[list[NoteDraft], str]:
+def read_notes(ctx: MemoryContext, turns: Sequence[Turn]) -> tuple[list[NoteDraft], str]:
     """Notes from the LLM when the store has one, else (or when it fails) from the rules."""
-    cfg = agent.store.config.observer
-    llm = agent.store.llm
+    cfg = ctx.config.observer
+    llm = ctx.llm
     complete_json = getattr(llm, "complete_json", None)
     if complete_json is not None:
-        system, user = observer_prompt(agent, turns)
+        system, user = observer_prompt(ctx, turns)
         try:
             payload = complete_json(system, user, max_tokens=cfg.llm_max_tokens)
             return parse_observer_answer(payload, turns, cfg), "llm"

@@ -50,10 +50,11 @@ from cogmem_graph.model import (
     content_hash,
 )
 from cogmem_graph.pipeline.archive import MemoryArchive
+from cogmem_graph.write.encode import encode_many
 
 if TYPE_CHECKING:
-    from cogmem_graph.api.agent import AgentMemory
-    from cogmem_graph.api.store import MemoryStore
+    from cogmem_graph.config.perspective import PerspectiveConfig
+    from cogmem_graph.context import MemoryContext
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +73,8 @@ _SYSTEM = (
 class Witness:
     """Someone who saw an event: an agent handle, its tier and who it relates to."""
 
-    agent: AgentMemory
+    agent: Any
+    """The witness's agent handle (`store.agent(...)`); the store turns it into a context."""
     tier: WitnessTier | str = WitnessTier.IMPORTANT
     relationships: Sequence[str] = ()
     """Names of people or things this witness relates to (added to what its memories mention)."""
@@ -101,130 +103,120 @@ class EventEncoding:
         return next((w.trace for w in self.witnesses if w.agent_id == agent_id), None)
 
 
-def _witnesses(store: MemoryStore, witnesses: Sequence[Any]) -> list[Witness]:
-    from cogmem_graph.api.agent import AgentMemory
-
-    if isinstance(witnesses, str | bytes) or not isinstance(witnesses, Sequence) or not witnesses:
-        raise ValueError("witnesses must be a non-empty list of agent handles or Witness objects")
-    out: list[Witness] = []
-    seen: set[str] = set()
-    for index, item in enumerate(witnesses):
-        witness = Witness(item) if isinstance(item, AgentMemory) else item
-        if not isinstance(witness, Witness) or not isinstance(witness.agent, AgentMemory):
-            raise ValueError(f"witnesses[{index}] must be an agent handle or a Witness, not {type(item).__name__}")
-        if witness.agent.store is not store:
-            raise ValueError(f"witnesses[{index}] is an agent of another store")
-        try:
-            WitnessTier(witness.tier)
-        except ValueError:
-            raise ValueError(f"witnesses[{index}].tier must be one of {[t.value for t in WitnessTier]}, "
-                             f"not {witness.tier!r}") from None
-        if isinstance(witness.relationships, str) or len(witness.relationships) > MAX_RELATIONSHIPS:
-            raise ValueError(f"witnesses[{index}].relationships must be a list of at most {MAX_RELATIONSHIPS} names")
-        for name in [*witness.relationships, *([witness.name] if witness.name is not None else [])]:
-            check_text(name, f"witnesses[{index}] names", allow_empty=False, max_len=1_000)
-        own_key = witness.agent.identity.scope_key(Scope.AGENT)
-        if own_key in seen:
-            raise ValueError(f"witnesses[{index}] repeats agent {witness.agent.identity.agent_id!r}")
-        seen.add(own_key)
-        out.append(witness)
-    return out
+def check_witness(index: int, witness: Witness, ctx: MemoryContext, seen: set[str]) -> None:
+    """The checks of one witness the facade resolved (`ctx`: its agent's context)."""
+    try:
+        WitnessTier(witness.tier)
+    except ValueError:
+        raise ValueError(f"witnesses[{index}].tier must be one of {[t.value for t in WitnessTier]}, "
+                         f"not {witness.tier!r}") from None
+    if isinstance(witness.relationships, str) or len(witness.relationships) > MAX_RELATIONSHIPS:
+        raise ValueError(f"witnesses[{index}].relationships must be a list of at most {MAX_RELATIONSHIPS} names")
+    for name in [*witness.relationships, *([witness.name] if witness.name is not None else [])]:
+        check_text(name, f"witnesses[{index}] names", allow_empty=False, max_len=1_000)
+    own_key = ctx.identity.scope_key(Scope.AGENT)
+    if own_key in seen:
+        raise ValueError(f"witnesses[{index}] repeats agent {ctx.agent_id!r}")
+    seen.add(own_key)
 
 
-def _known_entities(witness: Witness, keys: list[str]) -> set[str]:
+def check_event(event: str, importance: float | None, entities: Sequence[str], config: PerspectiveConfig) -> float:
+    """The event's checks, made before the witnesses'; returns the importance to use."""
+    check_text(event, "event", allow_empty=False, max_len=MAX_CONTENT_CHARS)
+    if not event.strip():
+        raise ValueError("event must not be blank")
+    level = config.default_importance if importance is None else importance
+    if isinstance(level, bool) or not isinstance(level, int | float) or not 0.0 <= level <= 1.0:
+        raise ValueError(f"importance must be a number in [0, 1], got {importance!r}")
+    if isinstance(entities, str):
+        raise ValueError("entities must be a list of names, not a string")
+    return float(level)
+
+
+def _known_entities(witness: Witness, ctx: MemoryContext, keys: list[str]) -> set[str]:
     """The event's entity keys this witness relates to: named as itself, in its relationships,
     or already mentioned by its own visible memories."""
-    own = [witness.name or witness.agent.identity.agent_id, *witness.relationships]
+    own = [witness.name or ctx.agent_id, *witness.relationships]
     known = entity_overlap(keys, own)
     rest = [k for k in keys if k not in known]
     if rest:
-        rows = witness.agent.store.graph.run("perspective_known_entities", {
-            "keys": rest, "scopeKeys": witness.agent.visible_scope_keys})
+        rows = ctx.graph.run("perspective_known_entities", {"keys": rest, "scopeKeys": ctx.visible_scope_keys})
         known |= {r["key"] for r in rows}
     return known
 
 
-def rewrite_prompt(witness: Witness, event: str, overlap: set[str]) -> tuple[str, str]:
+def rewrite_prompt(witness: Witness, ctx: MemoryContext, event: str, overlap: set[str]) -> tuple[str, str]:
     """System and user messages of one witness's rewrite."""
-    agent = witness.agent
-    cfg = agent.store.config.perspective
+    cfg = ctx.config.perspective
     relations = sorted(set(witness.relationships) | overlap)
-    user = (f"Witness: {witness.name or agent.identity.agent_id}\n"
-            f"Personality: {describe_personality(agent.traits, cfg.low_trait, cfg.high_trait)}\n"
-            f"Mood: {describe_mood(agent.current_mood())}\n"
+    user = (f"Witness: {witness.name or ctx.agent_id}\n"
+            f"Personality: {describe_personality(ctx.traits, cfg.low_trait, cfg.high_trait)}\n"
+            f"Mood: {describe_mood(ctx.current_mood())}\n"
             f"Relationships: {', '.join(relations) if relations else 'none known'}\n"
             f"Event: {event}")
     return _SYSTEM, user
 
 
-def _rewrite(witness: Witness, event: str, overlap: set[str]) -> tuple[str | None, str]:
-    store = witness.agent.store
-    complete_json = getattr(store.llm, "complete_json", None)
+def _rewrite(witness: Witness, ctx: MemoryContext, event: str, overlap: set[str]) -> tuple[str | None, str]:
+    complete_json = getattr(ctx.llm, "complete_json", None)
     if complete_json is None:
         return None, "no_llm"
-    system, user = rewrite_prompt(witness, event, overlap)
-    cfg = store.config.perspective
+    system, user = rewrite_prompt(witness, ctx, event, overlap)
+    cfg = ctx.config.perspective
     try:
         payload = complete_json(system, user, max_tokens=cfg.llm_max_tokens)
         return parse_rewrite(payload, cfg.max_memory_chars), GateReason.REWRITE.value
     except Exception as exc:  # every LLM step degrades: the witness keeps the objective event
         log.warning("perspective rewrite for %s failed (%s: %s); encoding the objective event",
-                    witness.agent.identity.agent_id, type(exc).__name__, exc)
+                    ctx.agent_id, type(exc).__name__, exc)
         return None, "llm_failed"
 
 
 def encode_event(
-    store: MemoryStore, event: str, witnesses: Sequence[Any], *, importance: float | None = None,
+    ctx: MemoryContext, event: str, witnesses: Sequence[tuple[Witness, MemoryContext]], *,
+    importance: float | None = None,
     entities: Sequence[str] = (), created_at: int | None = None, tags: Sequence[str] = (),
     metadata: dict[str, Any] | None = None, memory_type: MemoryType | str = MemoryType.EPISODIC,
 ) -> EventEncoding:
-    """Encode one event for each witness (see the module docstring)."""
-    check_text(event, "event", allow_empty=False, max_len=MAX_CONTENT_CHARS)
-    if not event.strip():
-        raise ValueError("event must not be blank")
-    cfg = store.config.perspective
-    level = cfg.default_importance if importance is None else importance
-    if isinstance(level, bool) or not isinstance(level, int | float) or not 0.0 <= level <= 1.0:
-        raise ValueError(f"importance must be a number in [0, 1], got {importance!r}")
-    if isinstance(entities, str):
-        raise ValueError("entities must be a list of names, not a string")
-    people = _witnesses(store, witnesses)
+    """Encode one event for each witness (see the module docstring): `witnesses` pairs each
+    witness with its agent's context, checked by `check_witness`."""
+    cfg = ctx.config.perspective
+    level = check_event(event, importance, entities, cfg)
     event_id = "event_" + uuid.uuid4().hex
     names = [e.name for e in extract_entities(event, extra=list(entities))]
     keys = list(dict.fromkeys(entity_key(n) for n in names if entity_key(n)))
     out = EventEncoding(event_id=event_id)
-    for witness in people:
-        agent = witness.agent
+    for witness, own in witnesses:
         tier = WitnessTier(witness.tier)
-        overlap = _known_entities(witness, keys) if tier is WitnessTier.IMPORTANT and level >= \
+        overlap = _known_entities(witness, own, keys) if tier is WitnessTier.IMPORTANT and level >= \
             cfg.importance_threshold and cfg.enabled else set()
         gate = perspective_gate(float(level), tier, overlap, threshold=cfg.importance_threshold,
                                 require_overlap=cfg.require_entity_overlap, enabled=cfg.enabled)
         if not gate.remember:
-            out.witnesses.append(WitnessMemory(agent.identity.agent_id, None, False, gate.reason.value))
+            out.witnesses.append(WitnessMemory(own.agent_id, None, False, gate.reason.value))
             continue
-        text, reason = (_rewrite(witness, event, overlap) if gate.rewrite else (None, gate.reason.value))
+        text, reason = (_rewrite(witness, own, event, overlap) if gate.rewrite else (None, gate.reason.value))
         rewritten = text is not None
         structured: dict[str, Any] = {"perspective": {
             "eventId": event_id, "rewritten": rewritten, "reason": reason, "importance": float(level),
             "tier": tier.value}}
         if rewritten:
             structured[MECHANISM_KEY] = {"perspectiveEncoded": True}
-        trace = agent.encode_many([{
+        trace = encode_many(own, [{
             "content": text if rewritten else event, "type": memory_type, "scope": Scope.AGENT, "entities": names,
             "tags": ["event", *(["perspective"] if rewritten else []), *tags], "source_type": SourceType.OBSERVATION,
             "created_at": created_at, "metadata": dict(metadata or {}), "structured_data": structured,
         }])[0]
         if rewritten and trace.content == text:
-            _archive_objective(store, trace, event)
-        out.witnesses.append(WitnessMemory(agent.identity.agent_id, trace, rewritten, reason))
+            _archive_objective(own, trace, event)
+        out.witnesses.append(WitnessMemory(own.agent_id, trace, rewritten, reason))
     return out
 
 
-def _archive_objective(store: MemoryStore, trace: MemoryTrace, event: str) -> None:
+def _archive_objective(ctx: MemoryContext, trace: MemoryTrace, event: str) -> None:
     """The objective event, archived under the witness's trace: what rehydration returns."""
     objective = trace.model_copy(update={"content": event, "content_hash": content_hash(event)})
     try:
-        MemoryArchive(store.graph, store.clock).store([objective], reason=ARCHIVE_REASON)
+        MemoryArchive(ctx.graph, ctx.clock).store([objective], reason=ARCHIVE_REASON)
     except Exception as exc:  # the witness's memory stands; only the objective copy is missing
         log.warning("archiving the objective event of trace %s failed (%s)", trace.id, exc)

@@ -9,7 +9,7 @@ fired, by another.
 
 A context trigger's cue vector is kept on its node, not in Qdrant. The Qdrant
 collection is the index of traces: its dense search would return intentions as
-recall candidates, and `store.repair()` removes points that have no trace behind
+recall candidates, and `ctx.repair()` removes points that have no trace behind
 them. An intention's vector is never searched anyway: every due context
 intention of the caller's scopes is compared with the turn in Python (a handful
 per agent; a check reads at most `max_checked`). The vector is one string,
@@ -51,7 +51,7 @@ from cogmem_graph.model import MAX_ID_CHARS, Scope, check_text
 from cogmem_graph.providers import Embedder
 
 if TYPE_CHECKING:
-    from cogmem_graph.api.agent import AgentMemory
+    from cogmem_graph.context import MemoryContext
 
 MAX_EVENTS = 100
 MAX_EVENT_CHARS = 1_000
@@ -195,33 +195,31 @@ def _events(events: Iterable[str]) -> tuple[str, ...]:
 # ---------------------------------------------------------------- agent-level entry points
 
 
-def memory_for(agent: AgentMemory) -> ProspectiveMemory:
-    store = agent.store
-    return ProspectiveMemory(store.graph, store.embedder, store.config.prospective, store.clock)
+def memory_for(ctx: MemoryContext) -> ProspectiveMemory:
+    return ProspectiveMemory(ctx.graph, ctx.embedder, ctx.config.prospective, ctx.clock)
 
 
 def remind(
-    agent: AgentMemory, content: str, *, at: int | datetime | None = None, every: int | timedelta | None = None,
+    ctx: MemoryContext, content: str, *, at: int | datetime | None = None, every: int | timedelta | None = None,
     on_keywords: str | Iterable[str] | None = None, on_context: str | None = None, recurring: bool | None = None,
     cooldown: int | timedelta | None = None, threshold: float | None = None, importance: float | None = None,
     scope: Scope | str | None = None,
 ) -> Intention:
     """Build, validate and store one intention under the agent's scope (`scope`, default
     the user's when known, else the agent's own)."""
-    store = agent.store
     intention = new_intention(
-        content, scope_key=_scope_key(agent, scope), agent_id=agent.identity.agent_id, now=store.clock.now_ms(),
-        config=store.config.prospective, at=at, every=every, on_keywords=on_keywords, on_context=on_context,
+        content, scope_key=_scope_key(ctx, scope), agent_id=ctx.identity.agent_id, now=ctx.clock.now_ms(),
+        config=ctx.config.prospective, at=at, every=every, on_keywords=on_keywords, on_context=on_context,
         recurring=recurring, cooldown=cooldown, threshold=threshold, importance=importance,
     )
-    return memory_for(agent).register(intention)
+    return memory_for(ctx).register(intention)
 
 
-def _scope_key(agent: AgentMemory, scope: Scope | str | None) -> str:
+def _scope_key(ctx: MemoryContext, scope: Scope | str | None) -> str:
     if scope is None:
-        return agent.identity.scope_key(agent.identity.default_scope())
+        return ctx.identity.scope_key(ctx.identity.default_scope())
     try:
         chosen = Scope(scope)
     except ValueError:
         raise ValueError(f"scope must be one of {[s.value for s in Scope]}, not {scope!r}") from None
-    return agent.identity.scope_key(chosen)
+    return ctx.identity.scope_key(chosen)

@@ -8,7 +8,7 @@ observer), then:
    answers malformed JSON (with a warning), the rules of `cognition.observation`
    merge redundant notes, keep the salient ones for this personality and word
    them in its memory style;
-2. writes them through the normal write path (`agent.encode_many`): features,
+2. writes them through the normal write path (`write.encode.encode_many`): features,
    encoding strength, interference, near-duplicate reinforcement, the offline
    contradiction judge making CONTRADICTS edges, graph and vectors;
 3. settles each contradiction the new traces raised by the agent's personality:
@@ -44,10 +44,11 @@ from cogmem_graph.cognition.observation import (
     reflect_rules,
 )
 from cogmem_graph.model import EdgeType, MemoryTrace, SourceType
-from cogmem_graph.pipeline.observer import note_from_props, note_scope, note_scope_key
+from cogmem_graph.pipeline.notes import note_from_props, note_scope, note_scope_key
+from cogmem_graph.write.encode import encode_many
 
 if TYPE_CHECKING:
-    from cogmem_graph.api.agent import AgentMemory
+    from cogmem_graph.context import MemoryContext
 
 log = logging.getLogger(__name__)
 
@@ -95,42 +96,41 @@ class ReflectionResult:
     """"llm" or "rules"; None when there was nothing to reflect."""
 
 
-def reflect(agent: AgentMemory) -> ReflectionResult:
+def reflect(ctx: MemoryContext) -> ReflectionResult:
     """Reflect every pending note of this agent (run after run until none is left)."""
     result = ReflectionResult()
-    limit = agent.store.config.reflector.max_notes_per_run
+    limit = ctx.config.reflector.max_notes_per_run
     while True:
-        claimed = _run(agent, result)
+        claimed = _run(ctx, result)
         if claimed < limit:
             return result
 
 
-def _run(agent: AgentMemory, result: ReflectionResult) -> int:
-    store = agent.store
-    cfg = store.config.reflector
-    now = store.clock.now_ms()
+def _run(ctx: MemoryContext, result: ReflectionResult) -> int:
+    cfg = ctx.config.reflector
+    now = ctx.clock.now_ms()
     run_id = "refl_" + uuid.uuid4().hex
-    scope_key, agent_id = note_scope_key(agent), agent.identity.agent_id
-    rows = store.graph.run("observation_notes_claim", {
+    scope_key, agent_id = note_scope_key(ctx), ctx.identity.agent_id
+    rows = ctx.graph.run("observation_notes_claim", {
         "scopeKey": scope_key, "agentId": agent_id, "staleBefore": now - cfg.claim_lease_ms, "runId": run_id,
         "now": now, "limit": cfg.max_notes_per_run}, write=True)
     if not rows:
         return 0
     try:
         notes = [note_from_props(r["note"]) for r in rows]
-        reflections, method = decide(agent, notes)
-        traces = agent.encode_many([_request(agent, r, method) for r in reflections]) if reflections else []
-        conflicts, superseded = settle_conflicts(agent, traces)
+        reflections, method = decide(ctx, notes)
+        traces = encode_many(ctx, [_request(ctx, r, method) for r in reflections]) if reflections else []
+        conflicts, superseded = settle_conflicts(ctx, traces)
         trace_ids: dict[str, list[str]] = {n.id: [] for n in notes}
         for reflection, trace in zip(reflections, traces, strict=True):
             for note_id in reflection.note_ids:
                 if note_id in trace_ids and trace.id not in trace_ids[note_id]:
                     trace_ids[note_id].append(trace.id)
-        store.graph.run("observation_notes_reflected", {
+        ctx.graph.run("observation_notes_reflected", {
             "rows": [{"id": i, "traceIds": ids} for i, ids in trace_ids.items()], "scopeKey": scope_key,
-            "runId": run_id, "now": store.clock.now_ms()}, write=True)
+            "runId": run_id, "now": ctx.clock.now_ms()}, write=True)
     except BaseException:
-        _release(agent, scope_key, agent_id, run_id)
+        _release(ctx, scope_key, agent_id, run_id)
         raise
     result.notes += len(notes)
     result.traces += traces
@@ -140,17 +140,17 @@ def _run(agent: AgentMemory, result: ReflectionResult) -> int:
     return len(rows)
 
 
-def _release(agent: AgentMemory, scope_key: str, agent_id: str, run_id: str) -> None:
+def _release(ctx: MemoryContext, scope_key: str, agent_id: str, run_id: str) -> None:
     try:
-        agent.store.graph.run("observation_notes_release",
+        ctx.graph.run("observation_notes_release",
                               {"scopeKey": scope_key, "agentId": agent_id, "runId": run_id}, write=True)
     except Exception as exc:  # the lease expires anyway; the original error matters more
         log.warning("could not release the notes claimed by %s (%s); they return after the lease", run_id, exc)
 
 
-def _request(agent: AgentMemory, reflection: Reflection, method: str) -> dict[str, Any]:
+def _request(ctx: MemoryContext, reflection: Reflection, method: str) -> dict[str, Any]:
     return {
-        "content": reflection.content, "type": reflection.memory_type, "scope": note_scope(agent),
+        "content": reflection.content, "type": reflection.memory_type, "scope": note_scope(ctx),
         "tags": ["observation", reflection.note_type.value], "entities": list(reflection.entities),
         "source_type": SourceType.REFLECTION, "confidence": reflection.confidence,
         "created_at": reflection.created_at or None,
@@ -163,28 +163,27 @@ def _request(agent: AgentMemory, reflection: Reflection, method: str) -> dict[st
 # ---------------------------------------------------------------- deciding the memories
 
 
-def reflector_prompt(agent: AgentMemory, notes: Sequence[ObservationNote]) -> tuple[str, str]:
+def reflector_prompt(ctx: MemoryContext, notes: Sequence[ObservationNote]) -> tuple[str, str]:
     """System and user messages of the reflector's LLM call."""
-    style = memory_style(agent.traits, agent.store.config.reflector.style_trait_threshold)
+    style = memory_style(ctx.traits, ctx.config.reflector.style_trait_threshold)
     lines = [f"[{i}] ({n.type.value}, importance {n.importance:.2f}) {n.content}"
              for i, n in enumerate(notes, start=1)]
     return _SYSTEM.format(style=_STYLE_HINT[style]), "Notes:\n" + "\n".join(lines)
 
 
-def decide(agent: AgentMemory, notes: Sequence[ObservationNote]) -> tuple[list[Reflection], str]:
+def decide(ctx: MemoryContext, notes: Sequence[ObservationNote]) -> tuple[list[Reflection], str]:
     """The memories to write: from the LLM when the store has one, else (or on failure) by rules."""
-    store = agent.store
-    cfg = store.config.reflector
-    complete_json = getattr(store.llm, "complete_json", None)
+    cfg = ctx.config.reflector
+    complete_json = getattr(ctx.llm, "complete_json", None)
     if complete_json is not None:
-        system, user = reflector_prompt(agent, notes)
+        system, user = reflector_prompt(ctx, notes)
         try:
             payload = complete_json(system, user, max_tokens=cfg.llm_max_tokens)
             return parse_reflector_answer(payload, notes), "llm"
         except Exception as exc:  # every LLM step degrades to its heuristic; no note is lost
             log.warning("reflector LLM failed (%s: %s); reflecting %d note(s) with the rules",
                         type(exc).__name__, exc, len(notes))
-    return reflect_rules(notes, agent.traits, cfg, store.config.encoding), "rules"
+    return reflect_rules(notes, ctx.traits, cfg, ctx.config.encoding), "rules"
 
 
 # ---------------------------------------------------------------- conflicts
@@ -194,21 +193,20 @@ def _side(trace: MemoryTrace) -> ConflictSide:
     return ConflictSide(trace.created_at, trace.recorded_at, trace.confidence)
 
 
-def settle_conflicts(agent: AgentMemory, traces: Sequence[MemoryTrace]) -> tuple[list[ConflictOutcome], list[str]]:
+def settle_conflicts(ctx: MemoryContext, traces: Sequence[MemoryTrace]) -> tuple[list[ConflictOutcome], list[str]]:
     """Settle the CONTRADICTS edges from `traces` to older memories by the agent's personality."""
-    store = agent.store
     ids = list(dict.fromkeys(t.id for t in traces))
     if not ids:
         return [], []
-    keys = agent.visible_scope_keys
-    edges = [e for e in store.graph.get_edges(ids, keys)
+    keys = ctx.visible_scope_keys
+    edges = [e for e in ctx.graph.get_edges(ids, keys)
              if e.type is EdgeType.CONTRADICTS and e.src in ids and e.dst not in ids]
     if not edges:
         return [], []
-    loaded = {t.id: t for t in store.graph.get_traces(list({e.src for e in edges} | {e.dst for e in edges}), keys)}
-    ccfg = store.config.consolidation
-    policy = conflict_policy(agent.traits, ccfg.contradiction_honesty_threshold,
-                             store.config.reflector.agreeableness_threshold)
+    loaded = {t.id: t for t in ctx.graph.get_traces(list({e.src for e in edges} | {e.dst for e in edges}), keys)}
+    ccfg = ctx.config.consolidation
+    policy = conflict_policy(ctx.traits, ccfg.contradiction_honesty_threshold,
+                             ctx.config.reflector.agreeableness_threshold)
     outcomes: list[ConflictOutcome] = []
     decided: dict[str, list[dict[str, str]]] = {}
     lost: set[str] = set()
@@ -227,11 +225,11 @@ def settle_conflicts(agent: AgentMemory, traces: Sequence[MemoryTrace]) -> tuple
             decided.setdefault(new.scope_key, []).append({"winner": winner, "loser": loser})
     superseded: list[str] = []
     for scope_key, rows in decided.items():
-        out = store.graph.run("consolidation_resolve", {
-            "rows": rows, "scopeKey": scope_key, "now": store.clock.now_ms(), "reason": RESOLUTION_REASON,
-            "weight": store.config.graph.edges.supersedes_weight,
-            "keepLoser": store.config.retention.forgetting == "dormant"}, write=True)
+        out = ctx.graph.run("consolidation_resolve", {
+            "rows": rows, "scopeKey": scope_key, "now": ctx.clock.now_ms(), "reason": RESOLUTION_REASON,
+            "weight": ctx.config.graph.edges.supersedes_weight,
+            "keepLoser": ctx.config.retention.forgetting == "dormant"}, write=True)
         superseded += [r["loser"] for r in out]
-    if superseded and store.config.retention.forgetting == "delete":
-        store.vectors.set_active(superseded, False)  # if Qdrant fails here, store.repair() converges
+    if superseded and ctx.config.retention.forgetting == "delete":
+        ctx.vectors.set_active(superseded, False)  # if Qdrant fails here, ctx.repair() converges
     return outcomes, superseded

@@ -8,6 +8,11 @@ k = 60 by default.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cogmem_graph.config.retrieval import RetrievalConfig
+    from cogmem_graph.vectors.port import VectorHit
 
 
 def reciprocal_rank_fusion(
@@ -56,3 +61,18 @@ def weighted_score_fusion(
     if used == 0.0:
         return []
     return sorted(((item, total / used) for item, total in totals.items()), key=lambda pair: -pair[1])
+
+
+def fuse_hits(dense: Sequence[VectorHit], lexical: Sequence[VectorHit], cfg: RetrievalConfig) -> list[tuple[str, float]]:
+    """Dense and BM25 hits fused as `cfg.fusion` says, relevance in [0, 1], best first: the
+    read path and the multi-hop seeds rank text matches alike. RRF is put on an absolute
+    scale (1 = first in every list)."""
+    if cfg.fusion == "score":
+        return weighted_score_fusion(
+            [[(h.trace_id, h.score) for h in lexical], [(h.trace_id, h.score) for h in dense]],
+            [cfg.lexical_weight, cfg.dense_weight],
+        )
+    rankings = [r for r in ([h.trace_id for h in dense], [h.trace_id for h in lexical]) if r]
+    fused = reciprocal_rank_fusion(rankings, k=cfg.rrf_k)
+    top = len(rankings) / (cfg.rrf_k + 1)
+    return [(tid, min(1.0, score / top)) for tid, score in fused]

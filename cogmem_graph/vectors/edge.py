@@ -44,7 +44,7 @@ from qdrant_edge import (
 
 from cogmem_graph.config.vectors import VectorConfig
 from cogmem_graph.errors import VectorStoreUnavailable
-from cogmem_graph.retrieval.lexical import SparseVector as BM25Vector
+from cogmem_graph.lexical import SparseVector as BM25Vector
 from cogmem_graph.vectors.port import VectorHit, VectorPoint
 from cogmem_graph.vectors.qdrant import DENSE, SPARSE, collection_name, point_id
 from cogmem_graph.vectors.shared import SharedHandles

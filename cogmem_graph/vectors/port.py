@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from cogmem_graph.retrieval.lexical import SparseVector
+from cogmem_graph.lexical import SparseVector
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,8 +23,8 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 
 from cogmem_graph.config.vectors import VectorConfig
 from cogmem_graph.errors import VectorStoreUnavailable
+from cogmem_graph.lexical import SparseVector
 from cogmem_graph.redact import redact_url
-from cogmem_graph.retrieval.lexical import SparseVector
 from cogmem_graph.vectors.port import VectorHit, VectorPoint
 from cogmem_graph.vectors.shared import SharedHandles
 

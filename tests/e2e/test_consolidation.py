@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 
 import cogmem_graph as cg
+from cogmem_graph.api.store import consolidator_for
 from cogmem_graph.clock import MS_PER_DAY, MS_PER_MINUTE, ManualClock
 from cogmem_graph.cognition.contradiction import contradicts
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.graph.port import Edge, Mention
 from cogmem_graph.model import EdgeType, Hexaco, MemoryTrace, MemoryType, Mood
 from cogmem_graph.pipeline.archive import ArchiveNotFound, ArchiveWriteError, MemoryArchive
-from cogmem_graph.pipeline.consolidation import ConsolidationResult, consolidator_for
+from cogmem_graph.pipeline.consolidation import ConsolidationResult
 
 START = 1_700_000_000_000
 ALICE = ["Alice went hiking in the Alps", "Alice loves climbing rocks", "Alice bought new boots for climbing",
@@ -174,7 +175,8 @@ def test_a_cluster_of_related_traces_yields_a_schema(store) -> None:
 def test_schema_encoding_discounts_congruent_input_and_boosts_novel_input(tmp_path, clock) -> None:
     """Once consolidation holds a schema about Alice's climbing, more of the same encodes
     weaker (x0.85) and something unrelated stronger (x1.3); before any schema both encode plainly."""
-    from cogmem_graph.api.write import EncodeRequest, build_trace
+    from cogmem_graph.write.drafts import build_trace
+    from cogmem_graph.write.request import EncodeRequest
 
     config = CogmemConfig()
     config.mechanisms.schema_encoding.cluster_similarity_threshold = 0.5  # hash embedder: word overlap
@@ -182,7 +184,7 @@ def test_schema_encoding_discounts_congruent_input_and_boosts_novel_input(tmp_pa
     with _open(tmp_path, clock, config) as store:
         agent = store.agent("helper", user_id="u1")
         congruent, novel = "Alice loves climbing new rocks in the Alps", "The printer on floor two is jammed"
-        plain = {text: build_trace(agent, EncodeRequest(content=text), clock.now_ms()).encoding_strength
+        plain = {text: build_trace(agent.context(), EncodeRequest(content=text), clock.now_ms()).encoding_strength
                  for text in (congruent, novel)}
         before = agent.encode(novel + " again")
         assert "schemaVerdict" not in (before.structured_data or {}).get("mechanismMetadata", {})

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 import cogmem_graph as cg
-from cogmem_graph.api.multihop import MultiHopResult
+from cogmem_graph.api.store import consolidator_for
 from cogmem_graph.clock import ManualClock
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.graph.port import Edge
 from cogmem_graph.model import EdgeType
-from cogmem_graph.pipeline.consolidation import consolidator_for
+from cogmem_graph.retrieval.multihop_results import MultiHopResult
 
 START = 1_700_000_000_000
 ALICE = "Alice Moreau joined Initech as a data engineer"

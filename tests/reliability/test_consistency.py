@@ -15,9 +15,9 @@ import pytest
 from qdrant_client.http.exceptions import ResponseHandlingException
 
 import cogmem_graph as cg
-from cogmem_graph.api.write import BACKGROUND_INDEXING_MIN
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.errors import VectorStoreUnavailable
+from cogmem_graph.write.encode import BACKGROUND_INDEXING_MIN
 
 from .conftest import assert_consistent, owner_traces, run_test_cypher
 

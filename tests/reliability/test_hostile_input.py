@@ -183,7 +183,7 @@ def test_content_is_stored_verbatim_and_retrievable_or_rejected_naming_content(w
 def test_content_at_the_size_limit_is_kept_verbatim_by_both_stores(world: World) -> None:
     """1 MB (the limit) of query syntax, quotes and backslashes through the graph's
     parameter encoding, its full-text index and Qdrant, at the storage layer."""
-    from cogmem_graph.retrieval.lexical import bm25_document_vector
+    from cogmem_graph.lexical import bm25_document_vector
     from cogmem_graph.vectors.port import VectorPoint
 
     filler = '"}) MATCH (n) DETACH DELETE n // \\ \' {x} | -foo* ~" 😀 quartz '  # cypher-payload

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cogmem_graph.retrieval.lexical import (
+from cogmem_graph.lexical import (
     K1,
     B,
     bm25_document_vector,
@@ -51,7 +51,7 @@ def test_query_terms_are_distinct_and_capped():
 
 
 def test_term_index_is_stable_across_processes():
-    code = "from cogmem_graph.retrieval.lexical import term_index; print(term_index('caroline'))"
+    code = "from cogmem_graph.lexical import term_index; print(term_index('caroline'))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert int(out) == term_index("caroline")
 

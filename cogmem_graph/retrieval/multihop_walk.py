@@ -39,14 +39,12 @@ import logging
 import uuid
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from cogmem_graph.api.results import RetrievalResult, ScoredTrace
 from cogmem_graph.errors import GraphQueryError
+from cogmem_graph.lexical import bm25_query_vector
 from cogmem_graph.model import MemoryTrace
-from cogmem_graph.retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
-from cogmem_graph.retrieval.lexical import bm25_query_vector
+from cogmem_graph.retrieval.fusion import fuse_hits
 from cogmem_graph.retrieval.multihop import (
     Origin,
     Walk,
@@ -60,138 +58,23 @@ from cogmem_graph.retrieval.multihop import (
     start_shares,
     term_overlap,
 )
+from cogmem_graph.retrieval.multihop_results import (
+    CommunitySummary,
+    EvidencePath,
+    MultiHopResult,
+    MultiHopTrace,
+    PathStep,
+    QueryEntity,
+    Relation,
+)
 
 if TYPE_CHECKING:
-    from cogmem_graph.api.agent import AgentMemory
     from cogmem_graph.config.multihop import MultiHopConfig
+    from cogmem_graph.context import MemoryContext
 
 log = logging.getLogger(__name__)
 
 PAGERANK_PROCEDURE = "gds.pageRank.stream"
-LABEL_CHARS = 80
-
-Relation = Literal["", "NAMES", "MATCHES", "MENTIONS", "SCHEMA_INSTANCE"]
-
-
-# ---------------------------------------------------------------- what it returns
-
-
-@dataclass(frozen=True)
-class PathStep:
-    """One step of an evidence path.
-
-    `kind` is "query", "entity", "trace" or "schema"; `id` the query text, entity key,
-    trace id or schema id; `label` what a person reads (entity name, trace content,
-    schema summary); `relation` how the step was reached from the one before: NAMES
-    (the query names the entity), MATCHES (the query text matches the trace or the
-    summary), MENTIONS (a trace mentions the entity, either direction), SCHEMA_INSTANCE
-    (the trace is a member of the community)."""
-
-    kind: str
-    id: str
-    label: str
-    relation: Relation = ""
-
-    def __str__(self) -> str:
-        text = " ".join(self.label.split())
-        text = text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
-        return {"entity": f"[{text}]", "trace": f"“{text}”", "schema": f"{{{text}}}"}.get(self.kind, f"query “{text}”")
-
-
-@dataclass(frozen=True)
-class EvidencePath:
-    """The chain that connects a trace to the query, query first, the trace last:
-    e.g. query -NAMES-> [Alice] -MENTIONS-> “Alice joined Initech” -MENTIONS-> [Initech]
-    -MENTIONS-> “Initech moved to Lisbon”."""
-
-    steps: tuple[PathStep, ...]
-
-    @property
-    def hops(self) -> int:
-        """Entities crossed between the query and the trace."""
-        return sum(1 for s in self.steps if s.kind == "entity")
-
-    @property
-    def trace_ids(self) -> list[str]:
-        return [s.id for s in self.steps if s.kind == "trace"]
-
-    @property
-    def entities(self) -> list[str]:
-        return [s.label for s in self.steps if s.kind == "entity"]
-
-    def __str__(self) -> str:
-        out = str(self.steps[0]) if self.steps else ""
-        for step in self.steps[1:]:
-            out += f" -{step.relation}-> {step}"
-        return out
-
-
-@dataclass(frozen=True)
-class MultiHopTrace:
-    """A trace found by multi-hop retrieval: its score (1 = the best of this result), the
-    signals behind it (`start`: activation it started with as a direct match or community
-    member; `spread`: activation it received over entities; `relevance`: its score as a
-    direct match of the query — the read path's score — 0 when it was not one; `pagerank`
-    on Neo4j with GDS) and its evidence path."""
-
-    trace: MemoryTrace
-    score: float
-    signals: dict[str, float]
-    path: EvidencePath
-
-    @property
-    def hops(self) -> int:
-        return self.path.hops
-
-
-@dataclass(frozen=True)
-class QueryEntity:
-    """An entity the query names that the caller's memories mention (`fan` of them)."""
-
-    key: str
-    name: str
-    fan: int
-
-
-@dataclass(frozen=True)
-class CommunitySummary:
-    """A Schema node (a community of traces found by consolidation) used for a global question."""
-
-    id: str
-    summary: str
-    scope_key: str
-    score: float
-    member_ids: tuple[str, ...]
-
-
-@dataclass
-class MultiHopResult:
-    query: str
-    traces: list[MultiHopTrace] = field(default_factory=list)
-    entities: list[QueryEntity] = field(default_factory=list)
-    """The query's entities found in the caller's memory (where the walk started)."""
-    communities: list[CommunitySummary] = field(default_factory=list)
-    """Community summaries that answered a global question (empty for local questions)."""
-    mode: Literal["local", "global"] = "local"
-    ranking: Literal["spreading_activation", "personalized_pagerank"] = "spreading_activation"
-    hops: int = 2
-
-    @property
-    def ids(self) -> list[str]:
-        return [t.trace.id for t in self.traces]
-
-    @property
-    def paths(self) -> dict[str, EvidencePath]:
-        return {t.trace.id: t.path for t in self.traces}
-
-    def to_retrieval_result(self) -> RetrievalResult:
-        """The same traces as a `RetrievalResult` (found by "multi_hop"), for what takes one,
-        such as `cogmem_graph.viz.build_graph`."""
-        return RetrievalResult(query=self.query, strategy="multi_hop", traces=[
-            ScoredTrace(t.trace, t.score, dict(t.signals), ("multi_hop",)) for t in self.traces])
-
-    def __len__(self) -> int:
-        return len(self.traces)
 
 
 # ---------------------------------------------------------------- the walk
@@ -206,47 +89,35 @@ def check_arguments(query: Any, hops: Any, top_k: Any, config: MultiHopConfig) -
         raise ValueError(f"top_k must be a positive integer, got {top_k!r}")
 
 
-def multi_hop(agent: AgentMemory, query: str, *, hops: int, top_k: int,
-              relevance: dict[str, float] | None = None,
-              entities: list[QueryEntity] | None = None) -> MultiHopResult:
-    """Multi-hop retrieval for `agent` (arguments checked by the caller). `relevance` and
-    `entities` pass what the caller already found (retrieve's fused candidates, the query's
-    entities); otherwise the seeds are the read path's best matches."""
-    store = agent.store
-    cfg = store.config.retrieval.multi_hop
-    keys = agent.visible_scope_keys
+def walk(ctx: MemoryContext, query: str, *, hops: int, top_k: int, relevance: dict[str, float],
+         entities: list[QueryEntity] | None = None) -> MultiHopResult:
+    """The walk from the traces that match the query (`relevance`: trace id -> score) and the
+    query's entities (looked up when not given). `retrieval.multihop_search` picks the seeds."""
+    cfg = ctx.config.retrieval.multi_hop
+    keys = ctx.visible_scope_keys
     if entities is None:
-        entities = query_entities(agent, query)
+        entities = query_entities(ctx, query)
     global_question = not entities or is_global_question(query, cfg.global_cues)
-    if relevance is None:
-        pool = max(cfg.seeds, top_k)
-        if cfg.seed_source == "retrieve":
-            from cogmem_graph.api import read  # read blends multi-hop candidates in: imported late
-
-            found = read.retrieve(agent, query, top_k=pool, record_access=False)
-            relevance = {item.trace.id: item.score for item in found.traces}
-        else:
-            relevance = text_relevance(agent, query, pool)
-    communities = _communities(agent, query) if global_question and cfg.max_schemas else []
+    communities = _communities(ctx, query) if global_question and cfg.max_schemas else []
 
     shares = start_shares({
         "entities": cfg.entity_share if entities else 0.0,
         "text": cfg.text_share if relevance else 0.0,
         "schemas": cfg.schema_share if communities else 0.0,
     })
-    walk = _start(agent, shares, relevance, communities)
-    _spread(agent, walk, entities, shares.get("entities", 0.0), hops)
+    walk = _start(ctx, shares, relevance, communities)
+    _spread(ctx, walk, entities, shares.get("entities", 0.0), hops)
 
     scores = dict(walk.ranked())
     ranking: Literal["spreading_activation", "personalized_pagerank"] = "spreading_activation"
-    pagerank = _pagerank(agent, walk, entities, shares.get("entities", 0.0)) if scores else None
+    pagerank = _pagerank(ctx, walk, entities, shares.get("entities", 0.0)) if scores else None
     if pagerank:
         scores, ranking = pagerank, "personalized_pagerank"
     ranked = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))[:top_k]
 
     chains = {tid: walk.chain(tid, cfg.evidence_min_share) for tid, _ in ranked}
     wanted = list(dict.fromkeys([tid for tid, _ in ranked] + [i for c in chains.values() for k, i in c if k == "trace"]))
-    loaded = {t.id: t for t in store.graph.get_traces(wanted, keys) if t.is_active}
+    loaded = {t.id: t for t in ctx.graph.get_traces(wanted, keys) if t.is_active}
     summaries = {c.id: c.summary for c in communities}
     best = ranked[0][1] if ranked else 1.0
     out: list[MultiHopTrace] = []
@@ -263,40 +134,40 @@ def multi_hop(agent: AgentMemory, query: str, *, hops: int, top_k: int,
                           mode="global" if global_question else "local", ranking=ranking, hops=hops)
 
 
-def blend_candidates(agent: AgentMemory, query: str, relevance: dict[str, float], top_k: int,
+def blend_candidates(ctx: MemoryContext, query: str, relevance: dict[str, float], top_k: int,
                      entities: list[QueryEntity] | None = None) -> dict[str, float]:
     """Multi-hop candidates for `retrieve` (trace id -> multi-hop score in [0, 1]) when
     `RetrievalConfig.multi_hop_blend` is on and the query names at least
     `MultiHopConfig.blend_min_entities` entities the caller's memories mention; else nothing.
     The walk starts from retrieve's own fused candidates (`relevance`); `entities` are the
     query's, when the caller already looked them up (`query_entities`)."""
-    cfg = agent.store.config.retrieval
+    cfg = ctx.config.retrieval
     if not cfg.multi_hop_blend:
         return {}
     if entities is None:
-        entities = query_entities(agent, query)
+        entities = query_entities(ctx, query)
     if len(entities) < cfg.multi_hop.blend_min_entities:
         return {}
-    result = multi_hop(agent, query, hops=cfg.multi_hop.default_hops, top_k=top_k, relevance=relevance,
-                       entities=entities)
+    result = walk(ctx, query, hops=cfg.multi_hop.default_hops, top_k=top_k, relevance=relevance,
+                  entities=entities)
     return {item.trace.id: item.score for item in result.traces}
 
 
-def query_entities(agent: AgentMemory, query: str) -> list[QueryEntity]:
+def query_entities(ctx: MemoryContext, query: str) -> list[QueryEntity]:
     """The query's entities that the caller's visible memories mention: the names the
     extractor finds, else word n-grams that happen to be entity keys."""
-    return query_entities_later(agent, query)()
+    return query_entities_later(ctx, query)()
 
 
-def query_entities_later(agent: AgentMemory, query: str) -> Callable[[], list[QueryEntity]]:
+def query_entities_later(ctx: MemoryContext, query: str) -> Callable[[], list[QueryEntity]]:
     """`query_entities`, its lookups started now (both candidate lists at once, through
     `GraphStore.read_later`) and read when the result is called."""
-    cfg = agent.store.config.retrieval.multi_hop
+    cfg = ctx.config.retrieval.multi_hop
     lookups = []
     for candidates in (query_entity_keys(query, cfg.max_query_entities), query_ngram_keys(query)):
         if candidates:
-            lookups.append((candidates, agent.store.graph.read_later("multihop_query_entities", {
-                "keys": [key for key, _ in candidates], "scopeKeys": agent.visible_scope_keys})))
+            lookups.append((candidates, ctx.graph.read_later("multihop_query_entities", {
+                "keys": [key for key, _ in candidates], "scopeKeys": ctx.visible_scope_keys})))
 
     def found_entities() -> list[QueryEntity]:
         replies = [(candidates, rows()) for candidates, rows in lookups]  # every reply is read
@@ -308,39 +179,29 @@ def query_entities_later(agent: AgentMemory, query: str) -> Callable[[], list[Qu
     return found_entities
 
 
-def text_relevance(agent: AgentMemory, query: str, pool: int) -> dict[str, float]:
+def text_relevance(ctx: MemoryContext, query: str, pool: int) -> dict[str, float]:
     """Relevance in [0, 1] of the traces the query matches as text: dense and BM25
     candidates fused the way `retrieve` fuses them."""
-    store = agent.store
-    cfg = store.config.retrieval
-    keys = agent.visible_scope_keys
-    dense = store.vectors.search_dense(store.embedder.embed_query(query), keys, pool)
-    lexical = store.vectors.search_sparse(bm25_query_vector(query), keys, pool)
-    if cfg.fusion == "score":
-        fused = weighted_score_fusion([[(h.trace_id, h.score) for h in lexical], [(h.trace_id, h.score) for h in dense]],
-                                      [cfg.lexical_weight, cfg.dense_weight])
-    else:
-        rankings = [r for r in ([h.trace_id for h in dense], [h.trace_id for h in lexical]) if r]
-        fused = reciprocal_rank_fusion(rankings, k=cfg.rrf_k)
-        top = len(rankings) / (cfg.rrf_k + 1)
-        fused = [(tid, min(1.0, score / top)) for tid, score in fused]
-    return dict(fused[:pool])
+    cfg = ctx.config.retrieval
+    keys = ctx.visible_scope_keys
+    dense = ctx.vectors.search_dense(ctx.embedder.embed_query(query), keys, pool)
+    lexical = ctx.vectors.search_sparse(bm25_query_vector(query), keys, pool)
+    return dict(fuse_hits(dense, lexical, cfg)[:pool])
 
 
-def _communities(agent: AgentMemory, query: str) -> list[CommunitySummary]:
+def _communities(ctx: MemoryContext, query: str) -> list[CommunitySummary]:
     """The visible community summaries that best match the query (centroid similarity in the
     query's embedding space, and shared terms)."""
-    store = agent.store
-    cfg = store.config.retrieval.multi_hop
-    rows = store.graph.run("multihop_schemas", {"scopeKeys": agent.visible_scope_keys,
+    cfg = ctx.config.retrieval.multi_hop
+    rows = ctx.graph.run("multihop_schemas", {"scopeKeys": ctx.visible_scope_keys,
                                                 "limit": cfg.schema_candidates})
     if not rows:
         return []
-    vector = store.embedder.embed_query(query)
+    vector = ctx.embedder.embed_query(query)
     scored = []
     for row in rows:
         centroid = row.get("centroid")
-        similar = cosine(vector, centroid) if centroid and row.get("centroidModel") == store.embedder.name else None
+        similar = cosine(vector, centroid) if centroid and row.get("centroidModel") == ctx.embedder.name else None
         score = schema_relevance(similar, term_overlap(query, row.get("summary") or ""))
         if score > 0 and row["members"]:
             scored.append(CommunitySummary(row["id"], row.get("summary") or "", row["scopeKey"], score,
@@ -349,11 +210,11 @@ def _communities(agent: AgentMemory, query: str) -> list[CommunitySummary]:
     return scored[: cfg.max_schemas]
 
 
-def _start(agent: AgentMemory, shares: dict[str, float], relevance: dict[str, float],
+def _start(ctx: MemoryContext, shares: dict[str, float], relevance: dict[str, float],
            communities: list[CommunitySummary]) -> Walk:
     """Starting activation: direct matches in proportion to their (sharpened) score; community
     members through their SCHEMA_INSTANCE edge, divided among the members."""
-    cfg = agent.store.config
+    cfg = ctx.config
     fan_exponent = cfg.retrieval.multi_hop.fan_exponent
     walk = Walk()
     sharpened = {tid: max(0.0, score) ** cfg.retrieval.multi_hop.seed_sharpness for tid, score in relevance.items()}
@@ -369,15 +230,15 @@ def _start(agent: AgentMemory, shares: dict[str, float], relevance: dict[str, fl
     return walk
 
 
-def _spread(agent: AgentMemory, walk: Walk, entities: list[QueryEntity], entity_mass: float, hops: int) -> None:
+def _spread(ctx: MemoryContext, walk: Walk, entities: list[QueryEntity], entity_mass: float, hops: int) -> None:
     """`hops` rounds of trace → entity → trace in the database, each filtered by scope. The
     query's entities start the first round; later rounds cross the entities of the traces the
     round before reached (a non-backtracking walk: an entity never hands activation straight
     back to the trace it came from)."""
-    graph = agent.store.graph
-    cfg = agent.store.config.retrieval.multi_hop
-    keys = agent.visible_scope_keys
-    decay = agent.store.config.graph.activation.decay_per_hop
+    graph = ctx.graph
+    cfg = ctx.config.retrieval.multi_hop
+    keys = ctx.visible_scope_keys
+    decay = ctx.config.graph.activation.decay_per_hop
     named = [{"key": e.key, "activation": entity_mass / len(entities), "fromId": None,
               "exponent": cfg.query_fan_exponent} for e in entities] if entities and entity_mass > 0 else []
     walk.entity_names.update({e.key: e.name for e in entities})
@@ -416,17 +277,16 @@ def _has_pagerank(graph: Any) -> bool:
     return _gds_available[graph]
 
 
-def _pagerank(agent: AgentMemory, walk: Walk, entities: list[QueryEntity],
+def _pagerank(ctx: MemoryContext, walk: Walk, entities: list[QueryEntity],
               entity_mass: float) -> dict[str, float] | None:
     """Neo4j with GDS: personalised PageRank over the neighbourhood the walk reached, the
     walk's starting activations as source biases. None where GDS is absent (or refuses the
     call, which is logged): the spreading-activation ranking stands."""
-    store = agent.store
-    cfg = store.config.retrieval.multi_hop
-    graph = store.graph
+    cfg = ctx.config.retrieval.multi_hop
+    graph = ctx.graph
     if graph.dialect != "neo4j" or not cfg.use_gds or not _has_pagerank(graph):
         return None
-    keys = agent.visible_scope_keys
+    keys = ctx.visible_scope_keys
     name = f"cogmem_multihop_{uuid.uuid4().hex}"
     trace_ids = [tid for tid, _ in walk.ranked()]
     entity_keys = sorted(walk.entity_names)

@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from cogmem_graph.api import multihop
-from cogmem_graph.api.results import RetrievalResult, ScoredTrace
 from cogmem_graph.cognition.decay import current_strengths, update_on_retrieval
 from cogmem_graph.cognition.entities import extract_entities
 from cogmem_graph.cognition.mechanisms import (
@@ -43,12 +41,14 @@ from cogmem_graph.cognition.scoring import (
 from cogmem_graph.config.retention import RetentionConfig
 from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import AccessUpdate, TraceVitals
+from cogmem_graph.lexical import bm25_query_vector
 from cogmem_graph.model import MemoryTrace, Mood
-from cogmem_graph.retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
-from cogmem_graph.retrieval.lexical import bm25_query_vector
+from cogmem_graph.results import RetrievalResult, ScoredTrace
+from cogmem_graph.retrieval import multihop_walk as multihop
+from cogmem_graph.retrieval.fusion import fuse_hits
 
 if TYPE_CHECKING:
-    from cogmem_graph.api.agent import AgentMemory
+    from cogmem_graph.context import MemoryContext
 
 CURRENT_FIRST_MARGIN = 1e-3
 """How far below its newer version a replaced memory scores (relative)."""
@@ -58,57 +58,46 @@ STRATEGIES: tuple[str, ...] = ("full", "dense", "lexical")
 
 
 def retrieve(
-    agent: AgentMemory, query: str, *, top_k: int, strategy: Strategy = "full",
+    ctx: MemoryContext, query: str, *, top_k: int, strategy: Strategy = "full",
     record_access: bool = True, mood: Mood | None = None,
 ) -> RetrievalResult:
     """One retrieval, with the cyclic garbage collector paused (`CogmemConfig.pause_gc`): a
     full collection inside it would add 60-110 ms at 10k memories and find nothing."""
-    with collector_paused(agent.store.config.pause_gc):
-        return _retrieve(agent, query, top_k=top_k, strategy=strategy, record_access=record_access, mood=mood)
+    with collector_paused(ctx.config.pause_gc):
+        return _retrieve(ctx, query, top_k=top_k, strategy=strategy, record_access=record_access, mood=mood)
 
 
 def _retrieve(
-    agent: AgentMemory, query: str, *, top_k: int, strategy: Strategy = "full",
+    ctx: MemoryContext, query: str, *, top_k: int, strategy: Strategy = "full",
     record_access: bool = True, mood: Mood | None = None,
 ) -> RetrievalResult:
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
-    store = agent.store
-    cfg = store.config.retrieval
-    keys = agent.identity.visible_scope_keys()
+    cfg = ctx.config.retrieval
+    keys = ctx.visible_scope_keys
     pool = top_k * cfg.candidate_multiplier
 
     # The graph looks up the entities the query names while the vector store finds candidates.
-    named = multihop.query_entities_later(agent, query) if strategy == "full" and cfg.multi_hop_blend else None
+    named = multihop.query_entities_later(ctx, query) if strategy == "full" and cfg.multi_hop_blend else None
     dense = lexical = []
     if strategy in ("full", "dense"):
-        dense = store.vectors.search_dense(store.embedder.embed_query(query), keys, pool)
+        dense = ctx.vectors.search_dense(ctx.embedder.embed_query(query), keys, pool)
     if strategy in ("full", "lexical"):
-        lexical = store.vectors.search_sparse(bm25_query_vector(query), keys, pool)
+        lexical = ctx.vectors.search_sparse(bm25_query_vector(query), keys, pool)
     if strategy != "full":
         hits = dense or lexical
-        traces = {t.id: t for t in store.graph.get_traces([h.trace_id for h in hits[:top_k]], keys)}
+        traces = {t.id: t for t in ctx.graph.get_traces([h.trace_id for h in hits[:top_k]], keys)}
         ranked = [
             ScoredTrace(traces[h.trace_id], h.score, {"similarity": h.score}, (strategy,))
             for h in hits[:top_k] if h.trace_id in traces and traces[h.trace_id].is_active
         ]
         return RetrievalResult(query=query, traces=ranked, strategy=strategy)
 
-    if cfg.fusion == "score":
-        fused = weighted_score_fusion(
-            [[(h.trace_id, h.score) for h in lexical], [(h.trace_id, h.score) for h in dense]],
-            [cfg.lexical_weight, cfg.dense_weight],
-        )
-    else:
-        rankings = [[h.trace_id for h in dense], [h.trace_id for h in lexical]]
-        fused = reciprocal_rank_fusion([r for r in rankings if r], k=cfg.rrf_k)
-        # on an absolute scale: 1 = first in every list
-        top = sum(1 for r in rankings if r) / (cfg.rrf_k + 1)
-        fused = [(tid, min(1.0, score / top)) for tid, score in fused]
+    fused = fuse_hits(dense, lexical, cfg)
     fused_ids = [tid for tid, _ in fused]
-    reranked = store.reranker is not None and cfg.rerank and bool(fused_ids)
+    reranked = ctx.reranker is not None and cfg.rerank and bool(fused_ids)
     if reranked:
-        fused = _rerank(agent, query, fused_ids, keys)
+        fused = _rerank(ctx, query, fused_ids, keys)
         fused_ids = [tid for tid, _ in fused]
     sources: dict[str, set[str]] = {}
     for name, hits in (("dense", dense), ("lexical", lexical)):
@@ -117,18 +106,18 @@ def _retrieve(
 
     # The fused candidates' ranking fields are read while activation spreads (the graph
     # answers both at once); activation returns those of the traces it reaches.
-    fused_vitals = store.graph.trace_vitals_later(fused_ids, keys)
-    newer = store.graph.read_later("newer_versions", {"ids": fused_ids, "scopeKeys": keys}) \
+    fused_vitals = ctx.graph.trace_vitals_later(fused_ids, keys)
+    newer = ctx.graph.read_later("newer_versions", {"ids": fused_ids, "scopeKeys": keys}) \
         if cfg.current_facts_first and fused_ids else list
     # Seeds spread as much activation as retrieval found them relevant (ACT-R source activation).
     relevance = dict(fused)
-    seeds = fused_ids[: store.config.graph.activation.max_seeds]
-    reached = store.graph.spread_activation(seeds, keys, seed_activation={s: relevance[s] for s in seeds})
+    seeds = fused_ids[: ctx.config.graph.activation.max_seeds]
+    reached = ctx.graph.spread_activation(seeds, keys, seed_activation={s: relevance[s] for s in seeds})
     activation = {a.trace_id: a.activation for a in reached}
     for tid in activation:
         sources.setdefault(tid, set()).add("activation")
     # Queries naming several entities: multi-hop candidates join; their walk score counts as relevance.
-    blended = multihop.blend_candidates(agent, query, relevance, pool, named() if named else None)
+    blended = multihop.blend_candidates(ctx, query, relevance, pool, named() if named else None)
     for tid, score in blended.items():
         relevance[tid] = max(relevance.get(tid, 0.0), score)
         sources.setdefault(tid, set()).add("multi_hop")
@@ -145,14 +134,14 @@ def _retrieve(
     known = set(fused_ids) | set(activation)
     unread = [tid for tid in candidate_ids if tid not in known and tid not in vitals]
     if unread:  # multi-hop candidates the other reads did not cover
-        vitals.update({v.id: v for v in store.graph.trace_vitals(unread, keys)})
+        vitals.update({v.id: v for v in ctx.graph.trace_vitals(unread, keys)})
 
-    now = store.clock.now_ms()
-    mood = mood or agent.current_mood()
+    now = ctx.clock.now_ms()
+    mood = mood or ctx.current_mood()
     cosine = {h.trace_id: h.score for h in dense}
-    recallable = _dormant_filter(store.config.retention, fused_ids, cosine, {n for _, n in versions})
+    recallable = _dormant_filter(ctx.config.retention, fused_ids, cosine, {n for _, n in versions})
     ranked = [vitals[tid] for tid in candidate_ids if tid in vitals and recallable(vitals[tid])]
-    table, scores, tip_of_tongue = _score(agent, ranked, relevance, activation, cosine, mood, now)
+    table, scores, tip_of_tongue = _score(ctx, ranked, relevance, activation, cosine, mood, now)
     if versions:
         scores = _current_first(ranked, scores, versions)
     scored = [
@@ -168,15 +157,15 @@ def _retrieve(
     almost = [c for c, kind in scored[top_k:] if kind is RecallKind.TIP_OF_TONGUE][:top_k]
     returned = {c.vitals.id for c in best}
     # Retrieval-induced forgetting can only suppress losers more similar than its threshold.
-    rif = store.config.mechanisms.retrieval_induced_forgetting
+    rif = ctx.config.mechanisms.retrieval_induced_forgetting
     competitor_ids = [c.vitals.id for c, _ in scored[top_k:] if cosine.get(c.vitals.id, -1.0) > rif.similarity_threshold] \
         if record_access and best and rif.enabled else []
     # The whole traces are read while the feeling-of-knowing signals are worked out.
-    loading = store.graph.get_traces_later([c.vitals.id for c in best + almost] + competitor_ids, keys)
+    loading = ctx.graph.get_traces_later([c.vitals.id for c in best + almost] + competitor_ids, keys)
     cutoff = best[-1].score if len(best) == top_k else None
     fok = detect_feeling_of_knowing(
         ((c.vitals, c.score, cosine.get(c.vitals.id, 0.0)) for c, _ in scored if c.vitals.id not in returned),
-        store.config.mechanisms.feeling_of_knowing, now, retrieval_cutoff=cutoff,
+        ctx.config.mechanisms.feeling_of_knowing, now, retrieval_cutoff=cutoff,
         query_entities=[e.name for e in extract_entities(query)],
     )
     traces = {t.id: t for t in loading()}
@@ -184,17 +173,17 @@ def _retrieve(
     partial = [c.scored(traces[c.vitals.id]) for c in almost if c.vitals.id in traces]
     if record_access and recalled:
         competitors = [(traces[tid], cosine[tid]) for tid in competitor_ids if tid in traces]
-        _after_retrieval(agent, recalled, competitors, keys, now, mood)
+        _after_retrieval(ctx, recalled, competitors, keys, now, mood)
     return RetrievalResult(query=query, traces=recalled, partial=partial, feeling_of_knowing=fok, strategy=strategy)
 
 
 def _score(
-    agent: AgentMemory, ranked: list[TraceVitals], relevance: dict[str, float], activation: dict[str, float],
+    ctx: MemoryContext, ranked: list[TraceVitals], relevance: dict[str, float], activation: dict[str, float],
     cosine: dict[str, float], mood: Mood, now: int,
 ) -> tuple[SignalTable, list[float], list[bool]]:
     """The six signals, composite score and tip-of-the-tongue flag of every candidate,
     computed over arrays (one element per candidate)."""
-    cfg = agent.store.config.retrieval
+    cfg = ctx.config.retrieval
     ids = [v.id for v in ranked]
 
     def column(values) -> np.ndarray:
@@ -204,10 +193,10 @@ def _score(
     confidence = column(v.confidence for v in ranked)
     encoding = column(v.encoding_strength for v in ranked)
     strength = current_strengths(encoding, column(v.stability for v in ranked), last_accessed, now,
-                                 agent.store.config.decay)
+                                 ctx.config.decay)
     # What decay never forgets does not fade either (the second reference: no decay for
     # preferences, identities, corrections), nor does a pinned memory.
-    permanent = set(agent.store.config.retention.permanent_categories)
+    permanent = set(ctx.config.retention.permanent_categories)
     lasting = np.fromiter((v.pinned or v.category in permanent for v in ranked), bool, len(ranked))
     strength = np.where(lasting, encoding, strength)
     table = SignalTable(
@@ -218,7 +207,7 @@ def _score(
         activation=column(activation.get(tid, 0.0) for tid in ids),
         importance=importance_signals(confidence, config=cfg),
     )
-    weights = modulated_weights(cfg.weights, agent.traits, config=cfg)
+    weights = modulated_weights(cfg.weights, ctx.traits, config=cfg)
     scores = prior_weighted_scores(table, weights, cfg.prior_weight) if cfg.scoring == "prior" \
         else composite_scores(table, weights)
     tip_of_tongue = tip_of_tongue_mask(column(cosine.get(tid, 0.0) for tid in ids), strength, confidence, config=cfg)
@@ -275,28 +264,27 @@ class _Candidate:
         return ScoredTrace(trace, self.score, self.signals.as_dict(), tuple(sorted(self.sources)))
 
 
-def _rerank(agent: AgentMemory, query: str, ids: list[str], keys: list[str]) -> list[tuple[str, float]]:
-    traces = {t.id: t for t in agent.store.graph.get_traces(ids, keys)}
+def _rerank(ctx: MemoryContext, query: str, ids: list[str], keys: list[str]) -> list[tuple[str, float]]:
+    traces = {t.id: t for t in ctx.graph.get_traces(ids, keys)}
     ordered = [tid for tid in ids if tid in traces]
-    ranked = agent.store.reranker.rerank(query, [traces[t].content for t in ordered], top_n=len(ordered))
+    ranked = ctx.reranker.rerank(query, [traces[t].content for t in ordered], top_n=len(ordered))
     return [(ordered[index], float(score)) for index, score in ranked]
 
 
 def _after_retrieval(
-    agent: AgentMemory, recalled: list[ScoredTrace], competitors: list[tuple[MemoryTrace, float]],
+    ctx: MemoryContext, recalled: list[ScoredTrace], competitors: list[tuple[MemoryTrace, float]],
     keys: list[str], now: int, mood: Mood,
 ) -> None:
     """Retrieval strengthens what it returns (spaced repetition), wires it together
     (Hebbian), re-opens it to the current mood (reconsolidation), and suppresses
     similar competitors that lost (retrieval-induced forgetting). One statement for all four."""
-    store = agent.store
-    mechanisms = store.config.mechanisms
+    mechanisms = ctx.config.mechanisms
     updates = []
     for item in recalled:
-        u = update_on_retrieval(item.trace, now, store.config.decay)
+        u = update_on_retrieval(item.trace, now, ctx.config.decay)
         updates.append(AccessUpdate(item.trace.id, u.last_accessed_at, u.stability, u.reinforcement_interval,
                                     u.next_reinforcement_at, u.encoding_strength))
-    wired = recalled[: store.config.graph.edges.hebbian_max_co_retrieved]
+    wired = recalled[: ctx.config.graph.edges.hebbian_max_co_retrieved]
     rows: list[dict] = []
     for item in recalled:
         after = reconsolidate(item.trace, mood, mechanisms.reconsolidation, now)
@@ -307,4 +295,4 @@ def _after_retrieval(
     suppressed = set(rif.suppressed_ids)
     rows += [{"id": t.id, "stability": t.stability} for t in rif.traces if t.id in suppressed]
     co_retrieved = [item.trace.id for item in wired] if len(wired) > 1 else []
-    store.graph.after_retrieval(updates, co_retrieved, rows, keys, wait=not store.config.retrieval.defer_access_writes)
+    ctx.graph.after_retrieval(updates, co_retrieved, rows, keys, wait=not ctx.config.retrieval.defer_access_writes)

@@ -1,0 +1,72 @@
+"""What a read, a write or a pipeline step needs, and nothing more.
+
+The facade builds one (`AgentMemory` per handle, `MemoryStore` for owner
+operations such as consolidation) so that the layers below it never see the
+facade: they get the ports, the providers, the config and the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from cogmem_graph.model import Hexaco, Mood
+
+if TYPE_CHECKING:
+    from cogmem_graph.clock import Clock
+    from cogmem_graph.config import CogmemConfig
+    from cogmem_graph.identity import AgentIdentity
+
+MoodSource = Mood | Callable[[], Mood] | None
+
+
+def _no_traits(agent_id: str) -> Hexaco | None:
+    return None
+
+
+def _always_open() -> None:
+    return None
+
+
+@dataclass(frozen=True, eq=False)
+class MemoryContext:
+    """The graph and vector ports, the providers, config and clock, and who is asking
+    (`identity` is None for the store owner, who sees every scope key it names)."""
+
+    graph: Any
+    vectors: Any
+    embedder: Any
+    config: CogmemConfig
+    clock: Clock
+    reranker: Any = None
+    llm: Any = None
+    identity: AgentIdentity | None = None
+    traits: Hexaco = field(default_factory=Hexaco)
+    mood: MoodSource = None
+    agent_traits: Callable[[str], Hexaco | None] = _no_traits
+    """The traits an agent's handle was opened with (consolidation judges contradictions by them)."""
+    check_open: Callable[[], None] = _always_open
+    """Raises `StoreClosed` once the store is closed (long-running steps check between runs)."""
+
+    @cached_property
+    def visible_scope_keys(self) -> list[str]:
+        if self.identity is None:
+            raise ValueError("the store owner's context has no agent identity")
+        return self.identity.visible_scope_keys()
+
+    @property
+    def agent_id(self) -> str:
+        if self.identity is None:
+            raise ValueError("the store owner's context has no agent identity")
+        return self.identity.agent_id
+
+    def current_mood(self) -> Mood:
+        if self.mood is None:
+            return Mood()
+        return self.mood() if callable(self.mood) else self.mood
+
+    def for_agent(self, identity: AgentIdentity, traits: Hexaco, mood: MoodSource = None) -> MemoryContext:
+        """The same store seen by one agent."""
+        return replace(self, identity=identity, traits=traits, mood=mood)

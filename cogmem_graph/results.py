@@ -1,0 +1,67 @@
+"""What the public API returns: plain dataclasses a caller can print, log or serialise."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cogmem_graph.cognition.mechanisms import FeelingOfKnowing
+from cogmem_graph.cognition.prospective import FiredReminder
+from cogmem_graph.model import MemoryTrace
+
+
+@dataclass(frozen=True)
+class ScoredTrace:
+    """A retrieved memory with its composite score and the six signals behind it.
+
+    `sources` says how it was found: "dense", "lexical", "activation" (reached
+    through the graph from a seed) — the answer to "why was this retrieved?".
+    """
+
+    trace: MemoryTrace
+    score: float
+    signals: dict[str, float]
+    sources: tuple[str, ...] = ()
+
+
+@dataclass
+class RetrievalResult:
+    query: str
+    traces: list[ScoredTrace] = field(default_factory=list)
+    partial: list[ScoredTrace] = field(default_factory=list)
+    """Tip-of-the-tongue: the cue matches well but the memory is weak or untrusted."""
+    feeling_of_knowing: list[FeelingOfKnowing] = field(default_factory=list)
+    """Candidates left out whose score was close: a wider or re-cued retrieval may pay off."""
+    strategy: str = "full"
+
+    @property
+    def ids(self) -> list[str]:
+        return [t.trace.id for t in self.traces]
+
+    def __len__(self) -> int:
+        return len(self.traces)
+
+
+@dataclass(frozen=True)
+class AssembledContext:
+    """Memory rendered for a prompt, never longer than its token budget."""
+
+    text: str
+    tokens_used: int
+    token_budget: int
+    sections: dict[str, int]
+    """Tokens used per section."""
+    trace_ids: tuple[str, ...]
+    reminders: tuple[FiredReminder, ...] = ()
+    """Intentions (prospective memory) this turn triggered, shown under "Reminders"."""
+
+
+@dataclass
+class RepairResult:
+    reindexed: int = 0
+    deactivated_vectors: int = 0
+    removed_vectors: int = 0
+    reactivated_vectors: int = 0
+
+    @property
+    def changed(self) -> int:
+        return self.reindexed + self.deactivated_vectors + self.removed_vectors + self.reactivated_vectors

@@ -1,0 +1,1 @@
+"""The write path (DESIGN §5): `encode` turns text into traces in the graph and in Qdrant."""

@@ -1,0 +1,104 @@
+"""A new memory before it meets the others: its features, strength and stability (personality,
+mood, information density), and schema encoding against what the agent already knows."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from cogmem_graph.cognition.encoding import compute_encoding
+from cogmem_graph.cognition.entities import ExtractedEntity, extract_entities
+from cogmem_graph.cognition.features import detect_features
+from cogmem_graph.cognition.mechanisms import apply_schema_encoding
+from cogmem_graph.cognition.retention import (
+    density_stability_factor,
+    information_density,
+    memory_category,
+)
+from cogmem_graph.model import MemoryTrace, Scope, scope_key
+from cogmem_graph.write.request import EncodeRequest
+
+if TYPE_CHECKING:
+    from cogmem_graph.context import MemoryContext
+
+SCHEMA_CENTROIDS_PER_BATCH = 1_000
+"""Most recent schemas compared with new input (a bound on the per-batch matrix product)."""
+FIRST_REINFORCEMENT_INTERVAL_MS: int = MemoryTrace.model_fields["reinforcement_interval"].default
+"""A new trace is first due for reinforcement one interval (the model's default) after it is learned."""
+FEATURE_CHARS = 20_000
+"""Content features are judged on the opening of a long text; keyword cues past it add
+little and would make encoding a 1 MB document take tens of seconds."""
+
+
+def _sequence_key(ctx: MemoryContext, request: EncodeRequest, trace_scope_key: str) -> str:
+    """TEMPORAL_SEQUENCE chains traces of one conversation: the thread when known,
+    else the source, else the scope the trace lives in."""
+    identity = ctx.identity
+    if identity.thread_id and identity.user_id:
+        return identity.scope_key(Scope.THREAD)
+    if request.source_id:
+        return f"source:{request.source_id}"
+    return trace_scope_key
+
+
+def build_trace(ctx: MemoryContext, request: EncodeRequest, now: int,
+                entities: list[ExtractedEntity] | None = None) -> MemoryTrace:
+    """Everything the cognitive core decides about a new memory, before it meets the others.
+    `entities`: the request's extracted entities, when the caller has them already."""
+    cfg = ctx.config
+    scope = request.scope or ctx.identity.default_scope()
+    scope_id = ctx.identity.scope_id(scope)
+    mood = request.mood or ctx.current_mood()
+    features = detect_features(request.content[:FEATURE_CHARS])
+    enc = compute_encoding(mood, ctx.traits, features, cfg.encoding)
+    if entities is None:
+        entities = extract_entities(request.content, extra=request.entities)
+    density = information_density(request.content[:FEATURE_CHARS], len(entities))
+    stability = enc.stability_ms * density_stability_factor(density, cfg.retention)
+    return MemoryTrace(
+        type=request.type, scope=scope, scope_id=scope_id, agent_id=ctx.identity.agent_id,
+        content=request.content, tags=request.tags, entities=[e.name for e in entities],
+        structured_data=request.structured_data, metadata=request.metadata,
+        source_type=request.source_type, source_id=request.source_id, confidence=request.confidence,
+        valence=enc.valence, arousal=enc.arousal, dominance=enc.dominance, intensity=enc.intensity,
+        encoding_strength=enc.strength, stability=stability, pinned=request.pinned,
+        category=memory_category(request.content[:FEATURE_CHARS], density, cfg.retention),
+        created_at=request.created_at if request.created_at is not None else now, recorded_at=now,
+        last_accessed_at=now, updated_at=now, next_reinforcement_at=now + FIRST_REINFORCEMENT_INTERVAL_MS,
+        sequence_key=_sequence_key(ctx, request, scope_key(scope, scope_id)), indexed=False,
+    )
+
+
+def schema_centroids_later(ctx: MemoryContext) -> Callable[[], list[dict[str, Any]]]:
+    """The agent's schema centroids, read while the batch's traces are built and embedded."""
+    if not ctx.config.mechanisms.schema_encoding.enabled:
+        return list
+    return ctx.graph.read_later("centroids_of_schemas", {
+        "scopeKeys": ctx.visible_scope_keys, "model": ctx.embedder.name,
+        "limit": SCHEMA_CENTROIDS_PER_BATCH})
+
+
+def schema_encoding(ctx: MemoryContext, drafts: list[MemoryTrace], vector_of: dict[int, list[float]],
+                     now: int, centroids: Callable[[], list[dict[str, Any]]]) -> None:
+    """Schema encoding (Bartlett): input close to a schema the agent already holds is
+    encoded weaker, input that fits none of them stronger. One query per batch; the
+    cosines are one matrix product. Without schemas nothing is surprising yet."""
+    config = ctx.config.mechanisms.schema_encoding
+    rows = centroids()  # read whatever happens, so its connection goes back; none when disabled
+    if not vector_of:
+        return
+    rows = [r for r in rows if r["centroid"] and len(r["centroid"]) == len(next(iter(vector_of.values())))]
+    if not rows:
+        return
+    centroids = np.asarray([r["centroid"] for r in rows], dtype=np.float32)
+    centroids /= np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-12)
+    indexes = list(vector_of)
+    matrix = np.asarray([vector_of[i] for i in indexes], dtype=np.float32)
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    similarities = matrix @ centroids.T
+    for row, i in enumerate(indexes):
+        best = int(similarities[row].argmax())
+        drafts[i], _ = apply_schema_encoding(
+            drafts[i], float(similarities[row, best]), config, now, schema_id=rows[best]["id"])

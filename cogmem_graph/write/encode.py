@@ -1,0 +1,191 @@
+"""The write path (DESIGN §5): from text to a trace in the graph and in Qdrant.
+
+features → strength and stability (personality, mood) → embed → nearest
+neighbours (near-duplicates reinforce the old memory instead of adding one;
+interference weakens old similar traces and the new one; correction cues make
+CONTRADICTS edges) → graph write of the traces with `indexed=false` → Qdrant upsert,
+alongside the graph linking MENTIONS and deriving TEMPORAL_SEQUENCE and SHARED_ENTITY
+edges → `indexed=true`.
+
+The graph is written first and is the source of truth: if the vector upsert
+fails, the traces stay `indexed=false` and `ctx.repair()` finishes the job.
+A whole batch costs one graph upsert, one neighbour query and one vector upsert.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from cogmem_graph.cognition.decay import (
+    InterferenceNeighbour,
+    apply_strength_loss,
+    current_strength,
+    interference,
+)
+from cogmem_graph.cognition.entities import extract_entities
+from cogmem_graph.cognition.retention import carries_different_facts
+from cogmem_graph.gc_pause import collector_paused
+from cogmem_graph.graph.port import Edge, Mention
+from cogmem_graph.lexical import bm25_document_vector
+from cogmem_graph.model import EdgeType, MemoryTrace
+from cogmem_graph.vectors.port import VectorPoint
+from cogmem_graph.write.conflicts import (
+    contradiction_candidates,
+    contradiction_edges,
+    write_old_trace_changes,
+)
+from cogmem_graph.write.drafts import build_trace, schema_centroids_later, schema_encoding
+from cogmem_graph.write.request import EncodeRequest, as_request
+
+if TYPE_CHECKING:
+    from cogmem_graph.context import MemoryContext
+
+BACKGROUND_INDEXING_MIN = 64
+"""New traces in a batch from which their vectors are written on a worker thread while the
+graph derives their edges; a smaller batch writes them in line (a thread costs more)."""
+
+
+@dataclass
+class EncodeOutcome:
+    traces: list[MemoryTrace]
+    """One per request, in order: the new trace, or the existing one it reinforced."""
+    created: int
+    reinforced: int
+
+
+def encode_batch(
+    ctx: MemoryContext, requests: Sequence[EncodeRequest], *, on_progress: Callable[[int], None] | None = None
+) -> EncodeOutcome:
+    """Encode one batch, with the cyclic garbage collector paused (`CogmemConfig.pause_gc`)."""
+    with collector_paused(ctx.config.pause_gc):
+        return _encode_batch(ctx, requests, on_progress=on_progress)
+
+
+def _encode_batch(
+    ctx: MemoryContext, requests: Sequence[EncodeRequest], *, on_progress: Callable[[int], None] | None = None
+) -> EncodeOutcome:
+    cfg = ctx.config
+    now = ctx.clock.now_ms()
+    centroids = schema_centroids_later(ctx)
+    # Entities are read once per request: for the trace's names and for its MENTIONS.
+    found = [extract_entities(r.content, extra=r.entities) for r in requests]
+    drafts = [build_trace(ctx, r, now, entities) for r, entities in zip(requests, found, strict=True)]
+
+    # Identical content in the same scope within the batch: the first one stands for all.
+    first_of: dict[tuple[str, str], int] = {}
+    alias: dict[int, int] = {}
+    for i, t in enumerate(drafts):
+        key = (t.scope_key, t.content_hash)
+        if key in first_of:
+            alias[i] = first_of[key]
+        else:
+            first_of[key] = i
+    unique = [i for i in range(len(drafts)) if i not in alias]
+
+    vectors = ctx.embedder.embed([drafts[i].content for i in unique])
+    vector_of = dict(zip(unique, vectors, strict=True))
+    schema_encoding(ctx, drafts, vector_of, now, centroids)
+
+    # Nearest existing neighbours of every new trace, inside its own scope, in one request.
+    wcfg = cfg.write
+    neighbours = (
+        ctx.vectors.search_dense_many(
+            [vector_of[i] for i in unique], [[drafts[i].scope_key] for i in unique], wcfg.neighbours,
+            score_threshold=cfg.decay.interference_threshold,
+        )
+        if wcfg.neighbours and unique else [[] for _ in unique]
+    )
+    neighbour_ids = sorted({h.trace_id for hits in neighbours for h in hits})
+    scope_keys = ctx.visible_scope_keys
+    existing = {t.id: t for t in ctx.graph.neighbour_states(neighbour_ids, scope_keys)}
+
+    duplicate_of: dict[int, str] = {}
+    retro_loss: dict[str, float] = {}
+    candidates_of: dict[int, dict[str, float | None]] = {}
+    distinct = (lambda a, b: carries_different_facts(a, b)) if cfg.retention.protect_distinct_facts \
+        else (lambda a, b: False)
+    for i, hits in zip(unique, neighbours, strict=True):
+        draft = drafts[i]
+        live = [h for h in hits if h.trace_id in existing and existing[h.trace_id].is_active]
+        dup = next((h for h in live if h.payload.get("content_hash") == draft.content_hash
+                    or (h.score >= wcfg.near_duplicate_similarity
+                        and not distinct(draft.content, existing[h.trace_id].content))), None)
+        if dup is not None:
+            duplicate_of[i] = dup.trace_id
+            continue
+        near = []
+        # A neighbour stating another fact (other numbers, names, dates) does not interfere.
+        for h in (h for h in live if not distinct(draft.content, existing[h.trace_id].content)):
+            old = existing[h.trace_id]
+            strength = current_strength(old.encoding_strength, old.stability, old.last_accessed_at, now, cfg.decay)
+            near.append(InterferenceNeighbour(h.trace_id, h.score, strength))
+        result = interference(near, cfg.decay)
+        for tid, loss in result.retroactive.items():
+            retro_loss[tid] = retro_loss.get(tid, 0.0) + loss
+        if result.proactive > 0:
+            drafts[i] = draft.model_copy(
+                update={"encoding_strength": apply_strength_loss(draft.encoding_strength, result.proactive)})
+        candidates_of[i] = contradiction_candidates(ctx, draft, live, existing, scope_keys)
+
+    # Near-duplicates reinforce the old memory, which the caller gets back whole.
+    old_traces = {t.id: t for t in ctx.graph.get_traces(sorted(set(duplicate_of.values())), scope_keys)}
+    reinforced = {i: old_traces[tid] for i, tid in duplicate_of.items() if tid in old_traces}
+    new_at = [i for i in unique if i not in reinforced]
+    new = [drafts[i] for i in new_at]
+    graph = ctx.graph
+    contradictions: list[Edge] = []
+
+    with ThreadPoolExecutor(1, thread_name_prefix="cogmem-index") if len(new) >= BACKGROUND_INDEXING_MIN \
+            else nullcontext() as pool:
+        indexing = None
+        if new:
+            # The engine writes the traces while their vector points, MENTIONS rows and
+            # CONTRADICTS edges are computed here.
+            written = graph.upsert_traces_later(new, fresh=True)  # their ids were minted in build_trace
+            points = [
+                VectorPoint(trace_id=t.id, scope_key=t.scope_key, type=t.type.value, created_at=t.created_at,
+                            dense=vector_of[i], sparse=bm25_document_vector(t.content), content_hash=t.content_hash)
+                for i, t in ((i, drafts[i]) for i in new_at)
+            ]
+            mentions = [Mention(drafts[i].id, e.key, e.name, e.kind) for i in new_at for e in found[i]]
+            for i in new_at:
+                # (none gathered for a near-duplicate whose old trace was gone by the time it was loaded)
+                contradictions += contradiction_edges(ctx, drafts[i], candidates_of.get(i, {}), existing)
+            written()
+            # The traces are in the graph now: their vectors are written while the graph
+            # links their entities and derives their edges (waits on the server).
+            indexing = pool.submit(ctx.vectors.upsert, points) if pool is not None else None
+            graph.merge_mentions(mentions)
+            graph.derive_structural_edges([t.id for t in new], scope_keys)
+            if contradictions:
+                graph.merge_edges(EdgeType.CONTRADICTS, contradictions)
+        write_old_trace_changes(ctx, existing, retro_loss, reinforced, scope_keys, now)
+        if indexing is not None:
+            indexing.result()
+        elif new:
+            ctx.vectors.upsert(points)
+    if new:
+        graph.set_indexed([t.id for t in new], True)
+    if on_progress:
+        on_progress(len(requests))
+
+    final: list[MemoryTrace] = []
+    for i in range(len(drafts)):
+        j = alias.get(i, i)
+        final.append(reinforced[j] if j in reinforced else drafts[j].model_copy(update={"indexed": True}))
+    return EncodeOutcome(traces=final, created=len(new), reinforced=len(reinforced))
+
+
+def encode_many(ctx: MemoryContext, items: Iterable[Mapping[str, Any] | EncodeRequest], *,
+                batch_size: int = 500) -> list[MemoryTrace]:
+    """Check every item, then encode them one batch of `batch_size` at a time."""
+    requests = [as_request(item, index) for index, item in enumerate(items)]
+    ctx.check_open()
+    out: list[MemoryTrace] = []
+    for start in range(0, len(requests), batch_size):
+        out += encode_batch(ctx, requests[start:start + batch_size]).traces
+    return out

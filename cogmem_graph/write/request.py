@@ -1,0 +1,73 @@
+"""What `agent.encode` and `encode_many` accept, checked before anything is written."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from cogmem_graph.model import MAX_ID_CHARS, MemoryType, Mood, Scope, SourceType, check_text
+
+MAX_CONTENT_CHARS = 1_000_000
+
+
+class EncodeRequest(BaseModel):
+    """One memory to encode, as `agent.encode(...)` or an `encode_many` item takes it."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    content: str
+    type: MemoryType = MemoryType.EPISODIC
+    scope: Scope | None = None
+    mood: Mood | None = None
+    tags: list[str] = Field(default_factory=list)
+    entities: list[str] = Field(default_factory=list, description="names the caller knows; extraction adds more")
+    source_type: SourceType = SourceType.USER_STATEMENT
+    source_id: str | None = None
+    confidence: float = Field(1.0, ge=0.0, le=1.0)
+    created_at: int | None = Field(None, ge=0, description="event time in epoch ms; default now")
+    pinned: bool = Field(False, description="a truth anchor: never made dormant, merged, gisted or weakened")
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    structured_data: dict[str, Any] | None = None
+
+    @field_validator("source_id")
+    @classmethod
+    def _source_id(cls, v: str | None) -> str | None:
+        if v is not None:
+            check_text(v, "source_id", allow_empty=False, max_len=MAX_ID_CHARS)
+        return v
+
+    @field_validator("structured_data")
+    @classmethod
+    def _structured(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        if v is not None:
+            try:
+                json.dumps(v, allow_nan=False, ensure_ascii=False).encode("utf-8")
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"structured_data must be JSON (finite numbers, strings, lists, maps): {exc}") from None
+        return v
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, v: str) -> str:
+        check_text(v, "content", allow_empty=False, max_len=MAX_CONTENT_CHARS)
+        if not v.strip():
+            raise ValueError("content must not be blank")
+        return v
+
+
+def as_request(item: Mapping[str, Any] | EncodeRequest, index: int) -> EncodeRequest:
+    """One `encode_many` item as a request; errors name the item and the field."""
+    if isinstance(item, EncodeRequest):
+        return item
+    if not isinstance(item, Mapping):
+        raise TypeError(f"items[{index}] must be a mapping of encode fields, not {type(item).__name__}")
+    try:
+        return EncodeRequest.model_validate(dict(item))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"items[{index}].{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        raise ValueError(problems) from exc
