@@ -542,14 +542,6 @@ class CypherGraphStore(ABC):
                                        "now": self._now()}, write=True)
         return [r["id"] for r in rows]
 
-    def newer_versions(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[tuple[str, str]]:
-        """(old, new) pairs: visible active traces that contradict a candidate from a later event
-        time, or superseded it when a contradiction was resolved."""
-        if not ids:
-            return []
-        keys = require_scope_keys(scope_keys)
-        return [(r["old"], r["new"]) for r in self.run("newer_versions", {"ids": list(ids), "scopeKeys": keys})]
-
     def stats(self, scope_keys: Sequence[str] | None = None) -> GraphStats:
         keys = None if scope_keys is None else require_scope_keys(scope_keys)
         stats = GraphStats()

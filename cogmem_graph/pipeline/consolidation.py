@@ -188,12 +188,16 @@ def similar_pairs(ids: Sequence[str], vectors: Sequence[Sequence[float]], thresh
     return [(ids[a], ids[b]) for a, b in zip(rows.tolist(), cols.tolist(), strict=True)]
 
 
+def _side_time(row: dict[str, Any], side: str) -> tuple[int, int]:
+    """When one side of a contradiction was said: event time, then record time."""
+    return row[f"{side}CreatedAt"] or 0, row[f"{side}RecordedAt"] or 0
+
+
 def _resolution_winner(row: dict[str, Any], honesty: float, honesty_threshold: float,
                        confidence_gap: float) -> str | None:
     """Who wins a contradiction: newer wins for an honest agent; otherwise the more confident
     side, only when it leads by more than the gap. None: leave it unresolved."""
-    a_time = (row["aCreatedAt"] or 0, row["aRecordedAt"] or 0)
-    b_time = (row["bCreatedAt"] or 0, row["bRecordedAt"] or 0)
+    a_time, b_time = _side_time(row, "a"), _side_time(row, "b")
     if honesty > honesty_threshold and a_time != b_time:
         return row["a"] if a_time > b_time else row["b"]
     gap = float(row["aConfidence"] or 0.0) - float(row["bConfidence"] or 0.0)
@@ -646,9 +650,8 @@ class Consolidator:
         result.conflicts_resolved += len(out)
 
     def _traits_of(self, row: dict[str, Any]) -> Hexaco:
-        newer = row["a"] if (row["aCreatedAt"] or 0, row["aRecordedAt"] or 0) >= \
-            (row["bCreatedAt"] or 0, row["bRecordedAt"] or 0) else row["b"]
-        agent_id = row["aAgent"] if newer == row["a"] else row["bAgent"]
+        newer = "a" if _side_time(row, "a") >= _side_time(row, "b") else "b"
+        agent_id = row[f"{newer}Agent"]
         return self.ctx.agent_traits(agent_id) or self.traits
 
     # 6. spaced-repetition reinforcement ---------------------------------------------------
