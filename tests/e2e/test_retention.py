@@ -4,15 +4,10 @@ must still be found months later; what is forgotten goes dormant, not away."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 import cogmem_graph as cg
 from cogmem_graph.clock import ManualClock
-
-START = 1_700_000_000_000  # 2023-11-14 22:13 UTC
 
 SMALL_TALK = [
     "Sounds good, thanks!", "Haha, that is funny.", "Okay, talk to you later.", "Nice, glad to hear it.",
@@ -24,17 +19,6 @@ FILLER = [
     "I finished reading a novel about a lighthouse keeper.", "The garden needs watering after the heat.",
     "We tried a new board game with friends.", "The train was delayed by twenty minutes.",
 ]
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock(START)
-
-
-@pytest.fixture
-def store(tmp_path: Path, clock: ManualClock) -> Iterator[cg.MemoryStore]:
-    with cg.open(home=tmp_path / "home", embedder="hash", clock=clock) as s:
-        yield s
 
 
 def _nights(store: cg.MemoryStore, clock: ManualClock, days: int, *, chat: cg.AgentMemory | None = None) -> None:
