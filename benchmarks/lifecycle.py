@@ -396,7 +396,7 @@ def run_updates(embedder: str, preset: str, honesty: float, progress: Progress) 
     start = day_start(int(time.time() * 1000)) - 30 * MS_PER_DAY + 9 * MS_PER_HOUR
     task = progress.add_task(f"{preset}: knowledge updates, honesty {honesty}", total=len(KNOWLEDGE_UPDATES))
     hits, misses = 0, []
-    for index, (old, new, question) in enumerate(KNOWLEDGE_UPDATES):
+    for old, new, question in KNOWLEDGE_UPDATES:
         clock = ManualClock(start)
         with tempfile.TemporaryDirectory() as home, \
                 cg.open(home=home, embedder=embedder, config=preset_config(preset), clock=clock) as store:
@@ -412,7 +412,6 @@ def run_updates(embedder: str, preset: str, honesty: float, progress: Progress) 
             else:
                 misses.append(f"{question} -> {top[0].trace.content if top else '(nothing)'}")
         progress.advance(task)
-        del index
     progress.remove_task(task)
     return {"hits": hits, "n": len(KNOWLEDGE_UPDATES), "misses": misses}
 
