@@ -1,0 +1,67 @@
+"""Step 5: contradiction resolution over CONTRADICTS. Honest agents believe the newer side,
+others the clearly more confident one; the winner SUPERSEDES the loser."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from cogmem_graph.model import Hexaco
+
+if TYPE_CHECKING:
+    from cogmem_graph.pipeline.consolidation.consolidator import Consolidator
+    from cogmem_graph.pipeline.consolidation.result import ConsolidationResult
+
+
+def side_time(row: dict[str, Any], side: str) -> tuple[int, int]:
+    """When one side of a contradiction was said: event time, then record time."""
+    return row[f"{side}CreatedAt"] or 0, row[f"{side}RecordedAt"] or 0
+
+
+def resolution_winner(row: dict[str, Any], honesty: float, honesty_threshold: float,
+                      confidence_gap: float) -> str | None:
+    """Who wins a contradiction: newer wins for an honest agent; otherwise the more confident
+    side, only when it leads by more than the gap. None: leave it unresolved."""
+    a_time, b_time = side_time(row, "a"), side_time(row, "b")
+    if honesty > honesty_threshold and a_time != b_time:
+        return row["a"] if a_time > b_time else row["b"]
+    gap = float(row["aConfidence"] or 0.0) - float(row["bConfidence"] or 0.0)
+    if abs(gap) > confidence_gap:
+        return row["a"] if gap > 0 else row["b"]
+    return None
+
+
+def resolve_contradictions(c: Consolidator, key: str, traits: Hexaco | None, result: ConsolidationResult) -> None:
+    """`traits` None: each contradiction is judged with the traits of the agent that wrote its
+    newer side (as its handle was opened in this process), else the consolidator's."""
+    cfg = c.ctx.config.consolidation
+    rows = c.q("consolidation_contradictions", {"scopeKey": key, "limit": cfg.max_traces_per_cycle})
+    decided: list[dict[str, str]] = []
+    lost: set[str] = set()
+    for row in rows:
+        if row["a"] in lost or row["b"] in lost or row["a"] == row["b"]:
+            continue
+        judge = traits or traits_of(c, row)
+        winner = resolution_winner(row, judge.honesty, cfg.contradiction_honesty_threshold,
+                                   cfg.contradiction_confidence_gap)
+        if winner is None:
+            continue
+        loser = row["b"] if winner == row["a"] else row["a"]
+        if row["bPinned" if loser == row["b"] else "aPinned"]:
+            continue  # a truth anchor is never superseded by consolidation
+        lost.add(loser)
+        decided.append({"winner": winner, "loser": loser})
+    if not decided:
+        return
+    keep = c.ctx.config.retention.forgetting == "dormant"
+    out = c.q("consolidation_resolve", {
+        "rows": decided, "scopeKey": key, "now": c.now(), "reason": "superseded",
+        "weight": c.ctx.config.graph.edges.supersedes_weight, "keepLoser": keep}, write=True)
+    if not keep:
+        c.deactivate_vectors([r["loser"] for r in out])
+    result.conflicts_resolved += len(out)
+
+
+def traits_of(c: Consolidator, row: dict[str, Any]) -> Hexaco:
+    newer = "a" if side_time(row, "a") >= side_time(row, "b") else "b"
+    agent_id = row[f"{newer}Agent"]
+    return c.ctx.agent_traits(agent_id) or c.traits

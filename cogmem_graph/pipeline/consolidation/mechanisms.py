@@ -1,0 +1,137 @@
+"""Step 8: the references' mechanisms run between turns. Temporal gist (the verbatim original
+archived first, write-ahead), source-confidence decay, emotion regulation."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from cogmem_graph.clock import MS_PER_DAY
+from cogmem_graph.cognition.mechanisms import (
+    changed,
+    gist_trace,
+    regulate_emotions,
+    select_for_gist,
+    source_confidence_decay,
+)
+from cogmem_graph.lexical import bm25_document_vector
+from cogmem_graph.model import MemoryTrace, MemoryType
+from cogmem_graph.vectors.port import VectorPoint
+
+if TYPE_CHECKING:
+    from cogmem_graph.pipeline.consolidation.consolidator import Consolidator
+    from cogmem_graph.pipeline.consolidation.result import ConsolidationResult
+
+log = logging.getLogger(__name__)
+
+_GIST_SYSTEM = (
+    "Compress the memory below to its gist: two or three short core assertions that keep names, "
+    "places, dates and numbers. Answer with the gist only."
+)
+
+
+def write_fields(c: Consolidator, key: str, traces: Sequence[MemoryTrace], fields: Sequence[str],
+                 extra: dict[str, Any] | None = None) -> int:
+    if not traces:
+        return 0
+    rows = []
+    for trace in traces:
+        props = trace.to_graph_props()
+        rows.append({"id": trace.id, "props": {**{f: props[f] for f in fields}, **(extra or {})}})
+    return len(c.q("consolidation_set_fields", {"rows": rows, "scopeKey": key}, write=True))
+
+
+def gist_compressor(c: Consolidator):
+    llm = c.ctx.llm
+    if llm is None:
+        return None
+    return lambda text: llm.complete(_GIST_SYSTEM, text, max_tokens=160)
+
+
+def temporal_gist(c: Consolidator, key: str, result: ConsolidationResult) -> None:
+    mcfg = c.ctx.config.mechanisms.temporal_gist
+    if not mcfg.enabled or mcfg.max_per_cycle == 0:
+        return
+    now = c.now()
+    candidates = c.load(c.q("consolidation_gist_candidates", {
+        "scopeKey": key, "types": [MemoryType.EPISODIC.value, MemoryType.SEMANTIC.value],
+        "before": now - int(mcfg.age_threshold_days * MS_PER_DAY),
+        "maxRetrievals": mcfg.protect_retrieval_count, "immuneStrength": mcfg.immune_strength,
+        "limit": mcfg.max_per_cycle}))
+    compress = gist_compressor(c)
+    rewritten: list[tuple[MemoryTrace, MemoryTrace]] = []
+    marked: list[tuple[MemoryTrace, MemoryTrace]] = []
+    for trace in select_for_gist(candidates, mcfg, now):
+        try:
+            gisted = gist_trace(trace, mcfg, now, compress)
+        except Exception as exc:  # the LLM failed: the extractive gist stands in
+            log.warning("LLM gist of trace %s failed (%s: %s); using the extractive gist",
+                        trace.id, type(exc).__name__, exc)
+            gisted = gist_trace(trace, mcfg, now, None)
+        if gisted is trace:
+            continue
+        (rewritten if gisted.content != trace.content else marked).append((trace, gisted))
+
+    # Write-ahead: the verbatim originals are archived and verified before any content changes.
+    archived: set[str] = set()
+    if rewritten:
+        try:
+            archived = set(c.archive.store([old for old, _ in rewritten], reason="temporal_gist"))
+        except Exception as exc:  # nothing is overwritten; the gist is retried next run
+            log.warning("temporal gist not applied to %d trace(s) of %s: archiving the originals failed (%s)",
+                        len(rewritten), key, exc)
+            result.gist_failures += len(rewritten)
+        result.archived += len(archived)
+    rows = []
+    reindexing = not mcfg.index_original
+    for old, new in rewritten:
+        if old.id in archived:
+            props = new.to_graph_props()
+            rows.append({"id": old.id, "expectedHash": old.content_hash, "props": {
+                "content": new.content, "contentHash": new.content_hash,
+                "encodingStrength": new.encoding_strength, "structuredData": props["structuredData"],
+                "updatedAt": new.updated_at, "gistedAt": now, **({"indexed": False} if reindexing else {})}})
+    for old, new in marked:
+        rows.append({"id": old.id, "expectedHash": old.content_hash, "props": {
+            "structuredData": new.structured_data_json(), "updatedAt": new.updated_at,
+            "gistedAt": now}})
+    if not rows:
+        return
+    applied = {r["id"] for r in c.q(
+        "consolidation_apply_gist", {"rows": rows, "scopeKey": key}, write=True)}
+    reindex = [new for old, new in rewritten if old.id in archived and old.id in applied]
+    if reindex and reindexing:
+        vectors = c.ctx.embedder.embed([t.content for t in reindex])
+        c.ctx.vectors.upsert([
+            VectorPoint(trace_id=t.id, scope_key=t.scope_key, type=t.type.value, created_at=t.created_at,
+                        dense=v, sparse=bm25_document_vector(t.content), content_hash=t.content_hash)
+            for t, v in zip(reindex, vectors, strict=True)])
+        c.ctx.graph.set_indexed([t.id for t in reindex], True)
+    result.gisted += len(reindex)
+
+
+def source_confidence(c: Consolidator, key: str, result: ConsolidationResult) -> None:
+    scfg = c.ctx.config.mechanisms.source_confidence_decay
+    if not scfg.enabled:
+        return
+    now = c.now()
+    before = c.load(c.q("consolidation_confidence_candidates", {
+        "scopeKey": key, "before": now - scfg.min_interval_ms,
+        "limit": c.ctx.config.consolidation.max_traces_per_cycle}))
+    after = changed(before, source_confidence_decay(before, scfg, now))
+    result.confidence_decayed += write_fields(
+        c, key, after, ("confidence", "structuredData", "updatedAt"), {"sourceDecayAt": now})
+
+
+def emotion_regulation(c: Consolidator, key: str, result: ConsolidationResult) -> None:
+    ecfg = c.ctx.config.mechanisms.emotion_regulation
+    if not ecfg.enabled or ecfg.max_regulation_per_cycle == 0:
+        return
+    now = c.now()
+    before = c.load(c.q("consolidation_regulation_candidates", {
+        "scopeKey": key, "arousalThreshold": ecfg.arousal_threshold, "immuneStrength": ecfg.immune_strength,
+        "limit": ecfg.max_regulation_per_cycle}))
+    after = changed(before, regulate_emotions(before, ecfg, now))
+    result.regulated += write_fields(
+        c, key, after, ("valence", "arousal", "intensity", "encodingStrength", "structuredData", "updatedAt"))

@@ -1,0 +1,125 @@
+"""Step 2: near-duplicate merge. Identical content hashes, and traces whose vectors are at or
+above the merge threshold (among the run's candidates in process, against older traces
+through Qdrant), become one survivor; a member carrying another fact is never a duplicate."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from cogmem_graph.cognition.retention import carries_different_facts
+
+if TYPE_CHECKING:
+    from cogmem_graph.pipeline.consolidation.consolidator import Consolidator
+    from cogmem_graph.pipeline.consolidation.result import ConsolidationResult
+
+LOCAL_MERGE_POINT_BUDGET = 100_000
+"""Qdrant local mode: point checks the merge step's neighbour queries may cost per run (~4 s here)."""
+LOCAL_MERGE_MIN_QUERIES = 5
+
+
+class _UnionFind:
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+    def groups(self) -> list[list[str]]:
+        out: dict[str, list[str]] = {}
+        for x in self.parent:
+            out.setdefault(self.find(x), []).append(x)
+        return [sorted(g) for g in out.values() if len(g) > 1]
+
+
+def similar_pairs(ids: Sequence[str], vectors: Sequence[Sequence[float]], threshold: float) -> list[tuple[str, str]]:
+    """Pairs of ids whose vectors have cosine similarity at or above `threshold` (in process)."""
+    import numpy as np  # a dependency of qdrant-client
+
+    if len(ids) < 2:
+        return []
+    m = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    norms[norms == 0.0] = 1.0
+    m = m / norms
+    rows, cols = np.nonzero(np.triu(m @ m.T >= threshold, k=1))
+    return [(ids[a], ids[b]) for a, b in zip(rows.tolist(), cols.tolist(), strict=True)]
+
+
+def neighbour_query_budget(c: Consolidator) -> int | None:
+    """How many Qdrant neighbour queries the merge step may make this run (None: no limit).
+    Qdrant local mode filters every stored point in Python on each query (~40 µs per
+    point here), so there the budget is a number of point checks, not of queries."""
+    url = c.ctx.config.vectors.url
+    if url and url != ":memory:":
+        return None
+    stored = c.ctx.vectors.count(None, active=None)
+    return max(LOCAL_MERGE_MIN_QUERIES, LOCAL_MERGE_POINT_BUDGET // max(1, stored))
+
+
+def merge(c: Consolidator, key: str, result: ConsolidationResult, share: int = 1) -> None:
+    """`share`: how many scope keys (this one included) still split the query budget."""
+    cfg = c.ctx.config.consolidation
+    limit = cfg.max_traces_per_cycle
+    groups = _UnionFind()
+    for row in c.q("consolidation_duplicate_hashes", {"scopeKey": key, "limit": limit}):
+        first, *rest = row["ids"]
+        for other in rest:
+            groups.union(first, other)
+    candidates = c.q("consolidation_merge_candidates", {"scopeKey": key, "limit": limit})
+    checked: list[str] = []
+    if candidates:
+        ids = [row["id"] for row in candidates]
+        vectors = c.ctx.embedder.embed([row["content"] for row in candidates])
+        # Among themselves (one batch is never compared at write time), in process.
+        for a, b in similar_pairs(ids, vectors, cfg.merge_similarity_threshold):
+            groups.union(a, b)
+        # Against the older traces of the scope key: Qdrant neighbours.
+        queried = len(ids) if c.merge_budget is None else min(len(ids), -(-c.merge_budget // max(1, share)))
+        if queried:
+            neighbours = c.ctx.vectors.search_dense_many(
+                vectors[:queried], [[key]] * queried, cfg.merge_neighbours + 1,
+                score_threshold=cfg.merge_similarity_threshold)
+            for trace_id, hits in zip(ids[:queried], neighbours, strict=True):
+                for hit in hits:
+                    if hit.trace_id != trace_id and hit.scope_key == key:
+                        groups.union(trace_id, hit.trace_id)
+            if c.merge_budget is not None:
+                c.merge_budget -= queried
+        checked = ids[:queried]
+    sets = groups.groups()
+    if sets:
+        loaded = {t.id: t for t in c.ctx.graph.get_traces([i for g in sets for i in g], [key])
+                  if t.is_active and t.scope_key == key}
+        rows = []
+        distinct = c.ctx.config.retention.protect_distinct_facts
+        for members in sets:
+            alive = [loaded[i] for i in members if i in loaded and not loaded[i].pinned]
+            if len(alive) < 2:
+                continue
+            survivor = min(alive, key=lambda t: (t.recorded_at, t.created_at, t.id))
+            # A member stating another fact (other numbers, names, dates) is no duplicate.
+            losers = [t.id for t in alive if t.id != survivor.id
+                      and not (distinct and carries_different_facts(t.content, survivor.content))]
+            if losers:
+                rows.append({"survivor": survivor.id, "losers": losers})
+        if rows:
+            merged = c.q("consolidation_merge", {
+                "rows": rows, "scopeKey": key, "now": c.now(), "reason": "merged",
+                "weight": c.ctx.config.graph.edges.supersedes_weight}, write=True)
+            losers = [r["loser"] for r in merged]
+            c.deactivate_vectors(losers)
+            result.merged += len(losers)
+    if checked:
+        # Only traces compared with the older ones count as consolidated; the rest come back next run.
+        c.q("consolidation_mark_consolidated", {"ids": checked, "scopeKey": key, "now": c.now()},
+                write=True)

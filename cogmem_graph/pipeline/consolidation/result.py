@@ -1,0 +1,42 @@
+"""What one consolidation run did."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+
+
+class ConsolidationResult:
+    """What one run did. Counts are summed over the scope keys consolidated."""
+
+    pruned: int = 0
+    """Traces soft-deleted by decay (`RetentionConfig.forgetting = "delete"`)."""
+    dormant: int = 0
+    """Traces made dormant by decay (the default forgetting): out of the default candidate set."""
+    merged: int = 0
+    edges_created: int = 0
+    schemas_created: int = 0
+    conflicts_resolved: int = 0
+    reinforced: int = 0
+    compacted: int = 0
+    gisted: int = 0
+    archived: int = 0
+    """Verbatim originals written to the archive (write-ahead of the gists)."""
+    total_processed: int = 0
+    """Active traces in the consolidated scope keys when the run started."""
+    duration_ms: float = 0.0
+    confidence_decayed: int = 0
+    regulated: int = 0
+    gist_failures: int = 0
+    """Gists not applied because their original could not be archived (retried next run)."""
+    archive_pruned: int = 0
+    cluster_algorithm: str | None = None
+    scope_keys: list[str] = field(default_factory=list)
+    skipped: bool = False
+    """True when another run held the mutex: this one did nothing."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -1,0 +1,79 @@
+"""Steps 1, 6 and 7: how strength changes between runs. The decay sweep makes weak traces
+dormant (or deletes them), due traces that were recalled are reinforced, and episodes
+recalled often become semantic memory."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cogmem_graph.cognition.decay import is_reinforcement_due, update_on_retrieval
+from cogmem_graph.model import MemoryType
+
+if TYPE_CHECKING:
+    from cogmem_graph.pipeline.consolidation.consolidator import Consolidator
+    from cogmem_graph.pipeline.consolidation.result import ConsolidationResult
+
+PRUNE_BATCH = 5_000
+
+
+def prune(c: Consolidator, key: str, result: ConsolidationResult) -> None:
+    decay = c.ctx.config.decay
+    retention = c.ctx.config.retention
+    while True:
+        rows = c.q("consolidation_prune", {
+            "scopeKey": key, "now": c.now(), "threshold": decay.pruning_threshold,
+            "protectIntensity": decay.emotional_protection_intensity, "model": decay.model,
+            "fsrsFactor": decay.fsrs_factor, "fsrsDecay": decay.fsrs_decay, "limit": PRUNE_BATCH,
+            "reason": "decayed", "forgetting": retention.forgetting,
+            "permanent": list(retention.permanent_categories),
+            "minCommitment": retention.min_retention_commitment_ms, "minFact": retention.min_retention_fact_ms,
+            "minOther": retention.min_retention_other_ms,
+        }, write=True)
+        ids = [r["id"] for r in rows]
+        if retention.forgetting == "delete":
+            c.deactivate_vectors(ids)
+            result.pruned += len(ids)
+        else:  # a dormant trace keeps its vectors: a strong match still finds it
+            result.dormant += len(ids)
+        if len(ids) < PRUNE_BATCH:
+            return
+
+# 2. near-duplicate merge ---------------------------------------------------
+
+
+def reinforce(c: Consolidator, key: str, result: ConsolidationResult) -> None:
+    cfg = c.ctx.config
+    limit = cfg.consolidation.max_reinforced_per_cycle
+    if limit == 0:
+        return
+    now = c.now()
+    traces = c.load(c.q("consolidation_due_traces", {
+        "scopeKey": key, "now": now, "limit": limit,
+        "retrievedOnly": cfg.retention.reinforce_retrieved_only}))
+    rows = []
+    for trace in traces:
+        if not is_reinforcement_due(trace.next_reinforcement_at, now):
+            continue
+        u = update_on_retrieval(trace, now, cfg.decay)
+        rows.append({"id": trace.id, "encodingStrength": u.encoding_strength, "stability": u.stability,
+                     "lastAccessedAt": u.last_accessed_at, "reinforcementInterval": u.reinforcement_interval,
+                     "nextReinforcementAt": u.next_reinforcement_at})
+    if rows:
+        out = c.q("consolidation_reinforce", {"rows": rows, "scopeKey": key, "now": now}, write=True)
+        result.reinforced += len(out)
+
+
+def compact(c: Consolidator, key: str, result: ConsolidationResult) -> None:
+    cfg = c.ctx.config.consolidation
+    now = c.now()
+    ids = [r["id"] for r in c.q("consolidation_compaction_candidates", {
+        "scopeKey": key, "before": now - cfg.compaction_min_age_ms,
+        "minRetrievals": cfg.compaction_min_retrievals, "limit": cfg.max_traces_per_cycle})]
+    if not ids:
+        return
+    rows = c.ctx.graph.run(
+        "retype_traces", {"rows": [{"id": i, "type": MemoryType.SEMANTIC.value} for i in ids]}, write=True)
+    c.q("consolidation_set_fields", {
+        "rows": [{"id": i, "props": {"updatedAt": now, "consolidatedAt": now}} for i in ids],
+        "scopeKey": key}, write=True)
+    result.compacted += int(rows[0]["retyped"]) if rows else 0
