@@ -24,6 +24,7 @@ from rich.table import Table
 
 import cogmem_graph as cg
 from cogmem_graph.clock import MS_PER_MINUTE, MS_PER_SECOND, ManualClock
+from cogmem_graph.redact import redact_url
 
 USER = "maya"
 ORGANIZATION = "acme"
@@ -148,7 +149,8 @@ def run_demo(home: Path | None = None, embedder: str | None = None, console: Con
     failures: list[str] = []
     with tempfile.TemporaryDirectory(prefix="cogmem-demo-") as tmp:
         home = home or Path(tmp) / "home"
-        where = f"graph {graph or 'embedded FalkorDB'}, vectors {vectors or 'embedded Qdrant Edge'}, home {home}"
+        where = (f"graph {redact_url(graph) or 'embedded FalkorDB'}, "
+                 f"vectors {redact_url(vectors) or 'embedded Qdrant Edge'}, home {home}")
         console.print(Panel.fit(f"cogmem-graph demo — {where}"))
         with console.status("starting the graph and loading the embedder…"):
             store = cg.open(home=home, embedder=embedder, clock=clock, graph=graph, vectors=vectors)

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from cogmem_graph.redact import redact_url, redact_urls
+
 
 class CogmemError(Exception):
     """Base of every error raised by cogmem-graph."""
 
 
 class BackendUnavailable(CogmemError):
-    """A store could not be reached. The message names the URL and what to start."""
+    """A store could not be reached. The message names the URL and what to start; both the
+    message and `.url` are redacted here, so no caller can leak a URL's credentials."""
 
     def __init__(self, message: str, *, url: str | None = None) -> None:
-        super().__init__(message)
-        self.url = url
+        super().__init__(redact_urls(message))
+        self.url = redact_url(url)
 
 
 class GraphStoreUnavailable(BackendUnavailable):

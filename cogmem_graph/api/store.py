@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from cogmem_graph.api.agent import AgentMemory, MoodSource
 from cogmem_graph.clock import Clock, SystemClock
 from cogmem_graph.config import CogmemConfig
+from cogmem_graph.config.graph import FALKOR_SCHEMES
 from cogmem_graph.context import MemoryContext
 from cogmem_graph.errors import StoreClosed
 from cogmem_graph.graph.port import GraphStats
@@ -27,6 +28,7 @@ from cogmem_graph.pipeline import perspective
 from cogmem_graph.pipeline.archive import MemoryArchive
 from cogmem_graph.pipeline.consolidation import Consolidator
 from cogmem_graph.providers import CachedEmbedder, Embedder, best_local_embedder, make_embedder
+from cogmem_graph.redact import redact_url
 from cogmem_graph.results import RepairResult
 from cogmem_graph.vectors.port import VectorIndex, VectorPoint
 from cogmem_graph.vectors.qdrant import QdrantVectorIndex
@@ -51,7 +53,7 @@ def _open_graph(uri: str | None, home: Path, config: CogmemConfig, clock: Clock)
 
         return FalkorGraphStore(data_dir=home / "graph", config=config.graph, clock=clock)
     scheme = uri.split("://", 1)[0].lower()
-    if scheme in ("falkor", "falkordb", "redis"):
+    if scheme in FALKOR_SCHEMES:
         from cogmem_graph.graph.falkor import FalkorGraphStore
 
         return FalkorGraphStore(url=uri, config=config.graph, clock=clock)
@@ -59,7 +61,8 @@ def _open_graph(uri: str | None, home: Path, config: CogmemConfig, clock: Clock)
         from cogmem_graph.graph.neo4j import Neo4jGraphStore
 
         return Neo4jGraphStore(uri, config=config.graph, clock=clock)
-    raise ValueError(f"graph must be a falkor://, redis://, bolt:// or neo4j:// URL, not {uri!r}")
+    raise ValueError(f"graph must be a falkor://, redis://, rediss:// (TLS), bolt:// or neo4j:// URL, "
+                     f"not {redact_url(uri)!r}")
 
 
 def _open_vectors(embedder: Embedder, config: CogmemConfig, home: Path) -> VectorIndex:
@@ -291,8 +294,9 @@ def open(  # noqa: A001 - the public entry point is `cg.open()`
     """Open a memory store.
 
     - `home`: folder of the embedded graph and vectors (default `./.cogmem` or `$COGMEM_HOME`);
-    - `graph`: `neo4j://` / `bolt://` URL for Neo4j, `falkor://host:port` for an external
-      FalkorDB; None starts the embedded FalkorDB under `home`;
+    - `graph`: `neo4j://` / `bolt://` URL for Neo4j, `falkor://host:port` (or `redis://`;
+      `rediss://` / `falkors://` over TLS) for an external FalkorDB; None starts the embedded
+      FalkorDB under `home`;
     - `vectors`: Qdrant server URL, or `":memory:"`; None uses the embedded index under `home`
       (`config.vectors.embedded`: Qdrant Edge or qdrant-client local mode);
     - `embedder`: "local" (MiniLM), "hash", "openai:text-embedding-3-small", an Embedder, or

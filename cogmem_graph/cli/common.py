@@ -28,6 +28,8 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from cogmem_graph.redact import redact_url, redact_urls
+
 if TYPE_CHECKING:
     from cogmem_graph.api.agent import AgentMemory
     from cogmem_graph.api.store import MemoryStore
@@ -67,7 +69,9 @@ def _one_line(text: str) -> str:
 
 
 def fail(message: str, code: int) -> typer.Exit:
-    err.print(f"[red]error:[/red] {escape(_one_line(message))}")
+    """Print the one-line error; URLs in it are redacted whatever raised it (a driver may
+    quote the URL it was given)."""
+    err.print(f"[red]error:[/red] {escape(_one_line(redact_urls(message)))}")
     return typer.Exit(code)
 
 
@@ -112,7 +116,7 @@ def settings_of(ctx: typer.Context) -> Settings:
 def _open(settings: Settings) -> MemoryStore:
     import cogmem_graph as cg
 
-    where = settings.graph or f"embedded graph under {settings.home or 'the default home'}"
+    where = redact_url(settings.graph) or f"embedded graph under {settings.home or 'the default home'}"
     with err.status(f"opening the memory store ({escape(where)})…"):
         return cg.open(home=settings.home, graph=settings.graph, vectors=settings.vectors,
                        embedder=settings.embedder)

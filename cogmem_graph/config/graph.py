@@ -16,6 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 from cogmem_graph.clock import MS_PER_MINUTE
 from cogmem_graph.redact import redact_url
 
+# URL schemes of an external FalkorDB; the TLS ones connect over TLS (a managed Redis/FalkorDB).
+FALKOR_SCHEMES = frozenset({"falkor", "falkordb", "redis", "falkors", "rediss"})
+FALKOR_TLS_SCHEMES = frozenset({"falkors", "rediss"})
+
 
 class _Config(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, validate_assignment=True)
@@ -77,7 +81,9 @@ class GraphConfig(_Config):
     """Where the graph lives.
 
     `uri` None means the embedded FalkorDB under the memory home; `falkor://host:port`
-    (or `redis://`) an external FalkorDB; `bolt://`, `neo4j://` (and `+s` variants) Neo4j.
+    (or `redis://`; `rediss://` / `falkors://` over TLS, the certificate checked against the
+    system's CAs or `SSL_CERT_FILE`) an external FalkorDB; `bolt://`, `neo4j://` (and `+s`
+    variants) Neo4j.
     """
 
     def __repr_args__(self):

@@ -24,7 +24,7 @@ from falkordb import FalkorDB
 from falkordb.query_result import QueryResult
 
 from cogmem_graph.clock import Clock
-from cogmem_graph.config.graph import GraphConfig
+from cogmem_graph.config.graph import FALKOR_SCHEMES, FALKOR_TLS_SCHEMES, GraphConfig
 from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable, UnconfirmedWriteFailed
 from cogmem_graph.graph.base import CypherGraphStore
 from cogmem_graph.graph.falkor_lane import write_lane
@@ -32,6 +32,7 @@ from cogmem_graph.graph.falkor_wire import params_header, read_compact
 from cogmem_graph.graph.fulltext import redisearch_query
 from cogmem_graph.graph.launcher import EmbeddedFalkorDB, acquire_embedded, release_embedded
 from cogmem_graph.model import NodeLabel
+from cogmem_graph.redact import redact_url
 
 log = logging.getLogger(__name__)
 
@@ -72,8 +73,9 @@ class FalkorGraphStore(CypherGraphStore):
         config: GraphConfig | None = None,
         clock: Clock | None = None,
     ) -> None:
-        """Either `url` (external server: falkor://host:port, redis://host:port) or
-        `data_dir` (embedded server started and owned by this process)."""
+        """Either `url` (external server: falkor://host:port, redis://host:port, or over TLS
+        rediss://host:port, falkors://host:port) or `data_dir` (embedded server started and
+        owned by this process)."""
         super().__init__(config, clock)
         if (url is None) == (data_dir is None):
             raise ValueError("FalkorGraphStore needs exactly one of url= or data_dir=")
@@ -86,24 +88,29 @@ class FalkorGraphStore(CypherGraphStore):
                 load_timeout_s=self.config.load_timeout_s,
                 aof_rewrite_min_mb=self.config.aof_rewrite_min_mb,
             )
-            host, port, password = "127.0.0.1", self._server.port, None
+            host, port, password, tls = "127.0.0.1", self._server.port, None, False
             self.url = self._server.url
         else:
             parsed = urlparse(url)
-            if parsed.scheme not in ("falkor", "falkordb", "redis"):
-                raise ValueError(f"graph url scheme must be falkor:// or redis://, got {url!r}")
+            scheme = parsed.scheme.lower()
+            if scheme not in FALKOR_SCHEMES:
+                raise ValueError(f"graph url scheme must be falkor://, redis://, or rediss:// / falkors:// for TLS; "
+                                 f"got {redact_url(url)!r}")
             host, port = parsed.hostname or "127.0.0.1", parsed.port or 6379
             password = parsed.password or (
                 self.config.falkor_password.get_secret_value() if self.config.falkor_password else None
             )
-            self.url = f"{parsed.scheme}://{host}:{port}"
+            tls = scheme in FALKOR_TLS_SCHEMES
+            self.url = f"{scheme}://{host}:{port}"
         self._closed = False
         try:
-            # The client probes the server (cluster/sentinel detection) as it is built.
+            # The client probes the server (cluster/sentinel detection) as it is built. TLS
+            # verifies the server against the system's CAs (or SSL_CERT_FILE).
             self._db = FalkorDB(
                 host=host,
                 port=port,
                 password=password,
+                ssl=tls,
                 socket_connect_timeout=2.0,
                 socket_timeout=self.config.query_timeout_ms / 1000 + 5,
             )

@@ -37,16 +37,18 @@ class Neo4jGraphStore(CypherGraphStore):
         self.url = redact_url(uri)
         password = self.config.neo4j_password.get_secret_value() if self.config.neo4j_password else None
         auth = (self.config.neo4j_user, password) if password is not None else None
-        try:
+        driver = None
+        with contextlib.suppress(ValueError, neo4j.exceptions.ConfigurationError):
             # Our own bounded retries handle transient faults; the driver's 30 s of managed
             # transaction retries inside each of them would hide a dead server for minutes.
-            self._driver = neo4j.GraphDatabase.driver(
-                uri, auth=auth, connection_timeout=5.0, max_transaction_retry_time=0
-            )
-        except (ValueError, neo4j.exceptions.ConfigurationError):
+            driver = neo4j.GraphDatabase.driver(uri, auth=auth, connection_timeout=5.0, max_transaction_retry_time=0)
+        if driver is None:
+            # Raised outside any except block: the driver's error quotes the whole URI, password
+            # included, and would stay reachable as __context__ even when raised `from None`.
             raise ValueError(
                 f"graph uri {self.url!r} is not a valid Neo4j URI; put credentials in NEO4J_USER/NEO4J_PASSWORD"
-            ) from None
+            )
+        self._driver = driver
         self._closed = False
         try:
             self.run("ping")

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from cogmem_graph.errors import BackendUnavailable, CogmemError
+from cogmem_graph.redact import redact_url, redact_urls
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +56,7 @@ class ProviderError(CogmemError):
         operation: str,
         status_code: int | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(redact_urls(message))
         self.provider = provider
         self.operation = operation
         self.status_code = status_code
@@ -91,7 +92,7 @@ class ProviderUnavailable(ProviderError, BackendUnavailable):
         ProviderError.__init__(
             self, message, provider=provider, operation=operation, status_code=status_code
         )
-        self.url = url
+        self.url = redact_url(url)
 
 
 # ---------------------------------------------------------------- classification
@@ -178,11 +179,11 @@ class _Backoff:
 
 
 def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
-    """Scrub configured secrets and anything shaped like an API key out of a message."""
+    """Scrub configured secrets, anything shaped like an API key and URL credentials out of a message."""
     for secret in secrets:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")
-    return _KEY_PATTERNS.sub("***", text)
+    return redact_urls(_KEY_PATTERNS.sub("***", text))
 
 
 def _detail(exc: BaseException, secrets: Iterable[str | None]) -> str:
@@ -303,10 +304,10 @@ def _translate(
 
 
 def clean_base_url(url: str | None) -> str | None:
-    """A base URL without credentials in it, fit for messages."""
+    """A base URL fit for messages: redacted, and without the trailing slash a client adds."""
     if not url:
         return url
-    return re.sub(r"//[^/@]*@", "//***@", str(url)).rstrip("/")
+    return str(redact_url(str(url))).rstrip("/")
 
 
 def env_first(*names: str) -> str | None:
