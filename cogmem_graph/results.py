@@ -32,6 +32,10 @@ class RetrievalResult:
     feeling_of_knowing: list[FeelingOfKnowing] = field(default_factory=list)
     """Candidates left out whose score was close: a wider or re-cued retrieval may pay off."""
     strategy: str = "full"
+    intent: str | None = None
+    """How the query was read (`cognition.query_intent.QueryIntent`; None for the plain strategies)."""
+    parts: tuple[str, ...] = ()
+    """The questions a compound query was split into, each retrieved on its own (empty: not split)."""
 
     @property
     def ids(self) -> list[str]:

@@ -63,14 +63,16 @@ def weighted_score_fusion(
     return sorted(((item, total / used) for item, total in totals.items()), key=lambda pair: -pair[1])
 
 
-def fuse_hits(dense: Sequence[VectorHit], lexical: Sequence[VectorHit], cfg: RetrievalConfig) -> list[tuple[str, float]]:
+def fuse_hits(dense: Sequence[VectorHit], lexical: Sequence[VectorHit], cfg: RetrievalConfig, *,
+              lexical_weight: float | None = None, dense_weight: float | None = None) -> list[tuple[str, float]]:
     """Dense and BM25 hits fused as `cfg.fusion` says, relevance in [0, 1], best first: the
     read path and the multi-hop seeds rank text matches alike. RRF is put on an absolute
-    scale (1 = first in every list)."""
+    scale (1 = first in every list). An intent's route may set its own weights."""
     if cfg.fusion == "score":
         return weighted_score_fusion(
             [[(h.trace_id, h.score) for h in lexical], [(h.trace_id, h.score) for h in dense]],
-            [cfg.lexical_weight, cfg.dense_weight],
+            [cfg.lexical_weight if lexical_weight is None else lexical_weight,
+             cfg.dense_weight if dense_weight is None else dense_weight],
         )
     rankings = [r for r in ([h.trace_id for h in dense], [h.trace_id for h in lexical]) if r]
     fused = reciprocal_rank_fusion(rankings, k=cfg.rrf_k)

@@ -135,18 +135,19 @@ def walk(ctx: MemoryContext, query: str, *, hops: int, top_k: int, relevance: di
 
 
 def blend_candidates(ctx: MemoryContext, query: str, relevance: dict[str, float], top_k: int,
-                     entities: list[QueryEntity] | None = None) -> dict[str, float]:
+                     entities: list[QueryEntity] | None = None, *, min_entities: int | None = None) -> dict[str, float]:
     """Multi-hop candidates for `retrieve` (trace id -> multi-hop score in [0, 1]) when
     `RetrievalConfig.multi_hop_blend` is on and the query names at least
     `MultiHopConfig.blend_min_entities` entities the caller's memories mention; else nothing.
     The walk starts from retrieve's own fused candidates (`relevance`); `entities` are the
-    query's, when the caller already looked them up (`query_entities`)."""
+    query's, when the caller already looked them up (`query_entities`); `min_entities`
+    overrides the blend minimum (an entity-profile question needs only one)."""
     cfg = ctx.config.retrieval
     if not cfg.multi_hop_blend:
         return {}
     if entities is None:
         entities = query_entities(ctx, query)
-    if len(entities) < cfg.multi_hop.blend_min_entities:
+    if len(entities) < (cfg.multi_hop.blend_min_entities if min_entities is None else min_entities):
         return {}
     result = walk(ctx, query, hops=cfg.multi_hop.default_hops, top_k=top_k, relevance=relevance,
                   entities=entities)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from cogmem_graph.cognition.decay import current_strengths, update_on_retrieval
+from cogmem_graph.cognition.diversity import maximal_marginal_relevance
 from cogmem_graph.cognition.entities import extract_entities
 from cogmem_graph.cognition.mechanisms import (
     detect_feeling_of_knowing,
@@ -38,6 +39,7 @@ from cogmem_graph.cognition.scoring import (
     recency_signals,
     tip_of_tongue_mask,
 )
+from cogmem_graph.config.query import IntentRoute
 from cogmem_graph.config.retention import RetentionConfig
 from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import AccessUpdate, TraceVitals
@@ -45,7 +47,8 @@ from cogmem_graph.lexical import bm25_query_vector
 from cogmem_graph.model import MemoryTrace, Mood
 from cogmem_graph.results import RetrievalResult, ScoredTrace
 from cogmem_graph.retrieval import multihop_walk as multihop
-from cogmem_graph.retrieval.fusion import fuse_hits
+from cogmem_graph.retrieval.fusion import fuse_hits, reciprocal_rank_fusion
+from cogmem_graph.retrieval.query_plan import QueryPlan, plan_query, query_vector
 
 if TYPE_CHECKING:
     from cogmem_graph.context import MemoryContext
@@ -76,12 +79,17 @@ def _retrieve(
     cfg = ctx.config.retrieval
     keys = ctx.visible_scope_keys
     pool = top_k * cfg.candidate_multiplier
+    plan = plan_query(ctx, query) if strategy == "full" else None
+    if plan is not None and len(plan.parts) > 1:
+        return _retrieve_parts(ctx, query, plan, top_k=top_k, record_access=record_access, mood=mood)
+    route = plan.route if plan is not None else None
 
     # The graph looks up the entities the query names while the vector store finds candidates.
     named = multihop.query_entities_later(ctx, query) if strategy == "full" and cfg.multi_hop_blend else None
     dense = lexical = []
     if strategy in ("full", "dense"):
-        dense = ctx.vectors.search_dense(ctx.embedder.embed_query(query), keys, pool)
+        vector = query_vector(ctx, query, plan) if plan is not None else ctx.embedder.embed_query(query)
+        dense = ctx.vectors.search_dense(vector, keys, pool)
     if strategy in ("full", "lexical"):
         lexical = ctx.vectors.search_sparse(bm25_query_vector(query), keys, pool)
     if strategy != "full":
@@ -93,7 +101,7 @@ def _retrieve(
         ]
         return RetrievalResult(query=query, traces=ranked, strategy=strategy)
 
-    fused = fuse_hits(dense, lexical, cfg)
+    fused = fuse_hits(dense, lexical, cfg, lexical_weight=route.lexical_weight, dense_weight=route.dense_weight)
     fused_ids = [tid for tid, _ in fused]
     reranked = ctx.reranker is not None and cfg.rerank and bool(fused_ids)
     if reranked:
@@ -108,25 +116,38 @@ def _retrieve(
     # answers both at once); activation returns those of the traces it reaches.
     fused_vitals = ctx.graph.trace_vitals_later(fused_ids, keys)
     newer = ctx.graph.read_later("newer_versions", {"ids": fused_ids, "scopeKeys": keys}) \
-        if cfg.current_facts_first and fused_ids else list
+        if cfg.current_facts_first and not route.include_superseded and fused_ids else list
     # Seeds spread as much activation as retrieval found them relevant (ACT-R source activation).
     relevance = dict(fused)
     seeds = fused_ids[: ctx.config.graph.activation.max_seeds]
+    causal = ctx.graph.read_later("causal_neighbours", {"ids": seeds, "scopeKeys": keys, "hops": route.causal_hops}) \
+        if route.causal_hops and seeds else list
     reached = ctx.graph.spread_activation(seeds, keys, seed_activation={s: relevance[s] for s in seeds})
     activation = {a.trace_id: a.activation for a in reached}
     for tid in activation:
         sources.setdefault(tid, set()).add("activation")
     # Queries naming several entities: multi-hop candidates join; their walk score counts as relevance.
-    blended = multihop.blend_candidates(ctx, query, relevance, pool, named() if named else None)
+    blended = multihop.blend_candidates(ctx, query, relevance, pool, named() if named else None,
+                                        min_entities=1 if route.entity_hub else None)
     for tid, score in blended.items():
         relevance[tid] = max(relevance.get(tid, 0.0), score)
         sources.setdefault(tid, set()).add("multi_hop")
+    # Causal questions: what caused the best matches, or what they caused, joins them.
+    hop_decay = ctx.config.graph.activation.decay_per_hop
+    caused = {}
+    for row in causal():
+        score = relevance.get(row["seed"], 0.0) * hop_decay ** int(row["steps"])
+        caused[row["id"]] = max(caused.get(row["id"], 0.0), score)
+    for tid, score in caused.items():
+        relevance[tid] = max(relevance.get(tid, 0.0), score)
+        sources.setdefault(tid, set()).add("causal")
     # The current version of a matched memory joins the candidates, as relevant as the old one.
     versions = [(r["old"], r["new"]) for r in newer()]
     for old, new in versions:
         relevance[new] = max(relevance.get(new, 0.0), relevance.get(old, 0.0))
         sources.setdefault(new, set()).add("newer_version")
-    candidate_ids = list(dict.fromkeys(fused_ids + list(activation) + list(blended) + [n for _, n in versions]))
+    candidate_ids = list(dict.fromkeys(
+        fused_ids + list(activation) + list(blended) + list(caused) + [n for _, n in versions]))
     # Rank on the candidates' vitals (active, indexed traces only); whole traces are loaded
     # only for what is returned.
     vitals = {v.id: v for v in fused_vitals()}
@@ -142,6 +163,8 @@ def _retrieve(
     recallable = _dormant_filter(ctx.config.retention, fused_ids, cosine, {n for _, n in versions})
     ranked = [vitals[tid] for tid in candidate_ids if tid in vitals and recallable(vitals[tid])]
     table, scores, tip_of_tongue = _score(ctx, ranked, relevance, activation, cosine, mood, now)
+    if route.category_boost and route.boost_categories:
+        scores = _boost_categories(ranked, scores, route)
     if versions:
         scores = _current_first(ranked, scores, versions)
     scored = [
@@ -153,6 +176,8 @@ def _retrieve(
     # it is weak would surprise every caller. Tip-of-the-tongue partials are the
     # candidates that missed the cut although the cue matches them well (cosine > 0.6)
     # — weak or untrusted memories the agent "almost" has, to be re-cued.
+    if cfg.query.mmr_lambda < 1.0 and route.diversify and len(scored) > top_k:
+        scored = _diversified(ctx, scored, top_k, keys)
     best = [c for c, _ in scored[:top_k]]
     almost = [c for c, kind in scored[top_k:] if kind is RecallKind.TIP_OF_TONGUE][:top_k]
     returned = {c.vitals.id for c in best}
@@ -174,7 +199,55 @@ def _retrieve(
     if record_access and recalled:
         competitors = [(traces[tid], cosine[tid]) for tid in competitor_ids if tid in traces]
         _after_retrieval(ctx, recalled, competitors, keys, now, mood)
-    return RetrievalResult(query=query, traces=recalled, partial=partial, feeling_of_knowing=fok, strategy=strategy)
+    return RetrievalResult(query=query, traces=recalled, partial=partial, feeling_of_knowing=fok, strategy=strategy,
+                           intent=plan.intent.value)
+
+
+def _retrieve_parts(
+    ctx: MemoryContext, query: str, plan: QueryPlan, *, top_k: int, record_access: bool,
+    mood: Mood | None,
+) -> RetrievalResult:
+    """A compound question: each part retrieved on its own (read-only), each part's best
+    answer first, then the rest as reciprocal rank fusion of the parts' lists ranks them (RRF
+    alone would put a memory loosely matching every part above each part's answer); the
+    after-retrieval writes run once, for what is returned."""
+    results = [_retrieve(ctx, part, top_k=top_k, record_access=False, mood=mood) for part in plan.parts]
+    fused = reciprocal_rank_fusion([[item.trace.id for item in r.traces] for r in results],
+                                   k=ctx.config.retrieval.rrf_k)
+    found: dict[str, ScoredTrace] = {}
+    for r in results:
+        for item in r.traces:
+            found.setdefault(item.trace.id, item)
+    order = dict.fromkeys([r.traces[0].trace.id for r in results if r.traces] + [tid for tid, _ in fused])
+    recalled = [found[tid] for tid in list(order)[:top_k]]
+    returned = {item.trace.id for item in recalled}
+    partial = list({item.trace.id: item for r in results for item in r.partial
+                    if item.trace.id not in returned}.values())[:top_k]
+    fok = [signal for r in results for signal in r.feeling_of_knowing]
+    if record_access and recalled:
+        now = ctx.clock.now_ms()
+        _after_retrieval(ctx, recalled, [], ctx.visible_scope_keys, now, mood or ctx.current_mood())
+    return RetrievalResult(query=query, traces=recalled, partial=partial, feeling_of_knowing=fok, strategy="full",
+                           intent=plan.intent.value, parts=plan.parts)
+
+
+def _boost_categories(ranked: list[TraceVitals], scores: list[float], route: IntentRoute) -> list[float]:
+    """Score × (1 + boost) for the route's categories (preference questions: stated
+    preferences and corrections first)."""
+    chosen = set(route.boost_categories)
+    gain = 1.0 + route.category_boost
+    return [score * gain if v.category in chosen else score for v, score in zip(ranked, scores, strict=True)]
+
+
+def _diversified(ctx: MemoryContext, scored: list, top_k: int, keys: list[str]) -> list:
+    """MMR over the best top_k × mmr_pool: the top_k it picks first, then the rest in score order."""
+    qcfg = ctx.config.retrieval.query
+    pool = scored[: top_k * qcfg.mmr_pool]
+    texts = {t.id: t.content for t in ctx.graph.get_traces([c.vitals.id for c, _ in pool], keys)}
+    order = maximal_marginal_relevance([c.score for c, _ in pool], [texts.get(c.vitals.id, "") for c, _ in pool],
+                                       top_k, qcfg.mmr_lambda)
+    picked = set(order)
+    return [pool[i] for i in order] + [pair for i, pair in enumerate(pool) if i not in picked] + scored[len(pool):]
 
 
 def _score(

@@ -1,0 +1,118 @@
+"""What a query asks for, read from its words (second reference's intent router and
+multi-query decomposition; zero LLM calls).
+
+* Intent: factual, temporal, causal, entity profile, preference or general. The read
+  path routes each to its own settings (`RetrievalConfig.intents`).
+* Declarative stem: the question turned into the statement that would answer it,
+  without the answer ("When did Caroline go to the support group?" -> "Caroline go to
+  the support group"); what hypothetical documents are built from (`cognition/hyde.py`).
+* Decomposition: a compound question ("Where does Ana live and what does she do?")
+  split into the questions it holds, each retrieved on its own.
+
+Pure functions of the text; no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+
+class QueryIntent(StrEnum):
+    """The intents of the second reference's router."""
+
+    FACTUAL = "factual"
+    TEMPORAL = "temporal"
+    CAUSAL = "causal"
+    ENTITY_PROFILE = "entity_profile"
+    PREFERENCE = "preference"
+    GENERAL = "general"
+
+
+_TEMPORAL = re.compile(
+    r"^\s*(?:when|since when|until when)\b|\bhow long\b|\bwhat (?:time|date|day|month|year)\b|"
+    r"\bwhich (?:day|date|month|year|week)\b|\bhow (?:many|much) (?:days|weeks|months|years|time)\b|"
+    r"\b(?:before|after|ago|first time|last time|at the time|back then|used to|previously|originally)\b|"
+    r"\b(?:in|on|during|by) (?:19|20)\d\d\b|\bon \d{1,2} \w+\b|\bwhat did (?:i|we|you) (?:say|think|believe)\b",
+    re.IGNORECASE)
+_CAUSAL = re.compile(
+    r"^\s*why\b|\bhow come\b|\bwhat (?:caused|led to|made|motivated|inspired|prompted)\b|\breasons?\b|"
+    r"\bbecause\b|\bwhat (?:is|was) the cause\b|\bwhat happened after\b|\bwhat resulted\b",
+    re.IGNORECASE)
+_PREFERENCE = re.compile(
+    r"\b(?:like|likes|liked|love|loves|prefer|prefers|preferred|favou?rite|enjoy|enjoys|hate|hates|dislike|"
+    r"dislikes|rather|fond of|into)\b|\bhow do (?:i|we) (?:like|want)\b|\bwhat do (?:i|we) (?:want|eat|drink)\b",
+    re.IGNORECASE)
+_PROFILE = re.compile(
+    r"^\s*(?:who is|who's|who was|who are)\s+(?P<a>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s*\??\s*$|"
+    r"\b(?:tell me about|what do (?:you|i|we) know about|describe|everything about|what is known about)\s+"
+    r"(?P<b>[\w'-]+(?:\s+[\w'-]+){0,3})\s*\??\s*$",
+    re.IGNORECASE)
+_QUESTION = re.compile(
+    r"^\s*(?:what|which|where|who|whom|whose|how|is|are|was|were|do|does|did|can|could|has|have|had|"
+    r"will|would|should)\b",
+    re.IGNORECASE)
+
+
+def classify_intent(query: str) -> QueryIntent:
+    """The intent of a query by keyword rules, most specific first: an entity profile,
+    then causal, temporal and preference cues, then any question is factual."""
+    text = query.strip()
+    if _PROFILE.search(text):
+        return QueryIntent.ENTITY_PROFILE
+    if _CAUSAL.search(text):
+        return QueryIntent.CAUSAL
+    if _TEMPORAL.search(text):
+        return QueryIntent.TEMPORAL
+    if _PREFERENCE.search(text):
+        return QueryIntent.PREFERENCE
+    if text.endswith("?") or _QUESTION.match(text):
+        return QueryIntent.FACTUAL
+    return QueryIntent.GENERAL
+
+
+_WH_WORDS = frozenset("what which where who whom whose when why how".split())
+_QUANTIFIERS = frozenset("many much long often old far".split())
+_AUXILIARIES = frozenset("do does did is are was were has have had can could will would should may might".split())
+_PRONOUNS = frozenset("i you he she it we they".split())
+
+
+def declarative_stem(query: str) -> str:
+    """The statement a question asks to complete, without the question words: "What
+    exercise do I do on weekends?" -> "exercise I do on weekends"; "When did Caroline
+    go?" -> "Caroline go". A query that is no question comes back without its final
+    punctuation."""
+    words = query.strip().rstrip("?!. ").split()
+    if not words or words[0].lower() not in _WH_WORDS | _AUXILIARIES:
+        return " ".join(words)
+    rest = words[1:] if words[0].lower() in _WH_WORDS else words
+    if len(rest) > 2 and rest[0].lower() in ("kind", "type", "sort", "kinds", "types", "sorts") \
+            and rest[1].lower() == "of":
+        rest = rest[2:]
+    while rest and (rest[0].lower() in _QUANTIFIERS or rest[0].lower() == "of"):
+        rest = rest[1:]
+    # The first auxiliary among the next three words goes, unless a pronoun or verb precedes it.
+    for i, word in enumerate(rest[:3]):
+        if word.lower() in _AUXILIARIES:
+            if all(w.lower() not in _PRONOUNS for w in rest[:i]):
+                rest = rest[:i] + rest[i + 1:]
+            break
+    return " ".join(rest) or " ".join(words)
+
+
+_SPLIT = re.compile(
+    r"\?\s+(?=\S)|\s*;\s*|,?\s+and also\s+|,?\s+as well as\s+|,?\s+and (?=(?:what|which|where|who|when|why|how|"
+    r"is|are|was|were|do|does|did)\b)",
+    re.IGNORECASE)
+
+
+def decompose_query(query: str, max_parts: int = 4) -> list[str]:
+    """The questions a compound query holds (several question marks, "and also", "; ",
+    ", and what/when/..."), at most `max_parts`; a simple query is one part. Parts
+    shorter than three words are no questions of their own and stay joined."""
+    if max_parts < 1:
+        raise ValueError(f"max_parts must be at least 1, got {max_parts!r}")
+    parts = [p.strip(" ,") for p in _SPLIT.split(query.strip()) if p and p.strip(" ,?")]
+    if len(parts) < 2 or any(len(p.split()) < 3 for p in parts):
+        return [query.strip()]
+    return parts[:max_parts]

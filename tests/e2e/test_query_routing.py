@@ -1,0 +1,102 @@
+"""The read path reads the query first: its intent and route, compound questions, HyDE and
+MMR, through the public API on the embedded store."""
+
+from __future__ import annotations
+
+import cogmem_graph as cg
+from cogmem_graph.cognition.query_intent import QueryIntent
+
+FILLER = [
+    "The weather was grey and rainy all afternoon.", "We watched a documentary about whales last night.",
+    "The bakery on the corner had fresh croissants.", "Traffic on the ring road was slow again.",
+    "I finished reading a novel about a lighthouse keeper.", "The garden needs watering after the heat.",
+]
+
+
+def _agent(store: cg.MemoryStore) -> cg.AgentMemory:
+    return store.agent("helper", user_id="u1")
+
+
+def test_each_result_says_how_the_query_was_read(store) -> None:
+    agent = _agent(store)
+    agent.encode_many([{"content": text} for text in FILLER])
+    assert agent.retrieve("When did we watch the documentary?").intent == QueryIntent.TEMPORAL
+    assert agent.retrieve("Which bakery do I like?").intent == QueryIntent.PREFERENCE
+    plain = agent.retrieve("documentary", strategy="dense")
+    assert plain.intent is None and plain.parts == ()
+    store.config.retrieval.query.intent_routing = False
+    assert agent.retrieve("When did we watch the documentary?").intent == QueryIntent.GENERAL
+
+
+def test_a_compound_question_finds_what_each_part_asks_for(store) -> None:
+    agent = _agent(store)
+    blood = agent.encode("My blood type is O negative.")
+    passport = agent.encode("My passport expires on 12 June 2031.")
+    # Memories that mention both parts' words without answering either.
+    agent.encode_many([{"content": f"Visit {i}: the blood donation clinic checked my passport at the door."}
+                       for i in range(12)] + [{"content": text} for text in FILLER])
+    query = "What is my blood type and when does my passport expire?"
+    result = agent.retrieve(query, top_k=2, record_access=False)
+    assert result.parts == ("What is my blood type", "when does my passport expire?")
+    assert set(result.ids) == {blood.id, passport.id}
+    store.config.retrieval.query.decompose = False
+    unsplit = agent.retrieve(query, top_k=3, record_access=False)
+    assert unsplit.parts == ()
+
+
+def test_a_compound_question_reinforces_only_what_it_returned(store, clock) -> None:
+    agent = _agent(store)
+    a = agent.encode("My dentist is Dr. Okafor on Elm Street.")
+    b = agent.encode("My manager is called Priya Raman.")
+    other = agent.encode("The garden needs watering after the heat.")
+    clock.advance(hours=2)
+    result = agent.retrieve("Who is my dentist? Who is my manager?", top_k=2)
+    assert set(result.ids) == {a.id, b.id}
+    after = {t.id: t for t in store.graph.get_traces([a.id, b.id, other.id], agent.visible_scope_keys)}
+    assert after[a.id].last_accessed_at == clock.now_ms() and after[b.id].last_accessed_at == clock.now_ms()
+    assert after[other.id].last_accessed_at < clock.now_ms()
+
+
+def test_a_preference_question_puts_the_stated_preference_first(store) -> None:
+    agent = _agent(store)
+    preference = agent.encode("I prefer window seats when I fly.")
+    fact = agent.encode("Seats when I fly: the airline shows which seats are free when I fly.")
+    agent.encode_many([{"content": text} for text in FILLER])
+    query = "Which seats do I like when I fly?"
+    assert agent.retrieve(query, top_k=2, record_access=False).ids[0] == preference.id
+    store.config.retrieval.query.intents.preference.category_boost = 0.0
+    assert agent.retrieve(query, top_k=2, record_access=False).ids[0] == fact.id
+
+
+def test_mmr_makes_room_for_a_different_fact(store) -> None:
+    agent = _agent(store)
+    wordings = [agent.encode(text) for text in (
+        "The deploy runs every Tuesday at 10 am.", "Every Tuesday at 10 am the deploy runs.",
+        "Deploy: Tuesday, 10 am, every week, it runs.")]
+    other = agent.encode("The deploy needs approval from the release manager.")
+    agent.encode_many([{"content": text} for text in FILLER])
+    query = "When does the deploy run?"
+    store.config.retrieval.query.mmr_lambda = 1.0
+    assert other.id not in agent.retrieve(query, top_k=2, record_access=False).ids
+    store.config.retrieval.query.mmr_lambda = 0.5
+    diverse = agent.retrieve(query, top_k=2, record_access=False).ids
+    assert other.id in diverse and len(set(diverse) & {w.id for w in wordings}) == 1
+
+
+def test_hyde_searches_with_the_hypothetical_answers(store) -> None:
+    agent = _agent(store)
+    agent.encode_many([{"content": text} for text in FILLER])
+    store.config.retrieval.query.intents.temporal.hyde = True
+    calls: list[list[str]] = []
+    embed = store.embedder.embed
+
+    def counting(texts):
+        calls.append(list(texts))
+        return embed(texts)
+
+    store.embedder.embed = counting  # a real embedder, watched: which texts does the search embed?
+    try:
+        agent.retrieve("When did we watch the documentary?", record_access=False)
+    finally:
+        del store.embedder.embed
+    assert ["we watch the documentary yesterday.", "we watch the documentary last week."] in calls

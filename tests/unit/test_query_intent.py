@@ -1,0 +1,81 @@
+"""Query intent, declarative stems and compound-question decomposition (pure rules)."""
+
+from __future__ import annotations
+
+import pytest
+
+from cogmem_graph.cognition.query_intent import (
+    QueryIntent,
+    classify_intent,
+    declarative_stem,
+    decompose_query,
+)
+
+
+@pytest.mark.parametrize(("query", "intent"), [
+    ("When did Caroline go to the support group?", QueryIntent.TEMPORAL),
+    ("How long has Nate been playing video games?", QueryIntent.TEMPORAL),
+    ("What did I believe before the move?", QueryIntent.TEMPORAL),
+    ("Which year did Jon open his studio?", QueryIntent.TEMPORAL),
+    ("Why did Nate quit his job?", QueryIntent.CAUSAL),
+    ("What made Melanie start painting?", QueryIntent.CAUSAL),
+    ("Who is Priya?", QueryIntent.ENTITY_PROFILE),
+    ("Tell me about Priya Raman", QueryIntent.ENTITY_PROFILE),
+    ("What do you know about the Lisbon project?", QueryIntent.ENTITY_PROFILE),
+    ("Which programming language do I like best?", QueryIntent.PREFERENCE),
+    ("What is my favourite band?", QueryIntent.PREFERENCE),
+    ("What is my blood type?", QueryIntent.FACTUAL),
+    ("Where does my mother live?", QueryIntent.FACTUAL),
+    ("Is Caroline married?", QueryIntent.FACTUAL),
+    ("deploy notes for the release", QueryIntent.GENERAL),
+])
+def test_classify_intent(query: str, intent: QueryIntent) -> None:
+    assert classify_intent(query) is intent
+
+
+@pytest.mark.parametrize(("query", "stem"), [
+    ("When did Caroline go to the support group?", "Caroline go to the support group"),
+    ("What exercise do I do on weekends?", "exercise I do on weekends"),
+    ("What chronic condition do I have?", "chronic condition I have"),
+    ("Which of my children has an allergy?", "my children an allergy"),
+    ("What kind of car does Evan drive?", "car Evan drive"),
+    ("How many times has Melanie gone to the beach?", "times Melanie gone to the beach"),
+    ("Is Caroline married?", "Caroline married"),
+    ("Who is Priya?", "Priya"),
+    ("I live in Paris.", "I live in Paris"),
+])
+def test_declarative_stem(query: str, stem: str) -> None:
+    assert declarative_stem(query) == stem
+
+
+def test_a_question_with_a_pronoun_before_the_auxiliary_keeps_it() -> None:
+    # "What I did is ..." is no auxiliary inversion: nothing is dropped after the pronoun.
+    assert declarative_stem("What I wanted was a quiet week?") == "I wanted was a quiet week"
+
+
+@pytest.mark.parametrize(("query", "parts"), [
+    ("Where do I live and what do I do for a living?", ["Where do I live", "what do I do for a living?"]),
+    ("What is my blood type? When does my passport expire?",
+     ["What is my blood type", "When does my passport expire?"]),
+    ("Who is my dentist; who is my manager?", ["Who is my dentist", "who is my manager?"]),
+    ("What car do I drive and also where do I park it?", ["What car do I drive", "where do I park it?"]),
+])
+def test_a_compound_question_is_split(query: str, parts: list[str]) -> None:
+    assert decompose_query(query) == parts
+
+
+@pytest.mark.parametrize("query", [
+    "What do Jon and Gina both have in common?",
+    "Did Melanie and her family go camping?",
+    "Where do I live?",
+    "Salt and pepper? Yes.",
+])
+def test_a_simple_question_is_one_part(query: str) -> None:
+    assert decompose_query(query) == [query]
+
+
+def test_decomposition_is_bounded() -> None:
+    query = "; ".join(f"what is item number {i}" for i in range(10))
+    assert len(decompose_query(query, max_parts=4)) == 4
+    with pytest.raises(ValueError, match="max_parts"):
+        decompose_query(query, max_parts=0)
