@@ -58,6 +58,8 @@ class EdgeDefaults(_Config):
     )
     supersedes_weight: float = Field(1.0, ge=0.0, le=1.0, description="SUPERSEDES (merge, contradiction): a certain relation")
     same_topic_weight: float = Field(0.5, ge=0.0, le=1.0, description="SAME_TOPIC edges written inside a schema cluster")
+    caused_by_weight: float = Field(
+        0.5, ge=0.0, le=1.0, description="CAUSED_BY from a turn that says it follows from the one before it")
     same_topic_links: int = Field(
         5, ge=1, le=1000, description="each cluster member is linked to this many others (a clique for clusters up to 6)"
     )

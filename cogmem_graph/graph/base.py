@@ -13,7 +13,7 @@ import itertools
 import logging
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from tenacity import (
@@ -309,16 +309,18 @@ class CypherGraphStore(ABC):
         keys = require_scope_keys(scope_keys)
         return self._link_temporal_sequence(self._temporal_candidates_later(ids, keys)) if ids else 0
 
-    def derive_structural_edges(self, ids: Sequence[str], scope_keys: Sequence[str]) -> int:
+    def derive_structural_edges(self, ids: Sequence[str], scope_keys: Sequence[str], *,
+                                caused_by_predecessor: Collection[str] = ()) -> int:
         """TEMPORAL_SEQUENCE and SHARED_ENTITY edges of `ids`, as the two methods above
         derive them, with both candidate reads sent before either is read (the engine
-        answers them at once)."""
+        answers them at once). The traces in `caused_by_predecessor` are also linked
+        CAUSED_BY their TEMPORAL_SEQUENCE predecessor."""
         keys = require_scope_keys(scope_keys)
         if not ids:
             return 0
         temporal = self._temporal_candidates_later(ids, keys)
         shared = self._shared_entity_candidates_later(ids, keys)
-        return self._link_temporal_sequence(temporal) + self._link_shared_entities(ids, shared)
+        return self._link_temporal_sequence(temporal, caused_by_predecessor) + self._link_shared_entities(ids, shared)
 
     def _shared_entity_candidates_later(self, ids: Sequence[str], keys: list[str]) -> Callable[[], list[dict]]:
         return self.read_later("shared_entity_candidates", {
@@ -347,7 +349,7 @@ class CypherGraphStore(ABC):
         return self.read_later("temporal_sequence_candidates", {
             "ids": list(dict.fromkeys(ids)), "scopeKeys": keys, "windowMs": self.config.edges.temporal_window_ms})
 
-    def _link_temporal_sequence(self, candidates: Callable[[], list[dict]]) -> int:
+    def _link_temporal_sequence(self, candidates: Callable[[], list[dict]], caused: Collection[str] = ()) -> int:
         edges = self.config.edges
         window = edges.temporal_window_ms
         traces: dict[str, list[tuple[int, str]]] = {}
@@ -363,7 +365,9 @@ class CypherGraphStore(ABC):
                 before = bisect.bisect_left(ordered, (at, trace_id))
                 if before and ordered[before - 1][0] >= at - window:
                     links.append({"id": trace_id, "prev": ordered[before - 1][1]})
-        return self._link("temporal_sequence_link", links, edges.temporal_sequence_weight)
+        linked = self._link("temporal_sequence_link", links, edges.temporal_sequence_weight)
+        causal = [link for link in links if link["id"] in caused] if caused else []
+        return linked + (self._link("caused_by_link", causal, edges.caused_by_weight) if causal else 0)
 
     def _link(self, name: str, rows: list[dict[str, Any]], weight: float, size: int = BATCH_SIZE) -> int:
         """Run a derived-edge link statement over `rows` in chunks; the edges it linked."""

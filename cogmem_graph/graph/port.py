@@ -7,7 +7,7 @@ per-tenant state, so one store object can serve every agent safely.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -137,7 +137,8 @@ class GraphStore(Protocol):
     def get_edges(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[Edge]: ...
     def derive_shared_entity_edges(self, ids: Sequence[str], scope_keys: Sequence[str]) -> int: ...
     def derive_temporal_edges(self, ids: Sequence[str], scope_keys: Sequence[str]) -> int: ...
-    def derive_structural_edges(self, ids: Sequence[str], scope_keys: Sequence[str]) -> int: ...
+    def derive_structural_edges(self, ids: Sequence[str], scope_keys: Sequence[str], *,
+                                caused_by_predecessor: Collection[str] = ()) -> int: ...
     def spread_activation(
         self, seed_ids: Sequence[str], scope_keys: Sequence[str], config: ActivationConfig | None = None,
         seed_activation: dict[str, float] | None = None,

@@ -20,6 +20,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cogmem_graph.cognition.causality import refers_back_causally
 from cogmem_graph.cognition.decay import (
     InterferenceNeighbour,
     apply_strength_loss,
@@ -160,7 +161,8 @@ def _encode_batch(
             # links their entities and derives their edges (waits on the server).
             indexing = pool.submit(ctx.vectors.upsert, points) if pool is not None else None
             graph.merge_mentions(mentions)
-            graph.derive_structural_edges([t.id for t in new], scope_keys)
+            graph.derive_structural_edges([t.id for t in new], scope_keys, caused_by_predecessor={
+                t.id for t in new if refers_back_causally(t.content)})
             if contradictions:
                 graph.merge_edges(EdgeType.CONTRADICTS, contradictions)
         write_old_trace_changes(ctx, existing, retro_loss, reinforced, scope_keys, now)

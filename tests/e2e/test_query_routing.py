@@ -100,3 +100,21 @@ def test_hyde_searches_with_the_hypothetical_answers(store) -> None:
     finally:
         del store.embedder.embed
     assert ["we watch the documentary yesterday.", "we watch the documentary last week."] in calls
+
+
+def test_a_why_question_walks_caused_by_to_the_cause(store, clock) -> None:
+    agent = store.agent("helper", user_id="u1", thread_id="ops")
+    cause = agent.encode("The server ran out of disk space on Sunday.")
+    clock.advance(seconds=60)
+    effect = agent.encode("That's why the nightly backup failed.")
+    edges = store.graph.get_edges([effect.id], agent.visible_scope_keys)
+    assert any(e.type == cg.EdgeType.CAUSED_BY and (e.src, e.dst) == (effect.id, cause.id) for e in edges)
+    agent.encode_many([{"content": text} for text in FILLER])
+    result = agent.retrieve("Why did the nightly backup fail?", top_k=3, record_access=False)
+    assert result.intent == QueryIntent.CAUSAL
+    found = {hit.trace.id: hit for hit in result.traces}
+    assert cause.id in found and "causal" in found[cause.id].sources
+    store.config.retrieval.query.intents.causal.causal_hops = 0
+    plain = {hit.trace.id: hit for hit in agent.retrieve("Why did the nightly backup fail?", top_k=3,
+                                                         record_access=False).traces}
+    assert cause.id not in plain or "causal" not in plain[cause.id].sources

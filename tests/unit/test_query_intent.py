@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from cogmem_graph.cognition.causality import refers_back_causally
 from cogmem_graph.cognition.query_intent import (
     QueryIntent,
     classify_intent,
@@ -79,3 +80,17 @@ def test_decomposition_is_bounded() -> None:
     assert len(decompose_query(query, max_parts=4)) == 4
     with pytest.raises(ValueError, match="max_parts"):
         decompose_query(query, max_parts=0)
+
+
+@pytest.mark.parametrize(("text", "refers_back"), [
+    ("That's why the nightly backup failed.", True),
+    ("Maria: Yeah, that's why I love volunteering!", True),
+    ("So I cancelled the trip.", True),
+    ("As a result, we moved the launch to May.", True),
+    ("It made me realize how much I missed painting.", True),
+    ("The server ran out of disk space.", False),
+    ("Why did the backup fail?", False),
+    ("I bought a new sofa so the room looks nicer.", False),
+])
+def test_a_turn_that_follows_from_the_one_before(text: str, refers_back: bool) -> None:
+    assert refers_back_causally(text) is refers_back
