@@ -196,7 +196,7 @@ def test_a_graph_fault_while_vectors_are_written_waits_for_them_and_leaves_trace
             finished.set()
             return written
 
-        def graph_gone(ids, scope_keys):
+        def graph_gone(ids, scope_keys, **_):
             raise ConnectionError("graph connection lost while deriving edges")
 
         monkeypatch.setattr(store.vectors, "upsert", slow_upsert)
