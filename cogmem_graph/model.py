@@ -265,6 +265,10 @@ class MemoryTrace(_Strict):
     recorded_at: int = Field(0, ge=0, description="when the memory learned it, epoch ms")
     updated_at: int = Field(0, ge=0)
     consolidated_at: int | None = None
+    valid_from: int | None = Field(None, ge=0, description="when what it says began to hold, epoch ms (None: created_at)")
+    valid_until: int | None = Field(
+        None, ge=0, description="when what it says stopped holding, epoch ms (None: it still holds); set by a bound "
+        "the statement states (\"until Friday\") or by a newer statement superseding it")
     is_active: bool = True
     """False once deleted (merged away, superseded or pruned under `forgetting="delete"`)."""
 

@@ -36,6 +36,12 @@ class RetrievalResult:
     """How the query was read (`cognition.query_intent.QueryIntent`; None for the plain strategies)."""
     parts: tuple[str, ...] = ()
     """The questions a compound query was split into, each retrieved on its own (empty: not split)."""
+    as_of: int | None = None
+    """The point in time asked about (epoch ms): what the memory knew then and held true then."""
+    timeline: bool = False
+    """Every version, expired and superseded ones included, returned in event order."""
+    gated: bool = False
+    """The pre-retrieval gate found the query needs no memory (small talk, a slash command): nothing was searched."""
 
     @property
     def ids(self) -> list[str]:
@@ -57,6 +63,10 @@ class AssembledContext:
     trace_ids: tuple[str, ...]
     reminders: tuple[FiredReminder, ...] = ()
     """Intentions (prospective memory) this turn triggered, shown under "Reminders"."""
+    abbreviated: tuple[str, ...] = ()
+    """Retrieved memories shown abbreviated, without metadata (confidence-gated injection)."""
+    left_out: tuple[str, ...] = ()
+    """Retrieved memories not shown: their score was below `prompt.injection.abbreviated_at`."""
 
 
 @dataclass

@@ -22,7 +22,8 @@ RETURN m.id AS id, n.id AS prev, f.activation * r.weight * $decay AS activation,
        m.indexed AS indexed, m.encodingStrength AS encodingStrength, m.stability AS stability,
        m.lastAccessedAt AS lastAccessedAt, m.valence AS valence, m.confidence AS confidence,
        m.createdAt AS createdAt, m.entities AS entities, m.tags AS tags, m.strongestLink AS strongestLink,
-       coalesce(m.dormant, false) AS dormant
+       coalesce(m.dormant, false) AS dormant, m.recordedAt AS recordedAt, m.validFrom AS validFrom,
+       m.validUntil AS validUntil
 UNION ALL
 UNWIND $narrow AS f
 MATCH (n:Trace {id: f.id})-[r:SAME_TOPIC|CONTRADICTS|SUPERSEDES|CAUSED_BY|CO_ACTIVATED]-(m:Trace)
@@ -34,4 +35,5 @@ RETURN m.id AS id, n.id AS prev, f.activation * r.weight * $decay AS activation,
        m.indexed AS indexed, m.encodingStrength AS encodingStrength, m.stability AS stability,
        m.lastAccessedAt AS lastAccessedAt, m.valence AS valence, m.confidence AS confidence,
        m.createdAt AS createdAt, m.entities AS entities, m.tags AS tags, m.strongestLink AS strongestLink,
-       coalesce(m.dormant, false) AS dormant
+       coalesce(m.dormant, false) AS dormant, m.recordedAt AS recordedAt, m.validFrom AS validFrom,
+       m.validUntil AS validUntil

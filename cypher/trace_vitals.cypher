@@ -10,4 +10,5 @@ RETURN t.id AS id, t.encodingStrength AS encodingStrength, t.stability AS stabil
        t.lastAccessedAt AS lastAccessedAt, t.valence AS valence, t.confidence AS confidence,
        t.createdAt AS createdAt, t.entities AS entities, t.tags AS tags,
        coalesce(t.dormant, false) AS dormant, coalesce(t.category, 'other') AS category,
-       coalesce(t.pinned, false) AS pinned
+       coalesce(t.pinned, false) AS pinned, t.recordedAt AS recordedAt, t.validFrom AS validFrom,
+       t.validUntil AS validUntil

@@ -8,12 +8,20 @@ call can forget the scope filter.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import logging
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from cogmem_graph.cognition.prompt import PromptItem, PromptSections, assemble_prompt
+from cogmem_graph.cognition.prompt import (
+    Injection,
+    PromptItem,
+    PromptSections,
+    abbreviate,
+    assemble_prompt,
+    injection_level,
+)
 from cogmem_graph.cognition.prospective import FiredReminder, Intention
 from cogmem_graph.cognition.working_memory import WorkingMemory
 from cogmem_graph.context import MemoryContext, MoodSource
@@ -37,6 +45,8 @@ if TYPE_CHECKING:
     from cogmem_graph.retrieval.multihop_results import MultiHopResult
 
 __all__ = ["AgentMemory", "MoodSource"]
+
+log = logging.getLogger(__name__)
 
 
 class AgentMemory:
@@ -132,20 +142,27 @@ class AgentMemory:
     # ------------------------------------------------------------ read
 
     def retrieve(self, query: str, top_k: int | None = None, *, strategy: read_path.Strategy = "full",
-                 record_access: bool = True, mood: Mood | None = None) -> RetrievalResult:
-        """The memories that best answer `query`, with the signals that ranked them."""
-        if not isinstance(query, str) or not query.strip():
-            raise ValueError("query must be a non-empty string")
-        k = self.store.config.retrieval.top_k if top_k is None else top_k
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ValueError(f"top_k must be a positive integer, got {top_k!r}")
+                 record_access: bool = True, mood: Mood | None = None, as_of: int | datetime | None = None,
+                 timeline: bool = False) -> RetrievalResult:
+        """The memories that best answer `query`, with the signals that ranked them.
+
+        By default the current state: what has expired ("in Lisbon until Friday", once Friday
+        is over) is left out, and a replaced fact ranks just below its correction. `as_of`
+        (epoch ms or an aware datetime) asks about a point in time: what the memory knew by
+        then and held true then. `timeline=True` returns every version, in event order."""
+        k = _checked_query(query, self.store.config.retrieval.top_k if top_k is None else top_k)
+        when = _checked_when(as_of, timeline)
         self.store._check_open()
-        result = read_path.retrieve(self.context(), query, top_k=k, strategy=strategy, record_access=record_access, mood=mood)
+        result = read_path.retrieve(self.context(), query, top_k=k, strategy=strategy, record_access=record_access,
+                                    mood=mood, when=when)
         if record_access:
-            # What was just recalled is what the agent is now thinking about.
-            for item in result.traces[: self.store.config.working_memory.focus_per_retrieval]:
-                self.working_memory.focus(item.trace.id, item.trace.content)
+            self._focus(result.traces)
         return result
+
+    def _focus(self, recalled: Sequence[ScoredTrace]) -> None:
+        """What was just recalled is what the agent is now thinking about."""
+        for item in recalled[: self.store.config.working_memory.focus_per_retrieval]:
+            self.working_memory.focus(item.trace.id, item.trace.content)
 
     def multi_hop(self, query: str, hops: int | None = None, top_k: int | None = None) -> MultiHopResult:
         """GraphRAG multi-hop retrieval: the query's entities → traces that mention them →
@@ -165,10 +182,22 @@ class AgentMemory:
         """Retrieve for `query` and lay the memories out in six sections within `token_budget`.
         `query` is also the turn that prospective memory checks: reminders it triggers (and
         any due by time, or named in `events`) fire and lead the Reminders section."""
-        result = self.retrieve(query, top_k=top_k)
+        top_k = _checked_query(query, top_k)
+        self.store._check_open()
+        result = read_path.retrieve(self.context(), query, top_k=top_k)
         fired = self.check_reminders(query, events=events)
         self._forget_gone_from_working_memory({item.trace.id for item in result.traces})
-        sections = _sections(result.traces, self.working_memory.format_for_prompt(), fired)
+        gate = self.store.config.prompt.injection
+        levels = {item.trace.id: injection_level(item.score, full_at=gate.full_at, abbreviated_at=gate.abbreviated_at)
+                  if gate.enabled else Injection.FULL for item in result.traces}
+        shown = [item for item in result.traces if levels[item.trace.id] is not Injection.LEFT_OUT]
+        short = {tid for tid, level in levels.items() if level is Injection.ABBREVIATED}
+        left_out = tuple(tid for tid, level in levels.items() if level is Injection.LEFT_OUT)
+        if left_out:
+            log.debug("prompt for %r leaves out %d low-confidence memories", query[:60], len(left_out))
+        self._focus(shown)  # what the prompt leaves out does not become the agent's focus either
+        sections = _sections(shown, self.working_memory.format_for_prompt(), fired,
+                             abbreviated=short, abbreviated_chars=gate.abbreviated_chars)
         sections = _with_observations(sections, self)
         assembled = assemble_prompt(sections, token_budget=token_budget, traits=self.traits,
                                     config=self.store.config.prompt)
@@ -177,6 +206,7 @@ class AgentMemory:
             text=assembled.text, tokens_used=assembled.tokens_used, token_budget=assembled.token_budget,
             sections={name: usage.tokens_used for name, usage in assembled.sections.items()},
             trace_ids=tuple(item.trace.id for item in result.traces), reminders=tuple(fired),
+            abbreviated=tuple(tid for tid in levels if tid in short), left_out=left_out,
         )
 
     def _forget_gone_from_working_memory(self, known_active: set[str]) -> None:
@@ -223,13 +253,42 @@ class AgentMemory:
         return prospective_memory.memory_for(self.context()).check(self.visible_scope_keys, text, events)
 
 
+def _checked_query(query: object, top_k: object) -> int:
+    """`top_k` once `query` and `top_k` are known to be a non-empty string and a positive integer."""
+    if not isinstance(query, str) or not query.strip():
+        raise ValueError("query must be a non-empty string")
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+        raise ValueError(f"top_k must be a positive integer, got {top_k!r}")
+    return top_k
+
+
+def _checked_when(as_of: object, timeline: object) -> read_path.When:
+    """The state a retrieval asks about, from the `as_of` and `timeline` arguments."""
+    if not isinstance(timeline, bool):
+        raise ValueError(f"timeline must be True or False, got {timeline!r}")
+    if as_of is None:
+        return read_path.When(timeline=timeline)
+    if timeline:
+        raise ValueError("as_of and timeline=True ask for different things: pass one of them")
+    if isinstance(as_of, datetime):
+        if as_of.tzinfo is None:
+            raise ValueError("as_of must be an aware datetime (with a time zone) or epoch milliseconds")
+        return read_path.When(as_of=int(as_of.timestamp() * 1000))
+    if isinstance(as_of, bool) or not isinstance(as_of, int) or as_of < 0:
+        raise ValueError(f"as_of must be epoch milliseconds (a non-negative integer) or an aware datetime, "
+                         f"got {as_of!r}")
+    return read_path.When(as_of=as_of)
+
+
 def _with_observations(sections: PromptSections, agent: AgentMemory) -> PromptSections:
     """The Observations section: the agent's newest notes not yet reflected."""
     return replace(sections, observation_notes=observer.prompt_notes(agent.context()))
 
 
-def _item(scored: ScoredTrace) -> PromptItem:
+def _item(scored: ScoredTrace, abbreviated: Set[str] = frozenset(), chars: int = 120) -> PromptItem:
     trace = scored.trace
+    if trace.id in abbreviated:
+        return PromptItem(text=abbreviate(trace.content, chars))
     return PromptItem(text=trace.content, kind=trace.type.value, score=round(scored.score, 2), valence=trace.valence)
 
 
@@ -237,7 +296,11 @@ def _reminder_item(fired: FiredReminder) -> PromptItem:
     return PromptItem(text=fired.intention.content, kind=fired.intention.kind.value)
 
 
-def _sections(traces: list[ScoredTrace], working_memory: str, fired: Sequence[FiredReminder] = ()) -> PromptSections:
+def _sections(traces: list[ScoredTrace], working_memory: str, fired: Sequence[FiredReminder] = (), *,
+              abbreviated: Set[str] = frozenset(), abbreviated_chars: int = 120) -> PromptSections:
+    def item(t: ScoredTrace) -> PromptItem:
+        return _item(t, abbreviated, abbreviated_chars)
+
     direct = [t for t in traces if "activation" not in t.sources or len(t.sources) > 1]
     associated = [t for t in traces if t.sources == ("activation",)]
     semantic = [t for t in direct if t.trace.type in (MemoryType.SEMANTIC, MemoryType.PROCEDURAL, MemoryType.RELATIONAL)]
@@ -245,8 +308,8 @@ def _sections(traces: list[ScoredTrace], working_memory: str, fired: Sequence[Fi
     prospective = [t for t in direct if t.trace.type is MemoryType.PROSPECTIVE]
     return PromptSections(
         working_memory=working_memory,
-        semantic_recall=[_item(t) for t in semantic],
-        recent_episodic=[_item(t) for t in episodic],
-        prospective_alerts=[_reminder_item(f) for f in fired] + [_item(t) for t in prospective],
-        graph_associations=[_item(t) for t in associated],
+        semantic_recall=[item(t) for t in semantic],
+        recent_episodic=[item(t) for t in episodic],
+        prospective_alerts=[_reminder_item(f) for f in fired] + [item(t) for t in prospective],
+        graph_associations=[item(t) for t in associated],
     )

@@ -94,6 +94,43 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+# ---------------------------------------------------------------- confidence-gated injection
+
+
+class Injection(StrEnum):
+    """How much of a retrieved memory a prompt shows (third reference)."""
+
+    FULL = "full"  # the whole text with its metadata
+    ABBREVIATED = "abbreviated"  # a short form, no metadata
+    LEFT_OUT = "left_out"  # not shown; counted
+
+
+def injection_level(confidence: float, *, full_at: float = 0.7, abbreviated_at: float = 0.4) -> Injection:
+    """Full at or above `full_at`, abbreviated at or above `abbreviated_at`, else left out:
+    a borderline match shown whole invites the reader to build on it."""
+    if confidence >= full_at:
+        return Injection.FULL
+    if confidence >= abbreviated_at:
+        return Injection.ABBREVIATED
+    return Injection.LEFT_OUT
+
+
+def abbreviate(text: str, max_chars: int) -> str:
+    """The first sentence of `text` when it fits in `max_chars`, else its first `max_chars`
+    characters cut at a word boundary, with an ellipsis."""
+    if max_chars < 1:
+        raise ValueError(f"max_chars must be positive, got {max_chars!r}")
+    flat = _one_line(text)
+    end = next((i + 1 for i, ch in enumerate(flat) if ch in ".!?" and (i + 1 == len(flat) or flat[i + 1] == " ")),
+               len(flat))
+    first = flat[:end]
+    if len(first) <= max_chars:
+        return first
+    cut = flat[: max_chars - len(ELLIPSIS)]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > max_chars // 2 else cut).rstrip(" ,;:") + ELLIPSIS
+
+
 # ---------------------------------------------------------------- inputs
 
 

@@ -52,6 +52,25 @@ class BudgetSplit(_Config):
         return {name: getattr(self, name) for name in SECTION_NAMES}
 
 
+class InjectionGate(_Config):
+    """Confidence-gated injection (third reference): how much of a retrieved memory the prompt
+    shows, by its retrieval score (relative to the query's best match, in [0, 1])."""
+
+    enabled: bool = Field(False, description="gate memories by score; off: every retrieved memory is shown whole")
+    full_at: float = Field(0.7, ge=0.0, le=1.0, description="at or above: the whole text with its metadata")
+    abbreviated_at: float = Field(
+        0.4, ge=0.0, le=1.0, description="at or above (and below full_at): the text abbreviated, no metadata; "
+        "below: left out of the prompt and counted in `AssembledContext.left_out`")
+    abbreviated_chars: int = Field(120, ge=16, le=10_000, description="an abbreviated memory's text at most")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> InjectionGate:
+        if self.abbreviated_at > self.full_at:
+            raise ValueError(f"injection.abbreviated_at ({self.abbreviated_at}) must not exceed "
+                             f"injection.full_at ({self.full_at})")
+        return self
+
+
 class PromptConfig(_Config):
     """Token budget, its split, and formatting."""
 
@@ -73,6 +92,7 @@ class PromptConfig(_Config):
     min_item_chars: int = Field(
         16, ge=1, le=10_000, description="an item is cut to fit only if at least this much of its text survives"
     )
+    injection: InjectionGate = Field(default_factory=InjectionGate)
 
     @field_validator("overflow_order")
     @classmethod

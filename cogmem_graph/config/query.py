@@ -57,6 +57,9 @@ class IntentRoutes(_Config):
 class QueryConfig(_Config):
     """What happens to a query before the search."""
 
+    gate: bool = Field(
+        True, description="small talk, acknowledgements and slash commands skip retrieval, embedding included "
+        "(`cognition.query_gate`); the result is empty and says `gated`")
     intent_routing: bool = Field(True, description="classify each query's intent and use that intent's route")
     classifier: Literal["keyword", "llm"] = Field(
         "keyword", description="keyword rules, or the store's LLM (falls back to the rules when it fails)")

@@ -20,6 +20,7 @@ from cogmem_graph.config.prompt import PromptConfig
 from cogmem_graph.config.prospective import ProspectiveConfig
 from cogmem_graph.config.retention import RetentionConfig
 from cogmem_graph.config.retrieval import RetrievalConfig
+from cogmem_graph.config.validity import ValidityConfig
 from cogmem_graph.config.vectors import VectorConfig
 from cogmem_graph.config.working_memory import WorkingMemoryConfig
 
@@ -46,6 +47,7 @@ class CogmemConfig(_Config):
     decay: DecayConfig = Field(default_factory=DecayConfig)
     retention: RetentionConfig = Field(default_factory=RetentionConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
+    validity: ValidityConfig = Field(default_factory=ValidityConfig)
     working_memory: WorkingMemoryConfig = Field(default_factory=WorkingMemoryConfig)
     prompt: PromptConfig = Field(default_factory=PromptConfig)
     consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig)

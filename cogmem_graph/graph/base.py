@@ -583,7 +583,13 @@ def _vitals(row: dict[str, Any]) -> TraceVitals:
     return TraceVitals(row["id"], float(row["encodingStrength"]), float(row["stability"]), int(row["lastAccessedAt"]),
                        float(row["valence"]), float(row["confidence"]), int(row["createdAt"]),
                        tuple(row["entities"] or ()), tuple(row["tags"] or ()), dormant=bool(row.get("dormant")),
-                       category=row.get("category") or "other", pinned=bool(row.get("pinned")))
+                       category=row.get("category") or "other", pinned=bool(row.get("pinned")),
+                       recorded_at=_int_or_none(row.get("recordedAt")), valid_from=_int_or_none(row.get("validFrom")),
+                       valid_until=_int_or_none(row.get("validUntil")))
+
+
+def _int_or_none(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 def _pair_rows(co_retrieved: Sequence[Sequence[str]]) -> list[dict[str, Any]]:

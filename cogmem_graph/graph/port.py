@@ -49,6 +49,11 @@ class TraceVitals:
     dormant: bool = False
     category: str = "other"
     pinned: bool = False
+    recorded_at: int | None = None
+    valid_from: int | None = None
+    """When what it says began to hold (None: created_at)."""
+    valid_until: int | None = None
+    """When what it says stopped holding (None: it still holds)."""
 
 
 @dataclass(frozen=True)

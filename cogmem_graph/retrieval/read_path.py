@@ -1,5 +1,6 @@
 """The read path (DESIGN §6): candidates, fusion, the graph, the six signals.
 
+0. the pre-retrieval gate: small talk and slash commands stop here, unembedded;
 1. embed the query (LRU cache); 2. dense candidates from Qdrant; 3. lexical
 candidates (BM25 sparse vectors in Qdrant, same scope filter); 4. reciprocal
 rank fusion; 5. optional rerank; 6. load the candidates and spread activation
@@ -27,6 +28,7 @@ from cogmem_graph.cognition.mechanisms import (
     reconsolidate,
     retrieval_induced_forgetting,
 )
+from cogmem_graph.cognition.query_gate import skips_retrieval
 from cogmem_graph.cognition.scoring import (
     RecallKind,
     Signals,
@@ -39,6 +41,7 @@ from cogmem_graph.cognition.scoring import (
     recency_signals,
     tip_of_tongue_mask,
 )
+from cogmem_graph.cognition.validity import expired, visible_at
 from cogmem_graph.config.query import IntentRoute
 from cogmem_graph.config.retention import RetentionConfig
 from cogmem_graph.gc_pause import collector_paused
@@ -60,28 +63,43 @@ Strategy = Literal["full", "dense", "lexical"]
 STRATEGIES: tuple[str, ...] = ("full", "dense", "lexical")
 
 
+@dataclass(frozen=True)
+class When:
+    """Which state of the memory a retrieval asks about: now (the default), a point in time
+    (`as_of`: what was known by then and held then), or the whole timeline."""
+
+    as_of: int | None = None
+    timeline: bool = False
+
+
+NOW = When()
+
+
 def retrieve(
     ctx: MemoryContext, query: str, *, top_k: int, strategy: Strategy = "full",
-    record_access: bool = True, mood: Mood | None = None,
+    record_access: bool = True, mood: Mood | None = None, when: When = NOW,
 ) -> RetrievalResult:
     """One retrieval, with the cyclic garbage collector paused (`CogmemConfig.pause_gc`): a
     full collection inside it would add 60-110 ms at 10k memories and find nothing."""
     with collector_paused(ctx.config.pause_gc):
-        return _retrieve(ctx, query, top_k=top_k, strategy=strategy, record_access=record_access, mood=mood)
+        return _retrieve(ctx, query, top_k=top_k, strategy=strategy, record_access=record_access, mood=mood,
+                         when=when)
 
 
 def _retrieve(
     ctx: MemoryContext, query: str, *, top_k: int, strategy: Strategy = "full",
-    record_access: bool = True, mood: Mood | None = None,
+    record_access: bool = True, mood: Mood | None = None, when: When = NOW,
 ) -> RetrievalResult:
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
     cfg = ctx.config.retrieval
     keys = ctx.visible_scope_keys
     pool = top_k * cfg.candidate_multiplier
+    if strategy == "full" and cfg.query.gate and skips_retrieval(query):
+        return RetrievalResult(query=query, strategy=strategy, gated=True)
     plan = plan_query(ctx, query) if strategy == "full" else None
     if plan is not None and len(plan.parts) > 1:
-        return _retrieve_parts(ctx, query, plan, top_k=top_k, record_access=record_access, mood=mood)
+        return _retrieve_parts(ctx, query, plan, top_k=top_k, record_access=record_access, mood=mood, when=when)
     route = plan.route if plan is not None else None
 
     # The graph looks up the entities the query names while the vector store finds candidates.
@@ -116,7 +134,7 @@ def _retrieve(
     # answers both at once); activation returns those of the traces it reaches.
     fused_vitals = ctx.graph.trace_vitals_later(fused_ids, keys)
     newer = ctx.graph.read_later("newer_versions", {"ids": fused_ids, "scopeKeys": keys}) \
-        if cfg.current_facts_first and not route.include_superseded and fused_ids else list
+        if cfg.current_facts_first and not route.include_superseded and not when.timeline and fused_ids else list
     # Seeds spread as much activation as retrieval found them relevant (ACT-R source activation).
     relevance = dict(fused)
     seeds = fused_ids[: ctx.config.graph.activation.max_seeds]
@@ -160,8 +178,12 @@ def _retrieve(
     now = ctx.clock.now_ms()
     mood = mood or ctx.current_mood()
     cosine = {h.trace_id: h.score for h in dense}
-    recallable = _dormant_filter(ctx.config.retention, fused_ids, cosine, {n for _, n in versions})
-    ranked = [vitals[tid] for tid in candidate_ids if tid in vitals and recallable(vitals[tid])]
+    # Forgetting is about the present: a question about the past may find dormant memories.
+    recallable = _dormant_filter(ctx.config.retention, fused_ids, cosine, {n for _, n in versions}) \
+        if when == NOW else (lambda v: True)
+    valid = _validity_filter(ctx, when, now, current_only=not route.include_superseded,
+                             replaced={o for o, _ in versions})
+    ranked = [vitals[tid] for tid in candidate_ids if tid in vitals and recallable(vitals[tid]) and valid(vitals[tid])]
     table, scores, tip_of_tongue = _score(ctx, ranked, relevance, activation, cosine, mood, now)
     if route.category_boost and route.boost_categories:
         scores = _boost_categories(ranked, scores, route)
@@ -179,6 +201,8 @@ def _retrieve(
     if cfg.query.mmr_lambda < 1.0 and route.diversify and len(scored) > top_k:
         scored = _diversified(ctx, scored, top_k, keys)
     best = [c for c, _ in scored[:top_k]]
+    if when.timeline:  # the best matches, told in the order they happened
+        best.sort(key=lambda c: (c.vitals.created_at, c.vitals.id))
     almost = [c for c, kind in scored[top_k:] if kind is RecallKind.TIP_OF_TONGUE][:top_k]
     returned = {c.vitals.id for c in best}
     # Retrieval-induced forgetting can only suppress losers more similar than its threshold.
@@ -200,18 +224,18 @@ def _retrieve(
         competitors = [(traces[tid], cosine[tid]) for tid in competitor_ids if tid in traces]
         _after_retrieval(ctx, recalled, competitors, keys, now, mood)
     return RetrievalResult(query=query, traces=recalled, partial=partial, feeling_of_knowing=fok, strategy=strategy,
-                           intent=plan.intent.value)
+                           intent=plan.intent.value, as_of=when.as_of, timeline=when.timeline)
 
 
 def _retrieve_parts(
     ctx: MemoryContext, query: str, plan: QueryPlan, *, top_k: int, record_access: bool,
-    mood: Mood | None,
+    mood: Mood | None, when: When,
 ) -> RetrievalResult:
     """A compound question: each part retrieved on its own (read-only), each part's best
     answer first, then the rest as reciprocal rank fusion of the parts' lists ranks them (RRF
     alone would put a memory loosely matching every part above each part's answer); the
     after-retrieval writes run once, for what is returned."""
-    results = [_retrieve(ctx, part, top_k=top_k, record_access=False, mood=mood) for part in plan.parts]
+    results = [_retrieve(ctx, part, top_k=top_k, record_access=False, mood=mood, when=when) for part in plan.parts]
     fused = reciprocal_rank_fusion([[item.trace.id for item in r.traces] for r in results],
                                    k=ctx.config.retrieval.rrf_k)
     found: dict[str, ScoredTrace] = {}
@@ -228,7 +252,7 @@ def _retrieve_parts(
         now = ctx.clock.now_ms()
         _after_retrieval(ctx, recalled, [], ctx.visible_scope_keys, now, mood or ctx.current_mood())
     return RetrievalResult(query=query, traces=recalled, partial=partial, feeling_of_knowing=fok, strategy="full",
-                           intent=plan.intent.value, parts=plan.parts)
+                           intent=plan.intent.value, parts=plan.parts, as_of=when.as_of, timeline=when.timeline)
 
 
 def _boost_categories(ranked: list[TraceVitals], scores: list[float], route: IntentRoute) -> list[float]:
@@ -298,6 +322,24 @@ def _dormant_filter(retention: RetentionConfig, fused_ids: list[str], cosine: di
         return (not v.dormant or v.id in strong or v.id in always
                 or cosine.get(v.id, -1.0) > retention.dormant_recall_similarity)
     return recallable
+
+
+def _validity_filter(ctx: MemoryContext, when: When, now: int, *, current_only: bool, replaced: set[str]):
+    """Which candidates the asked-for state holds. At a point in time: what was known by then
+    and held then. Now (unless the route asks for history, as temporal questions do): not what
+    has expired, except a replaced memory whose newer version is a candidate too (it ranks
+    just below it, reachable for "what did I say before?"). The timeline: everything."""
+    if when.as_of is not None:
+        at = when.as_of
+
+        def held_then(v: TraceVitals) -> bool:
+            recorded = v.recorded_at if v.recorded_at is not None else v.created_at
+            start = v.valid_from if v.valid_from is not None else v.created_at
+            return visible_at(recorded_at=recorded, valid_from=start, valid_until=v.valid_until, at=at)
+        return held_then
+    if when.timeline or not current_only or not ctx.config.validity.current_state:
+        return lambda v: True
+    return lambda v: v.id in replaced or not expired(v.valid_until, now)
 
 
 def _current_first(ranked: list[TraceVitals], scores: list[float],

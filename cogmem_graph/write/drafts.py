@@ -17,6 +17,7 @@ from cogmem_graph.cognition.retention import (
     information_density,
     memory_category,
 )
+from cogmem_graph.cognition.validity import validity_of
 from cogmem_graph.model import MemoryTrace, Scope, scope_key
 from cogmem_graph.write.request import EncodeRequest
 
@@ -57,6 +58,9 @@ def build_trace(ctx: MemoryContext, request: EncodeRequest, now: int,
         entities = extract_entities(request.content, extra=request.entities)
     density = information_density(request.content[:FEATURE_CHARS], len(entities))
     stability = enc.stability_ms * density_stability_factor(density, cfg.retention)
+    event_time = request.created_at if request.created_at is not None else now
+    valid = validity_of(request.content[:FEATURE_CHARS] if cfg.validity.stated_bounds else "", event_time,
+                        valid_from=request.valid_from, valid_until=request.valid_until)
     return MemoryTrace(
         type=request.type, scope=scope, scope_id=scope_id, agent_id=ctx.identity.agent_id,
         content=request.content, tags=request.tags, entities=[e.name for e in entities],
@@ -65,7 +69,7 @@ def build_trace(ctx: MemoryContext, request: EncodeRequest, now: int,
         valence=enc.valence, arousal=enc.arousal, dominance=enc.dominance, intensity=enc.intensity,
         encoding_strength=enc.strength, stability=stability, pinned=request.pinned,
         category=memory_category(request.content[:FEATURE_CHARS], density, cfg.retention),
-        created_at=request.created_at if request.created_at is not None else now, recorded_at=now,
+        created_at=event_time, recorded_at=now, valid_from=valid.valid_from, valid_until=valid.valid_until,
         last_accessed_at=now, updated_at=now, next_reinforcement_at=now + FIRST_REINFORCEMENT_INTERVAL_MS,
         sequence_key=_sequence_key(ctx, request, scope_key(scope, scope_id)), indexed=False,
     )

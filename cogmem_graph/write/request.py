@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from cogmem_graph.model import MAX_ID_CHARS, MemoryType, Mood, Scope, SourceType, check_text
 
@@ -28,9 +28,20 @@ class EncodeRequest(BaseModel):
     source_id: str | None = None
     confidence: float = Field(1.0, ge=0.0, le=1.0)
     created_at: int | None = Field(None, ge=0, description="event time in epoch ms; default now")
+    valid_from: int | None = Field(None, ge=0, description="when what it says began to hold; default created_at")
+    valid_until: int | None = Field(
+        None, ge=0, description="when what it says stops holding; default the end it states (\"until Friday\"), "
+        "else open")
     pinned: bool = Field(False, description="a truth anchor: never made dormant, merged, gisted or weakened")
     metadata: dict[str, Any] = Field(default_factory=dict)
     structured_data: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _validity_ordered(self) -> EncodeRequest:
+        start = self.valid_from if self.valid_from is not None else self.created_at
+        if self.valid_until is not None and start is not None and self.valid_until <= start:
+            raise ValueError(f"valid_until ({self.valid_until}) must be after valid_from / created_at ({start})")
+        return self
 
     @field_validator("source_id")
     @classmethod
