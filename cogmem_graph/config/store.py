@@ -38,6 +38,15 @@ class WritePathConfig(_Config):
         0.5, ge=0.0, le=1.0,
         description="a new memory gets a CONTRADICTS edge to an old one when the offline judge is this sure",
     )
+    context_vectors: bool = Field(
+        True,
+        description="a memory said right after another in its conversation (TEMPORAL_SEQUENCE window) is indexed "
+        "with the mean of its own vector and the vector of both turns, so a reply is found by what it answers "
+        "(LoCoMo dev data, MiniLM: dense R@10 0.44 -> 0.56); near-duplicate and interference checks use the "
+        "memory's own vector",
+    )
+    context_chars: int = Field(
+        500, ge=0, le=100_000, description="the end of the previous turn that is embedded as context, at most")
 
 
 class CogmemConfig(_Config):

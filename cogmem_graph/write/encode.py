@@ -39,6 +39,7 @@ from cogmem_graph.write.conflicts import (
     contradiction_edges,
     write_old_trace_changes,
 )
+from cogmem_graph.write.context_vectors import index_vectors, previous_turns_later
 from cogmem_graph.write.drafts import build_trace, schema_centroids_later, schema_encoding
 from cogmem_graph.write.request import EncodeRequest, as_request
 
@@ -87,8 +88,10 @@ def _encode_batch(
             first_of[key] = i
     unique = [i for i in range(len(drafts)) if i not in alias]
 
+    previous = previous_turns_later(ctx, drafts, unique)  # the graph looks them up while the batch is embedded
     vectors = ctx.embedder.embed([drafts[i].content for i in unique])
     vector_of = dict(zip(unique, vectors, strict=True))
+    indexed_as = index_vectors(ctx, drafts, vector_of, previous())
     schema_encoding(ctx, drafts, vector_of, now, centroids)
 
     # Nearest existing neighbours of every new trace, inside its own scope, in one request.
@@ -149,7 +152,7 @@ def _encode_batch(
             written = graph.upsert_traces_later(new, fresh=True)  # their ids were minted in build_trace
             points = [
                 VectorPoint(trace_id=t.id, scope_key=t.scope_key, type=t.type.value, created_at=t.created_at,
-                            dense=vector_of[i], sparse=bm25_document_vector(t.content), content_hash=t.content_hash)
+                            dense=indexed_as[i], sparse=bm25_document_vector(t.content), content_hash=t.content_hash)
                 for i, t in ((i, drafts[i]) for i in new_at)
             ]
             mentions = [Mention(drafts[i].id, e.key, e.name, e.kind) for i in new_at for e in found[i]]
