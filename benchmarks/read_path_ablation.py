@@ -1,0 +1,164 @@
+"""Read-path ablation: recall@10 by LoCoMo category with each query-reading feature on and off.
+
+The development conversations are encoded once (every turn at once, as `lifecycle.py`'s
+`static` row); then every variant answers every question read-only
+(`retrieve(record_access=False)`) on that same memory, so the rows differ only in the
+read path. A variant is `default` with settings changed, as in `lifecycle.py`:
+`default+retrieval.query.mmr_lambda=1`. This is a diagnostic beside the lifecycle table
+(which measures the chosen default as the memory is used), not a headline.
+
+    python benchmarks/read_path_ablation.py                     # the standard variants, MiniLM
+    python benchmarks/read_path_ablation.py --variants default,default+retrieval.query.decompose=false
+    python benchmarks/read_path_ablation.py --embedder hash --limit-conversations 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+import cogmem_graph as cg
+from cogmem_graph.clock import ManualClock
+from cogmem_graph.cognition.query_gate import skips_retrieval
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lifecycle import encode_turns, preset_config, questions_of  # noqa: E402
+from locomo import CATEGORIES, DEFAULT_DATA, load_conversations, turns_of  # noqa: E402
+
+Q = "retrieval.query"
+VARIANTS: dict[str, str] = {
+    "default": "default",
+    "no query reading (all off)": f"default+{Q}.intent_routing=false+{Q}.decompose=false+{Q}.mmr_lambda=1",
+    "no intent routing": f"default+{Q}.intent_routing=false",
+    "no decomposition": f"default+{Q}.decompose=false",
+    "no MMR": f"default+{Q}.mmr_lambda=1",
+    "MMR λ 0.5": f"default+{Q}.mmr_lambda=0.5",
+    "no preference boost": f"default+{Q}.intents.preference.category_boost=0",
+    "temporal: superseded at own rank off": f"default+{Q}.intents.temporal.include_superseded=false",
+    "temporal: HyDE": f"default+{Q}.intents.temporal.hyde=true",
+    "factual: HyDE": f"default+{Q}.intents.factual.hyde=true",
+    "all intents: HyDE": "default" + "".join(f"+{Q}.intents.{i}.hyde=true" for i in (
+        "factual", "temporal", "causal", "entity_profile", "preference")),
+}
+TOP_K = 10
+
+
+Hit = tuple[float, bool]
+"""A returned memory's score and whether it is one of the question's evidence turns."""
+
+
+def evaluate(store: cg.MemoryStore, conversations: list[dict], limit_q: int | None,
+             ) -> tuple[dict[str, list[float]], list[tuple[int, list[Hit]]]]:
+    """R@TOP_K per category, and per question its evidence count and returned hits."""
+    recall: dict[str, list[float]] = defaultdict(list)
+    hits: list[tuple[int, list[Hit]]] = []
+    for number, conversation in enumerate(conversations):
+        reader = store.agent("bench", user_id=f"conversation-{number}")
+        for q in questions_of(conversation, limit_q):
+            category = CATEGORIES.get(q.get("category"), str(q.get("category")))
+            result = reader.retrieve(q["question"], top_k=TOP_K, record_access=False)
+            evidence = set(q["evidence"])
+            returned = [(hit.score, hit.trace.metadata.get("dia_id") in evidence) for hit in result.traces]
+            found = {hit.trace.metadata.get("dia_id") for hit in result.traces}
+            value = len(evidence & found) / len(evidence)
+            recall[category].append(value)
+            recall["overall"].append(value)
+            hits.append((len(evidence), returned))
+    return recall, hits
+
+
+def injection_table(hits: list[tuple[int, list[Hit]]]) -> Table:
+    """What confidence-gated injection would put in a prompt of the default variant's top
+    TOP_K: evidence shown (whole or abbreviated), evidence shown whole, memories shown, and
+    the share of what is shown that is evidence, for the gate off and for thresholds around
+    the reference's (full ≥ 0.7, abbreviated ≥ 0.4)."""
+    table = Table(title=f"Confidence-gated injection over the default top {TOP_K} (read-only)")
+    for name in ("gate", "evidence shown", "evidence whole", "memories shown / question", "shown that is evidence"):
+        table.add_column(name, justify="left" if name == "gate" else "right")
+    for label, full_at, shown_at in (("off", 0.0, 0.0), ("reference: 0.7 / 0.4", 0.7, 0.4),
+                                     ("0.5 / 0.25", 0.5, 0.25), ("0.4 / 0.2", 0.4, 0.2)):
+        shown = [[(s, e) for s, e in returned if s >= shown_at] for _, returned in hits]
+        evidence_shown = statistics.mean(sum(e for _, e in kept) / n for (n, _), kept in zip(hits, shown, strict=True))
+        whole = statistics.mean(sum(e for s, e in returned if s >= full_at) / n for n, returned in hits)
+        count = sum(len(kept) for kept in shown)
+        precision = sum(e for kept in shown for _, e in kept) / max(1, count)
+        table.add_row(label, f"{evidence_shown:.3f}", f"{whole:.3f}", f"{count / len(hits):.1f}", f"{precision:.3f}")
+    return table
+
+
+def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--embedder", default="local", help="local | hash | openai:<model>")
+    parser.add_argument("--variants", default=None,
+                        help="comma-separated variant specs (default: the standard list in this file)")
+    parser.add_argument("--limit-conversations", type=int, default=None)
+    parser.add_argument("--limit-questions", type=int, default=None, help="per conversation")
+    args = parser.parse_args(argv)
+    if not args.data.exists():
+        sys.exit(f"no LoCoMo data at {args.data}: pass --data")
+    variants = VARIANTS if args.variants is None else {v: v for v in args.variants.split(",") if v.strip()}
+    configs = {name: preset_config(spec) for name, spec in variants.items()}  # bad specs fail first
+    conversations = load_conversations(args.data)[: args.limit_conversations]
+    console = Console(width=200)
+    results: dict[str, dict[str, float]] = {}
+    default_hits: list[tuple[int, list[Hit]]] = []
+    clock = ManualClock(int(time.time() * 1000))
+    with tempfile.TemporaryDirectory() as home, \
+            cg.open(home=home, embedder=args.embedder, clock=clock) as store, \
+            Progress(console=console, transient=True) as progress:
+        task = progress.add_task("encoding the conversations", total=len(conversations))
+        for number, conversation in enumerate(conversations):
+            user = f"conversation-{number}"
+            encode_turns(lambda thread, user=user: store.agent("bench", user_id=user, thread_id=thread),
+                         turns_of(conversation))
+            progress.advance(task)
+        progress.remove_task(task)
+        task = progress.add_task("variants", total=len(configs))
+        for name, config in configs.items():
+            store.config.retrieval = config.retrieval  # only the read path differs between rows
+            recall, hits = evaluate(store, conversations, args.limit_questions)
+            results[name] = {c: statistics.mean(v) for c, v in recall.items()}
+            if name == "default":
+                default_hits = hits
+            progress.advance(task)
+    categories = [c for c in (*CATEGORIES.values(), "overall") if any(c in r for r in results.values())]
+    table = Table(title=f"Read-path ablation: LoCoMo R@{TOP_K} by category, read-only, embedder {args.embedder}")
+    table.add_column("variant")
+    for c in categories:
+        table.add_column(c, justify="right")
+    table.add_column("Δ overall vs default", justify="right")
+    base = results.get("default", {}).get("overall")
+    for name, r in results.items():
+        delta = "" if base is None or name == "default" else f"{r['overall'] - base:+.3f}"
+        table.add_row(name, *(f"{r[c]:.3f}" if c in r else "-" for c in categories), delta)
+    console.print(table)
+    if default_hits:
+        console.print(injection_table(default_hits))
+    console.print(gate_report(conversations))
+    return results
+
+
+def gate_report(conversations: list[dict]) -> str:
+    """How much of the conversations the pre-retrieval gate would skip, and that it skips no
+    question with evidence (turns are gated on their text, without the speaker's name)."""
+    turns = [t["content"].split(": ", 1)[-1].split(" [shares a photo:")[0] for c in conversations for t in turns_of(c)]
+    questions = [q["question"] for c in conversations for q in questions_of(c, None)]
+    gated = [t for t in turns if skips_retrieval(t)]
+    wrong = [q for q in questions if skips_retrieval(q)]
+    examples = ", ".join(repr(t) for t in list(dict.fromkeys(gated))[:8])
+    return (f"Pre-retrieval gate: {len(gated)} of {len(turns)} turns gated ({len(gated) / max(1, len(turns)):.1%}; "
+            f"e.g. {examples}); {len(wrong)} of {len(questions)} questions with evidence gated")
+
+
+if __name__ == "__main__":
+    main()
