@@ -44,9 +44,8 @@ from cogmem_graph.cognition.observation import NoteType
 from cogmem_graph.cognition.prospective import TriggerKind
 from cogmem_graph.errors import CogmemError
 from cogmem_graph.graph.port import Edge, Mention
-from cogmem_graph.lexical import bm25_document_vector
 from cogmem_graph.model import EdgeType, MemoryTrace
-from cogmem_graph.vectors.port import VectorPoint
+from cogmem_graph.write.indexing import index_unindexed
 
 if TYPE_CHECKING:
     from cogmem_graph.api.store import MemoryStore
@@ -57,7 +56,8 @@ BATCH_SIZE = 500
 
 ProgressCallback = Callable[[str, int], None]
 """Called with (section, items done since the last call): "traces", "entities", ...;
-for an import also "bytes" with the size of the lines read."""
+for an import also "bytes" with the size of the lines read, then "indexed" as the
+imported traces are embedded and indexed."""
 
 _TRACE_FIELDS = {f.alias or name for name, f in MemoryTrace.model_fields.items()}
 _NODE_RECORDS = ("trace", "entity", "schema", "archived", "prospective", "observation_note", "conversation_turn")
@@ -228,14 +228,8 @@ class _Importer:
         extras = [{"id": t.id, "props": extra} for t, extra in items if extra]
         if extras:
             self.graph.run("import_trace_props", {"rows": extras}, write=True)
-        vectors = self.store.embedder.embed([t.content for t in traces])
-        self.store.vectors.upsert([
-            VectorPoint(trace_id=t.id, scope_key=t.scope_key, type=t.type.value, created_at=t.created_at,
-                        dense=v, sparse=bm25_document_vector(t.content), active=t.is_active,
-                        content_hash=t.content_hash)
-            for t, v in zip(traces, vectors, strict=True)
-        ])
-        self.graph.set_indexed([t.id for t in traces], True)
+        # Indexed once every trace is in the graph (`index_unindexed` after the last record),
+        # so each turn is embedded with its previous turn wherever the backup lists it.
         self.counts.traces += len(traces)
         self.progress("traces", len(traces))
 
@@ -450,6 +444,7 @@ def import_store(
     if not header_seen:
         raise PortableFormatError("empty file: not a cogmem-graph backup")
     importer.flush_all()
+    index_unindexed(store.context(), on_batch=lambda n: progress("indexed", n))
     if footer is None:
         raise PortableFormatError(f"the backup ends at line {number} without its footer: the file is truncated "
                                   "(what was read has been imported)")

@@ -22,7 +22,6 @@ from cogmem_graph.context import MemoryContext
 from cogmem_graph.errors import StoreClosed
 from cogmem_graph.graph.port import GraphStats
 from cogmem_graph.identity import AgentIdentity
-from cogmem_graph.lexical import bm25_document_vector
 from cogmem_graph.model import Hexaco
 from cogmem_graph.pipeline import perspective
 from cogmem_graph.pipeline.archive import MemoryArchive
@@ -30,8 +29,9 @@ from cogmem_graph.pipeline.consolidation import Consolidator
 from cogmem_graph.providers import CachedEmbedder, Embedder, best_local_embedder, make_embedder
 from cogmem_graph.redact import redact_url
 from cogmem_graph.results import RepairResult
-from cogmem_graph.vectors.port import VectorIndex, VectorPoint
+from cogmem_graph.vectors.port import VectorIndex
 from cogmem_graph.vectors.qdrant import QdrantVectorIndex
+from cogmem_graph.write.indexing import index_unindexed
 
 if TYPE_CHECKING:
     from cogmem_graph.pipeline.consolidation import ConsolidationResult
@@ -183,19 +183,7 @@ class MemoryStore:
         known = self.vectors.all_ids()
         lost = [i for i in self.graph.indexed_trace_ids() if i not in known]
         self.graph.set_indexed(lost, False)
-        while True:
-            pending = [t for t in self.graph.unindexed_traces(limit=REPAIR_BATCH)]
-            if not pending:
-                break
-            vectors = self.embedder.embed([t.content for t in pending])
-            self.vectors.upsert([
-                VectorPoint(trace_id=t.id, scope_key=t.scope_key, type=t.type.value, created_at=t.created_at,
-                            dense=v, sparse=bm25_document_vector(t.content), active=t.is_active,
-                            content_hash=t.content_hash)
-                for t, v in zip(pending, vectors, strict=True)
-            ])
-            self.graph.set_indexed([t.id for t in pending], True)
-            result.reindexed += len(pending)
+        result.reindexed = index_unindexed(self.context(), batch_size=REPAIR_BATCH)
         active_vectors = self.vectors.all_ids(active=True)
         inactive_vectors = self.vectors.all_ids(active=False)
         state = self.graph.trace_index_state(list(active_vectors | inactive_vectors))

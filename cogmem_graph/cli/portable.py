@@ -108,9 +108,15 @@ def import_(
             task = progress.add_task(f"importing {'stdin' if from_stdin else escape(path.name)}", total=size)
             counters: dict[str, int] = {}
 
+            indexing: list = []
+
             def advance(section: str, n: int) -> None:
                 if section == "bytes":
                     progress.advance(task, n)
+                elif section == "indexed":  # embedding the imported traces, once all are in the graph
+                    if not indexing:
+                        indexing.append(progress.add_task("indexing traces", total=counters.get("traces")))
+                    progress.advance(indexing[0], n)
                 else:
                     counters[section] = counters.get(section, 0) + n
 

@@ -88,10 +88,13 @@ def _encode_batch(
             first_of[key] = i
     unique = [i for i in range(len(drafts)) if i not in alias]
 
-    previous = previous_turns_later(ctx, drafts, unique)  # the graph looks them up while the batch is embedded
-    vectors = ctx.embedder.embed([drafts[i].content for i in unique])
+    # The graph looks up each conversation's previous turn while the batch is embedded.
+    unique_drafts = [drafts[i] for i in unique]
+    previous = previous_turns_later(ctx, unique_drafts, ctx.visible_scope_keys)
+    vectors = ctx.embedder.embed([t.content for t in unique_drafts])
     vector_of = dict(zip(unique, vectors, strict=True))
-    indexed_as = index_vectors(ctx, drafts, vector_of, previous())
+    index_of = index_vectors(ctx, unique_drafts, dict(enumerate(vectors)), previous())
+    indexed_as = {i: index_of[n] for n, i in enumerate(unique)}
     schema_encoding(ctx, drafts, vector_of, now, centroids)
 
     # Nearest existing neighbours of every new trace, inside its own scope, in one request.

@@ -4,7 +4,10 @@ graph, and the write path's duplicate checks still compare memories by their own
 
 from __future__ import annotations
 
+import io
+
 import cogmem_graph as cg
+from cogmem_graph.portable import export_store, import_store
 
 CONVERSATION = [
     "Melanie: How was the pottery class you signed up for in spring?",
@@ -50,3 +53,34 @@ def test_a_repeated_statement_in_another_conversation_is_still_a_duplicate(store
         {"content": "We talked about the clinic visit and the waiting room."},
         {"content": "My blood type is O negative."}])
     assert later[1].id == first[1].id, "the same statement reinforces the memory it repeats"
+
+
+def _self_similarity(store: cg.MemoryStore, trace: cg.MemoryTrace) -> float:
+    """Cosine between a trace's own-text vector and the vector its index holds for it."""
+    hits = store.vectors.search_dense(store.embedder.embed_query(trace.content), [trace.scope_key], 10)
+    return next(h.score for h in hits if h.trace_id == trace.id)
+
+
+def test_a_shared_memory_never_carries_a_private_turn_as_context(store) -> None:
+    agent = store.agent("helper", user_id="u1", thread_id="t1", organization_id="acme")
+    private, shared, mine = agent.encode_many([
+        {"content": "My salary review is on Friday and I expect a raise.", "scope": "user"},
+        {"content": "The team offsite is booked at the lake hotel.", "scope": "organization"},
+        {"content": "I should prepare numbers for the review.", "scope": "user"},
+    ])
+    assert _self_similarity(store, shared) > 0.999, "indexed alone: its predecessor is in another scope"
+    assert _self_similarity(store, mine) < 0.99, "indexed with the private turn before it, same scope"
+
+
+def test_repair_and_import_index_the_way_the_write_path_does(store, tmp_path) -> None:
+    traces = _ingest(store, "u1", one_call=False)
+    before = {t.id: _self_similarity(store, t) for t in traces}
+    assert sum(score < 0.99 for score in before.values()) == len(traces) - 1, "all but the first have context"
+    store.vectors.delete([t.id for t in traces])
+    assert store.repair().reindexed == len(traces)
+    assert all(abs(_self_similarity(store, t) - before[t.id]) < 1e-6 for t in traces)
+    dump = io.StringIO()
+    export_store(store, dump, batch_size=2)  # small pages: a turn's predecessor may be in another batch
+    with cg.open(home=tmp_path / "copy", embedder="hash") as copy:
+        import_store(copy, io.StringIO(dump.getvalue()).readlines(), batch_size=2)
+        assert all(abs(_self_similarity(copy, t) - before[t.id]) < 1e-6 for t in traces)
