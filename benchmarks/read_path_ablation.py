@@ -40,8 +40,9 @@ VARIANTS: dict[str, str] = {
     "no query reading (all off)": f"default+{Q}.intent_routing=false+{Q}.decompose=false+{Q}.mmr_lambda=1",
     "no intent routing": f"default+{Q}.intent_routing=false",
     "no decomposition": f"default+{Q}.decompose=false",
-    "no MMR": f"default+{Q}.mmr_lambda=1",
+    "MMR λ 0.7 (the reference)": f"default+{Q}.mmr_lambda=0.7",
     "MMR λ 0.5": f"default+{Q}.mmr_lambda=0.5",
+    "validity: expired memories kept current": "default+validity.current_state=false",
     "no preference boost": f"default+{Q}.intents.preference.category_boost=0",
     "temporal: superseded at own rank off": f"default+{Q}.intents.temporal.include_superseded=false",
     "temporal: HyDE": f"default+{Q}.intents.temporal.hyde=true",
@@ -126,6 +127,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
         task = progress.add_task("variants", total=len(configs))
         for name, config in configs.items():
             store.config.retrieval = config.retrieval  # only the read path differs between rows
+            store.config.validity = config.validity
             recall, hits = evaluate(store, conversations, args.limit_questions)
             results[name] = {c: statistics.mean(v) for c, v in recall.items()}
             if name == "default":

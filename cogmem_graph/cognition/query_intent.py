@@ -71,6 +71,16 @@ def classify_intent(query: str) -> QueryIntent:
     return QueryIntent.GENERAL
 
 
+_SELF = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|our|ours|us)\b", re.IGNORECASE)
+
+
+def asks_about_self(query: str) -> bool:
+    """Whether the asker asks about themselves or their own group ("What am I allergic
+    to?", "When does our team deploy?"): what they stated about themselves — identities,
+    preferences, corrections, commitments — is what such a question is after."""
+    return bool(_SELF.search(query))
+
+
 _WH_WORDS = frozenset("what which where who whom whose when why how".split())
 _QUANTIFIERS = frozenset("many much long often old far".split())
 _AUXILIARIES = frozenset("do does did is are was were has have had can could will would should may might".split())

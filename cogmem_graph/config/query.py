@@ -67,6 +67,12 @@ class QueryConfig(_Config):
     hyde: Literal["templates", "llm"] = Field(
         "templates", description="how the hypothetical answers of routes with hyde=true are written: by the "
         "intent's templates (no LLM call) or by the store's LLM (templates when there is none)")
+    self_categories: tuple[MemoryCategory, ...] = Field(
+        (MemoryCategory.IDENTITY, MemoryCategory.PREFERENCE, MemoryCategory.CORRECTION, MemoryCategory.COMMITMENT),
+        description="what the asker stated about themselves: raised by `self_boost` when a question is about the "
+        "asker (first person: I, my, our, ...)")
+    self_boost: float = Field(
+        0.2, ge=0.0, le=1.0, description="score × (1 + boost) for `self_categories` on a question about the asker")
     decompose: bool = Field(True, description="split compound questions, retrieve each part, fuse with RRF")
     max_sub_queries: int = Field(4, ge=1, le=8, description="parts a compound question is split into at most")
     mmr_lambda: float = Field(

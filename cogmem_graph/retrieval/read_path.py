@@ -29,6 +29,7 @@ from cogmem_graph.cognition.mechanisms import (
     retrieval_induced_forgetting,
 )
 from cogmem_graph.cognition.query_gate import skips_retrieval
+from cogmem_graph.cognition.query_intent import asks_about_self
 from cogmem_graph.cognition.scoring import (
     RecallKind,
     Signals,
@@ -185,8 +186,9 @@ def _retrieve(
                              replaced={o for o, _ in versions})
     ranked = [vitals[tid] for tid in candidate_ids if tid in vitals and recallable(vitals[tid]) and valid(vitals[tid])]
     table, scores, tip_of_tongue = _score(ctx, ranked, relevance, activation, cosine, mood, now)
-    if route.category_boost and route.boost_categories:
-        scores = _boost_categories(ranked, scores, route)
+    boosts = _category_boosts(ctx, query, route)
+    if boosts:
+        scores = _boost_categories(ranked, scores, boosts)
     if versions:
         scores = _current_first(ranked, scores, versions)
     scored = [
@@ -255,12 +257,21 @@ def _retrieve_parts(
                            intent=plan.intent.value, parts=plan.parts, as_of=when.as_of, timeline=when.timeline)
 
 
-def _boost_categories(ranked: list[TraceVitals], scores: list[float], route: IntentRoute) -> list[float]:
-    """Score × (1 + boost) for the route's categories (preference questions: stated
-    preferences and corrections first)."""
-    chosen = set(route.boost_categories)
-    gain = 1.0 + route.category_boost
-    return [score * gain if v.category in chosen else score for v, score in zip(ranked, scores, strict=True)]
+def _category_boosts(ctx: MemoryContext, query: str, route: IntentRoute) -> dict[str, float]:
+    """Score gain per memory category: the route's (preference questions: stated preferences
+    and corrections first) and, for a question about the asker, what they stated about
+    themselves."""
+    qcfg = ctx.config.retrieval.query
+    gains = dict.fromkeys(route.boost_categories, route.category_boost) if route.category_boost else {}
+    if qcfg.self_boost and asks_about_self(query):
+        for category in qcfg.self_categories:
+            gains[category] = max(gains.get(category, 0.0), qcfg.self_boost)
+    return {str(category): gain for category, gain in gains.items() if gain}
+
+
+def _boost_categories(ranked: list[TraceVitals], scores: list[float], gains: dict[str, float]) -> list[float]:
+    """Score × (1 + gain) for each memory of a boosted category."""
+    return [score * (1.0 + gains.get(v.category, 0.0)) for v, score in zip(ranked, scores, strict=True)]
 
 
 def _diversified(ctx: MemoryContext, scored: list, top_k: int, keys: list[str]) -> list:

@@ -65,7 +65,20 @@ def test_a_preference_question_puts_the_stated_preference_first(store) -> None:
     query = "Which seats do I like when I fly?"
     assert agent.retrieve(query, top_k=2, record_access=False).ids[0] == preference.id
     store.config.retrieval.query.intents.preference.category_boost = 0.0
+    store.config.retrieval.query.self_boost = 0.0  # the question is about the asker too
     assert agent.retrieve(query, top_k=2, record_access=False).ids[0] == fact.id
+
+
+def test_a_question_about_the_asker_puts_what_they_said_about_themselves_first(store) -> None:
+    agent = _agent(store)
+    mine = agent.encode("My blood type is O negative.")
+    theirs = agent.encode("What is your blood type? The clinic poster asks every donor about blood type.")
+    agent.encode_many([{"content": text} for text in FILLER])
+    assert store.graph.get_traces([mine.id], agent.visible_scope_keys)[0].category == "identity"
+    query = "What is my blood type?"
+    assert agent.retrieve(query, top_k=2, record_access=False).ids[0] == mine.id
+    store.config.retrieval.query.self_boost = 0.0
+    assert agent.retrieve(query, top_k=2, record_access=False).ids[0] == theirs.id
 
 
 def test_mmr_makes_room_for_a_different_fact(store) -> None:

@@ -7,6 +7,7 @@ import pytest
 from cogmem_graph.cognition.causality import refers_back_causally
 from cogmem_graph.cognition.query_intent import (
     QueryIntent,
+    asks_about_self,
     classify_intent,
     declarative_stem,
     decompose_query,
@@ -94,3 +95,12 @@ def test_decomposition_is_bounded() -> None:
 ])
 def test_a_turn_that_follows_from_the_one_before(text: str, refers_back: bool) -> None:
     assert refers_back_causally(text) is refers_back
+
+
+@pytest.mark.parametrize(("query", "about_self"), [
+    ("What am I allergic to?", True), ("What is my daughter called?", True), ("When does our team deploy?", True),
+    ("Which seat do I like on planes?", True), ("What did Caroline research?", False),
+    ("Where does Melanie live?", False), ("Is it raining in Iceland?", False),
+])
+def test_a_question_about_the_asker(query: str, about_self: bool) -> None:
+    assert asks_about_self(query) is about_self
