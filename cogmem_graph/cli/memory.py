@@ -118,8 +118,11 @@ def recall(
     with session(ctx) as store:
         result = agent_of(store, settings).retrieve(query, top_k=top_k, record_access=not no_reinforce)
     if as_json:
-        out.print_json(data={"query": query, "traces": [_scored_json(t) for t in result.traces],
+        out.print_json(data={"query": query, "gated": result.gated, "traces": [_scored_json(t) for t in result.traces],
                              "partial": [_scored_json(t) for t in result.partial]})
+        return
+    if result.gated:
+        err.print("not searched: small talk or a command needs no memory (retrieval.query.gate)")
         return
     if not result.traces:
         err.print("no memories matched")

@@ -158,6 +158,11 @@ def test_recall_returns_the_memory_with_event_time_and_metadata(home) -> None:
     table = ok(cogmem("recall", "Biscuit hiking", "-k", "2", home=path)).stdout
     assert "Biscuit" in table and "score" in table
 
+    thanks = ok(cogmem("recall", "thanks!", home=path))
+    assert "not searched" in thanks.stderr and thanks.stdout == ""
+    assert ok(cogmem("recall", "thanks!", "--json", home=path)).json() == {
+        "query": "thanks!", "gated": True, "traces": [], "partial": []}
+
 
 def test_recall_sees_only_the_identity_s_memories(home) -> None:
     path, _ = home
