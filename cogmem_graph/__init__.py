@@ -9,6 +9,7 @@ from cogmem_graph.api import (
     ScoredTrace,
     open,  # noqa: A004 - `cg.open()` is the entry point
 )
+from cogmem_graph.client import RemoteAgent, connect
 from cogmem_graph.clock import Clock, ManualClock, SystemClock
 from cogmem_graph.cognition.prospective import FiredReminder, Intention, TriggerKind
 from cogmem_graph.config import CogmemConfig
@@ -35,6 +36,8 @@ __all__ = [
     "RetrievalResult",
     "ScoredTrace",
     "open",
+    "connect",
+    "RemoteAgent",
     "Clock",
     "EdgeType",
     "FiredReminder",
