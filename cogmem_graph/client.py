@@ -12,9 +12,11 @@ identity: there is no way to pass one. Errors: `ServerError` with the HTTP statu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import quote
 
 from cogmem_graph.cognition.prospective import FiredReminder, Intention, TriggerKind
 from cogmem_graph.errors import BackendUnavailable, CogmemError
@@ -29,7 +31,7 @@ OPERATION_ROUTES: dict[str, tuple[str, str]] = {
     "whoami": ("GET", "/v1/whoami"),
     "remember": ("POST", "/v1/memories"),
     "remember_many": ("POST", "/v1/memories/batch"),
-    "memory": ("GET", "/v1/memories/{id}"),
+    "memory": ("GET", "/v1/memories/{trace_id}"),
     "pin": ("POST", "/v1/memories/pin"),
     "unpin": ("POST", "/v1/memories/unpin"),
     "recall": ("POST", "/v1/recall"),
@@ -120,9 +122,10 @@ class RemoteAgent:
             raise ValueError(f"unknown operation {op!r}")
         method, path = OPERATION_ROUTES[op]
         args = {k: v for k, v in (args or {}).items() if v is not None}
-        for name in ("id", "reminder_id"):
-            if "{" + name + "}" in path:
-                path = path.replace("{" + name + "}", str(args.pop(name)))
+        for name in re.findall(r"{(\w+)}", path):
+            if name not in args:
+                raise ValueError(f"{op}: {name} is required")
+            path = path.replace("{" + name + "}", quote(str(args.pop(name)), safe=""))
         try:
             if method in ("GET", "DELETE"):
                 response = self._http.request(method, path, params=args)
@@ -215,7 +218,7 @@ class RemoteAgent:
 
     def neighbourhood(self, trace_id: str, *, limit: int = 25) -> dict[str, Any]:
         """One memory with its edges and neighbours (JSON); RequestRejected (404) when out of sight."""
-        return self.call("memory", {"id": trace_id, "limit": limit})
+        return self.call("memory", {"trace_id": trace_id, "limit": limit})
 
     # ------------------------------------------------------------ owner keys
 

@@ -185,6 +185,6 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MCPServer:
     @mcp.resource("memory://{trace_id}", name="memory", mime_type="application/json",
                   description="One memory and its graph neighbourhood: associative edges and the memories at their ends.")
     def memory(trace_id: str, ctx: Context) -> str:
-        return json.dumps(run(ctx, "memory", id=trace_id))
+        return json.dumps(run(ctx, "memory", trace_id=trace_id))
 
     return mcp

@@ -102,7 +102,7 @@ def router(service: MemoryService) -> APIRouter:
     @api.get("/memories/{trace_id}", summary="One memory and its graph neighbourhood")
     def memory(request: Request, trace_id: Annotated[str, Path(min_length=1)],
                limit: Annotated[int, Query(ge=0, le=500)] = 25) -> dict:
-        return run(request, "memory", {"id": trace_id, "limit": limit})
+        return run(request, "memory", {"trace_id": trace_id, "limit": limit})
 
     @api.post("/memories/pin", summary="Pin memories (truth anchors)")
     def pin(request: Request, body: IdsBody) -> dict:

@@ -172,10 +172,10 @@ class MemoryService:
     def _op_unpin(self, p: Principal, ids: list[str]) -> dict[str, Any]:
         return {"unpinned": self._agent(p).unpin(ids)}
 
-    def _op_memory(self, p: Principal, id: str, limit: int = 25) -> dict[str, Any]:  # noqa: A002
-        trace, edges, neighbours = self._agent(p).neighbourhood(id, limit=limit)
+    def _op_memory(self, p: Principal, trace_id: str, limit: int = 25) -> dict[str, Any]:
+        trace, edges, neighbours = self._agent(p).neighbourhood(trace_id, limit=limit)
         if trace is None:
-            raise ServiceError(404, f"no memory visible to this key with id {id!r}")
+            raise ServiceError(404, f"no memory visible to this key with id {trace_id!r}")
         return {"trace": to_jsonable(trace),
                 "edges": [{"src": e.src, "dst": e.dst, "type": to_jsonable(e.type), "weight": e.weight}
                           for e in edges],
