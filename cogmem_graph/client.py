@@ -15,14 +15,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from cogmem_graph.cognition.prospective import FiredReminder, Intention, TriggerKind
 from cogmem_graph.errors import BackendUnavailable, CogmemError
 from cogmem_graph.model import MemoryTrace
 from cogmem_graph.redact import redact_url
 from cogmem_graph.results import AssembledContext, RetrievalResult, ScoredTrace
+
+if TYPE_CHECKING:
+    from cogmem_graph.cognition.prospective import Intention
 
 DEFAULT_TIMEOUT_S = 60.0
 BATCH = 500
@@ -79,6 +81,9 @@ def _scored(data: Mapping[str, Any]) -> ScoredTrace:
 
 
 def _intention(data: Mapping[str, Any]) -> Intention:
+    # Imported here, when reminders come back: a recall need not load the cognition modules.
+    from cogmem_graph.cognition.prospective import Intention, TriggerKind
+
     fields = dict(data)
     fields["kind"] = TriggerKind(fields["kind"])
     fields["keywords"] = tuple(fields.get("keywords") or ())
@@ -178,6 +183,8 @@ class RemoteAgent:
                             events: Sequence[str] = ()) -> AssembledContext:
         data = self.call("context", {"query": query, "token_budget": token_budget, "top_k": top_k,
                                      "events": list(events)})
+        from cogmem_graph.cognition.prospective import FiredReminder
+
         reminders = tuple(FiredReminder(_intention(r["intention"]), r["fired_at"], tuple(r["matched_keywords"]),
                                         r.get("similarity")) for r in data.get("reminders", ()))
         return AssembledContext(text=data["text"], tokens_used=data["tokens_used"], token_budget=data["token_budget"],

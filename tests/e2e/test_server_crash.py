@@ -9,14 +9,17 @@ server wrote but never acknowledged may exist; `repair` completes them.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 import cogmem_graph as cg
+from cogmem_graph.graph.launcher import SERVER_FILE
 
 from ._server_client import content_for
 from .server_harness import REPO, Server, add_key, child_env, free_port
@@ -25,6 +28,17 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 ACKS_BEFORE_KILL = 40
 CLIENT = REPO / "tests" / "e2e" / "_server_client.py"
+
+
+def graph_server_pid(home: Path) -> int:
+    return int(json.loads((home / "graph" / SERVER_FILE).read_text())["pid"])
+
+
+def is_running(pid: int) -> bool:
+    try:
+        return b"redis-server" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
 
 
 class IngestingClient:
@@ -70,6 +84,7 @@ def test_sigkill_of_the_server_mid_load_loses_no_acknowledged_memory(tmp_path, b
     port = free_port()
     server = Server(home, port, ("--consolidate-every", "0")).start()
     client = IngestingClient(server.url, key, batch)
+    old_graph = graph_server_pid(home)
     try:
         client.wait_for_acks(ACKS_BEFORE_KILL)
         server.kill()
@@ -84,6 +99,8 @@ def test_sigkill_of_the_server_mid_load_loses_no_acknowledged_memory(tmp_path, b
 
     restarted = Server(home, port, ("--consolidate-every", "0")).start()
     try:
+        assert not is_running(old_graph) or graph_server_pid(home) == old_graph, (
+            "the graph server the killed process left is stopped or taken over, never run beside a new one")
         agent = cg.connect(restarted.url, key)
         for trace_id, index in acked.items():
             memory = agent.neighbourhood(trace_id, limit=0)["trace"]
