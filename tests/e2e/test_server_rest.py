@@ -199,8 +199,14 @@ def test_openapi_schema_has_every_client_operation(server) -> None:
         assert method.lower() in schema["paths"].get(path, {}), f"{op}: {method} {path} not in the schema"
 
 
-def test_cli_with_server_answers_as_the_key(server) -> None:
+def test_cli_with_server_answers_as_the_key(server, tmp_path) -> None:
     srv, keys = server
+    notes = tmp_path / "notes.txt"
+    notes.write_text("The Acme wiki moved to wiki.acme.example.\n\nCarol's team owns the billing service.\n")
+    ingested = cogmem("--server", srv.url, "--key", keys["alice"], "ingest", str(notes), "--scope", "organization")
+    assert ingested.returncode == 0 and "ingested 2 memories" in ingested.stdout, ingested.stderr
+    wiki = cg.connect(srv.url, keys["bob"]).retrieve("Where is the Acme wiki?")
+    assert "wiki.acme.example" in wiki.traces[0].trace.content and wiki.traces[0].trace.agent_id == "a1"
     cg.connect(srv.url, keys["bob"]).encode("The Acme printer on floor 2 needs a blue badge", scope="organization")
     done = cogmem("--server", srv.url, "recall", "printer floor 2", "--json", COGMEM_API_KEY=keys["alice"])
     assert done.returncode == 0, done.stderr
