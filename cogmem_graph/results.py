@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from cogmem_graph.cognition.mechanisms import FeelingOfKnowing
-from cogmem_graph.cognition.prospective import FiredReminder
 from cogmem_graph.model import MemoryTrace
+
+if TYPE_CHECKING:  # annotations only: a client that reads results need not load the cognition modules
+    from cogmem_graph.cognition.mechanisms import FeelingOfKnowing
+    from cogmem_graph.cognition.prospective import FiredReminder
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from cogmem_graph.write.request import EncodeRequest
 if TYPE_CHECKING:
     from cogmem_graph.api.store import MemoryStore
     from cogmem_graph.cognition.observation import ObservationNote
+    from cogmem_graph.graph.port import Edge
     from cogmem_graph.pipeline.consolidation import ConsolidationResult
     from cogmem_graph.pipeline.observer import ObserveResult
     from cogmem_graph.pipeline.reflector import ReflectionResult
@@ -113,6 +114,26 @@ class AgentMemory:
         (an honest agent lets the newer statement supersede the older)."""
         self.store._check_open()
         return self.store.consolidate(self.visible_scope_keys, traits=self.traits)
+
+    def neighbourhood(self, trace_id: str, *, limit: int = 25) -> tuple[MemoryTrace | None, list[Edge], list[MemoryTrace]]:
+        """One memory this agent can see, its associative edges and the neighbours at their
+        other ends (the strongest `limit`), all inside the visible scopes: (None, [], []) when
+        the memory is unknown or out of sight. Reads only."""
+        if not isinstance(trace_id, str) or not trace_id.strip():
+            raise ValueError(f"trace_id must be a non-empty string, got {trace_id!r}")
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= 500:
+            raise ValueError(f"limit must be an integer in [0, 500], got {limit!r}")
+        self.store._check_open()
+        keys = self.visible_scope_keys
+        found = self.store.graph.get_traces([trace_id], keys)
+        if not found:
+            return None, [], []
+        edges = [e for e in self.store.graph.get_edges([trace_id], keys) if trace_id in (e.src, e.dst)]
+        edges = sorted(edges, key=lambda e: -e.weight)[:limit]
+        others = list(dict.fromkeys(e.dst if e.src == trace_id else e.src for e in edges))
+        neighbours = self.store.graph.get_traces(others, keys) if others else []
+        seen = {t.id for t in neighbours}
+        return found[0], [e for e in edges if (e.dst if e.src == trace_id else e.src) in seen], neighbours
 
     # ------------------------------------------------------------ observer and reflector
 

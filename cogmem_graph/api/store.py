@@ -139,6 +139,11 @@ class MemoryStore:
     def __repr__(self) -> str:
         return f"MemoryStore(graph={self.graph!r}, vectors={self.vectors!r}, embedder={self.embedder.name!r})"
 
+    @property
+    def closed(self) -> bool:
+        """True once `close()` ran: a server's readiness probe reads it."""
+        return self._closed
+
     def _check_open(self) -> None:
         if self._closed:
             raise StoreClosed("this memory store is closed; call cg.open() again")

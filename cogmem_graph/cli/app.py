@@ -42,7 +42,11 @@ def _main(
     thread: Annotated[str | None, _global("--thread", "thread id")] = None,
     persona: Annotated[str | None, _global("--persona", "persona id")] = None,
     org: Annotated[str | None, _global("--org", "organization id")] = None,
+    server: Annotated[str | None, _global(
+        "--server", "a `cogmem serve` URL: memory commands go to it (identity from --key)", metavar="URL")] = None,
+    key: Annotated[str | None, typer.Option(
+        "--key", envvar="COGMEM_API_KEY", help="API key for --server (env COGMEM_API_KEY)")] = None,
 ) -> None:
     """Cognitive memory for LLM agents: ingest conversations, recall, inspect, back up."""
     ctx.obj = Settings(home=home, graph=graph, vectors=vectors, embedder=embedder, agent=agent, user=user,
-                       thread=thread, persona=persona, org=org)
+                       thread=thread, persona=persona, org=org, server=server, key=key)

@@ -33,6 +33,7 @@ from cogmem_graph.redact import redact_url, redact_urls
 if TYPE_CHECKING:
     from cogmem_graph.api.agent import AgentMemory
     from cogmem_graph.api.store import MemoryStore
+    from cogmem_graph.client import RemoteAgent
 
 err = Console(stderr=True, soft_wrap=True, highlight=False)
 out = Console(soft_wrap=True, highlight=False)
@@ -58,6 +59,8 @@ class Settings:
     thread: str | None = None
     persona: str | None = None
     org: str | None = None
+    server: str | None = None
+    key: str | None = None
 
     def identity(self, thread: str | None = None) -> dict[str, Any]:
         return {"user_id": self.user, "thread_id": thread or self.thread, "persona_id": self.persona,
@@ -113,7 +116,7 @@ def settings_of(ctx: typer.Context) -> Settings:
     return obj if isinstance(obj, Settings) else Settings()
 
 
-def _open(settings: Settings) -> MemoryStore:
+def open_store(settings: Settings) -> MemoryStore:
     import cogmem_graph as cg
 
     where = redact_url(settings.graph) or f"embedded graph under {settings.home or 'the default home'}"
@@ -127,7 +130,7 @@ def session(ctx: typer.Context) -> Iterator[MemoryStore]:
     """An open store for one command, closed after it, with errors mapped to exit codes."""
     settings = settings_of(ctx)
     with handled():
-        store = _open(settings)
+        store = open_store(settings)
         try:
             yield store
         finally:
@@ -136,6 +139,31 @@ def session(ctx: typer.Context) -> Iterator[MemoryStore]:
 
 def agent_of(store: MemoryStore, settings: Settings, thread: str | None = None) -> AgentMemory:
     return store.agent(settings.agent, **settings.identity(thread))
+
+
+@contextlib.contextmanager
+def agent_session(ctx: typer.Context) -> Iterator[AgentMemory | RemoteAgent]:
+    """The agent a memory command acts as: on a store opened for the command, or, with
+    --server, the key's agent on that server (its identity is the key's; the identity
+    options are refused rather than silently ignored)."""
+    settings = settings_of(ctx)
+    if not settings.server:
+        with session(ctx) as store:
+            yield agent_of(store, settings)
+        return
+    with handled():
+        chosen = [flag for flag, value in (("--user", settings.user), ("--thread", settings.thread),
+                                           ("--persona", settings.persona), ("--org", settings.org),
+                                           ("--home", settings.home), ("--graph", settings.graph)) if value]
+        if chosen:
+            raise UsageProblem(f"{', '.join(chosen)}: with --server the API key decides the identity and the store")
+        from cogmem_graph.client import connect
+
+        remote = connect(settings.server, settings.key)
+        try:
+            yield remote
+        finally:
+            remote.close()
 
 
 def progress_bars(*, bytes_: bool = False) -> Progress:

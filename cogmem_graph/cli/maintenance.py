@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from cogmem_graph.cli.app import app
-from cogmem_graph.cli.common import err, out, session
+from cogmem_graph.cli.common import agent_session, err, out, session, settings_of
 
 if TYPE_CHECKING:
     from cogmem_graph.api.store import MemoryStore
@@ -36,12 +36,24 @@ def _stats_dict(store: MemoryStore) -> dict[str, Any]:
     }
 
 
+def _remote(ctx: typer.Context, op: str) -> bool:
+    """With --server: run the owner operation there (an owner key is needed) and print its JSON."""
+    if not settings_of(ctx).server:
+        return False
+    with agent_session(ctx) as remote:
+        data = remote.call(op)
+    out.print_json(data=data)
+    return True
+
+
 @app.command()
 def stats(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON instead of a table")] = False,
 ) -> None:
     """Counts of the whole store: traces by type and state, entities, edges by type, vectors."""
+    if _remote(ctx, "stats"):
+        return
     with session(ctx) as store:
         data = _stats_dict(store)
         graph_url = store.graph.url
@@ -65,6 +77,8 @@ def stats(
 @app.command()
 def repair(ctx: typer.Context) -> None:
     """Reconcile the vectors with the graph (the source of truth)."""
+    if _remote(ctx, "repair"):
+        return
     with session(ctx) as store, err.status("repairing…"):
         result = store.repair()
     out.print(f"repair: {result.reindexed} re-indexed, {result.deactivated_vectors} vectors deactivated, "
@@ -77,6 +91,8 @@ def consolidate(
     json_out: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
 ) -> None:
     """Run consolidation now: decay and prune, merge, replay, schemas, contradictions, gist."""
+    if _remote(ctx, "consolidate"):
+        return
     with session(ctx) as store, err.status("consolidating…"):
         result = store.consolidate()
     data = dataclasses.asdict(result)

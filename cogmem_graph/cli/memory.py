@@ -21,6 +21,7 @@ from cogmem_graph.cli.app import app
 from cogmem_graph.cli.common import (
     EXIT_USAGE,
     agent_of,
+    agent_session,
     err,
     fail,
     handled,
@@ -55,6 +56,9 @@ def ingest(
         plan = read_ingest_file(file, fmt)
     if not plan.items:
         raise fail(f"{file}: nothing to ingest (no non-empty messages or paragraphs)", EXIT_USAGE)
+    if settings.server:
+        _ingest_remote(ctx, plan, memory_type, scope, batch_size, file)
+        return
     with session(ctx) as store:
         handles: dict[str | None, AgentMemory] = {}
         written = 0
@@ -63,19 +67,34 @@ def ingest(
             for thread, batch in _batches(plan.items, batch_size):
                 if thread not in handles:
                     handles[thread] = agent_of(store, settings, thread)
-                requests = []
-                for item in batch:
-                    request = {k: v for k, v in item.items() if not k.startswith("_")}
-                    kind = memory_type or ("semantic" if item.get("_kind") == "text" else "episodic")
-                    request["type"] = kind
-                    if scope:
-                        request["scope"] = scope
-                    requests.append(request)
+                requests = _requests(batch, memory_type, scope)
                 written += len(handles[thread].encode_many(requests, batch_size=batch_size))
                 progress.advance(task, len(batch))
     skipped = f", {plan.skipped} empty skipped" if plan.skipped else ""
     out.print(f"ingested {len(plan.items)} memories from {escape(str(file))} "
               f"(format {plan.format}, {plan.threads} thread(s){skipped})")
+
+
+def _requests(batch: list[dict[str, Any]], memory_type: str | None, scope: str | None) -> list[dict[str, Any]]:
+    requests = []
+    for item in batch:
+        request = {k: v for k, v in item.items() if not k.startswith("_")}
+        request["type"] = memory_type or ("semantic" if item.get("_kind") == "text" else "episodic")
+        if scope:
+            request["scope"] = scope
+        requests.append(request)
+    return requests
+
+
+def _ingest_remote(ctx: typer.Context, plan: Any, memory_type: str | None, scope: str | None,
+                   batch_size: int, file: Path) -> None:
+    """Ingest through a server: the key's identity (and thread) for every item."""
+    with agent_session(ctx) as agent, progress_bars() as progress:
+        task = progress.add_task(f"ingesting {file.name} ({plan.format}) via server", total=len(plan.items))
+        for _thread, batch in _batches(plan.items, batch_size):
+            agent.encode_many(_requests(batch, memory_type, scope), batch_size=batch_size)
+            progress.advance(task, len(batch))
+    out.print(f"ingested {len(plan.items)} memories from {escape(str(file))} (format {plan.format}, via server)")
 
 
 def _batches(items: list[dict[str, Any]], size: int) -> Iterator[tuple[str | None, list[dict[str, Any]]]]:
@@ -114,9 +133,8 @@ def recall(
         "--no-reinforce", help="look without reinforcing: no access update, no Hebbian learning")] = False,
 ) -> None:
     """Retrieve the memories that best answer QUERY, with the signals that ranked them."""
-    settings = settings_of(ctx)
-    with session(ctx) as store:
-        result = agent_of(store, settings).retrieve(query, top_k=top_k, record_access=not no_reinforce)
+    with agent_session(ctx) as agent:
+        result = agent.retrieve(query, top_k=top_k, record_access=not no_reinforce)
     if as_json:
         out.print_json(data={"query": query, "gated": result.gated, "traces": [_scored_json(t) for t in result.traces],
                              "partial": [_scored_json(t) for t in result.partial]})
@@ -139,9 +157,7 @@ def recall(
 
 
 def _pin_command(ctx: typer.Context, trace_ids: list[str], pinned: bool) -> None:
-    settings = settings_of(ctx)
-    with session(ctx) as store:
-        agent = agent_of(store, settings)
+    with agent_session(ctx) as agent:
         done = agent.pin(trace_ids) if pinned else agent.unpin(trace_ids)
     verb = "pinned" if pinned else "unpinned"
     for trace_id in done:
@@ -178,9 +194,8 @@ def context(
     as_json: Annotated[bool, typer.Option("--json", help="print JSON with token usage")] = False,
 ) -> None:
     """Print the memory context an LLM prompt would get for QUERY, within --budget tokens."""
-    settings = settings_of(ctx)
-    with session(ctx) as store:
-        assembled = agent_of(store, settings).assemble_for_prompt(query, token_budget=budget, top_k=top_k)
+    with agent_session(ctx) as agent:
+        assembled = agent.assemble_for_prompt(query, token_budget=budget, top_k=top_k)
     if as_json:
         out.print_json(data={"query": query, "text": assembled.text, "tokens_used": assembled.tokens_used,
                              "token_budget": assembled.token_budget, "sections": assembled.sections,

@@ -37,3 +37,19 @@ def test_named_volumes_are_declared_and_env_example_lists_the_variables():
     example = (ROOT / "docker" / ".env.example").read_text()
     for var in ("NEO4J_USER", "NEO4J_PASSWORD", "QDRANT_API_KEY", "OPENAI_API_KEY", "COHERE_API_KEY"):
         assert f"{var}=" in example
+
+
+def test_the_server_runs_beside_neo4j_and_qdrant_on_loopback():
+    spec = compose()["services"]["cogmem"]
+    dockerfile = (ROOT / "docker" / "Dockerfile").read_text()
+    assert spec["build"] == {"context": "..", "dockerfile": "docker/Dockerfile"}  # the repository root
+    assert "'.[server,local]'" in dockerfile and 'ENTRYPOINT ["cogmem"]' in dockerfile
+    assert spec["command"][0] == "serve" and "0.0.0.0" in spec["command"]
+    assert spec["ports"] == ["127.0.0.1:8765:8765"], "plain HTTP stays on the host's loopback"
+    assert {name: c["condition"] for name, c in spec["depends_on"].items()} == {
+        "neo4j": "service_healthy", "qdrant": "service_healthy"}
+    env = spec["environment"]
+    assert env["COGMEM_GRAPH"] == "neo4j://neo4j:7687" and env["COGMEM_VECTORS"] == "http://qdrant:6333"
+    assert env["NEO4J_PASSWORD"].startswith("${NEO4J_PASSWORD")  # no password in the file
+    assert "/ready" in " ".join(spec["healthcheck"]["test"])
+    assert any(v.endswith(":/data") for v in spec["volumes"])
