@@ -10,14 +10,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cogmem_graph.model import Hexaco, Mood
 
 if TYPE_CHECKING:
+    # Type-only: the ports are Protocols, so any adapter that fits them can be passed in.
     from cogmem_graph.clock import Clock
     from cogmem_graph.config import CogmemConfig
+    from cogmem_graph.graph.port import GraphStore
     from cogmem_graph.identity import AgentIdentity
+    from cogmem_graph.providers.embedders import Embedder
+    from cogmem_graph.providers.llm import LLM
+    from cogmem_graph.providers.rerank import Reranker
+    from cogmem_graph.vectors.port import VectorIndex
 
 MoodSource = Mood | Callable[[], Mood] | None
 
@@ -35,13 +41,13 @@ class MemoryContext:
     """The graph and vector ports, the providers, config and clock, and who is asking
     (`identity` is None for the store owner, who sees every scope key it names)."""
 
-    graph: Any
-    vectors: Any
-    embedder: Any
+    graph: GraphStore
+    vectors: VectorIndex
+    embedder: Embedder
     config: CogmemConfig
     clock: Clock
-    reranker: Any = None
-    llm: Any = None
+    reranker: Reranker | None = None
+    llm: LLM | None = None
     identity: AgentIdentity | None = None
     traits: Hexaco = field(default_factory=Hexaco)
     mood: MoodSource = None

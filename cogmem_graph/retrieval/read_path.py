@@ -56,6 +56,7 @@ from cogmem_graph.retrieval.query_plan import QueryPlan, plan_query, query_vecto
 
 if TYPE_CHECKING:
     from cogmem_graph.context import MemoryContext
+    from cogmem_graph.providers.rerank import Reranker
 
 CURRENT_FIRST_MARGIN = 1e-3
 """How far below its newer version a replaced memory scores (relative)."""
@@ -114,17 +115,17 @@ def _retrieve(
     if strategy != "full":
         hits = dense or lexical
         traces = {t.id: t for t in ctx.graph.get_traces([h.trace_id for h in hits[:top_k]], keys)}
-        ranked = [
+        baseline = [
             ScoredTrace(traces[h.trace_id], h.score, {"similarity": h.score}, (strategy,))
             for h in hits[:top_k] if h.trace_id in traces and traces[h.trace_id].is_active
         ]
-        return RetrievalResult(query=query, traces=ranked, strategy=strategy)
+        return RetrievalResult(query=query, traces=baseline, strategy=strategy)
 
     fused = fuse_hits(dense, lexical, cfg, lexical_weight=route.lexical_weight, dense_weight=route.dense_weight)
     fused_ids = [tid for tid, _ in fused]
-    reranked = ctx.reranker is not None and cfg.rerank and bool(fused_ids)
-    if reranked:
-        fused = _rerank(ctx, query, fused_ids, keys)
+    reranker = ctx.reranker if cfg.rerank and fused_ids else None
+    if reranker is not None:
+        fused = _rerank(ctx, reranker, query, fused_ids, keys)
         fused_ids = [tid for tid, _ in fused]
     sources: dict[str, set[str]] = {}
     for name, hits in (("dense", dense), ("lexical", lexical)):
@@ -390,10 +391,12 @@ class _Candidate:
         return ScoredTrace(trace, self.score, self.signals.as_dict(), tuple(sorted(self.sources)))
 
 
-def _rerank(ctx: MemoryContext, query: str, ids: list[str], keys: list[str]) -> list[tuple[str, float]]:
+def _rerank(
+    ctx: MemoryContext, reranker: Reranker, query: str, ids: list[str], keys: list[str],
+) -> list[tuple[str, float]]:
     traces = {t.id: t for t in ctx.graph.get_traces(ids, keys)}
     ordered = [tid for tid in ids if tid in traces]
-    ranked = ctx.reranker.rerank(query, [traces[t].content for t in ordered], top_n=len(ordered))
+    ranked = reranker.rerank(query, [traces[t].content for t in ordered], top_n=len(ordered))
     return [(ordered[index], float(score)) for index, score in ranked]
 
 

@@ -331,3 +331,37 @@ def test_entities_keep_the_kind_they_were_recognised_as(store) -> None:
              for row in store.graph.run("export_entities", {"after": "", "limit": 100})}
     assert kinds == {"maya": "name", "project falcon": "quoted", "docker": "tech", "falcon team": "given",
                      "kubernetes": "tech"}
+
+
+class _KeywordReranker:
+    """A reranker by rule: documents naming the keyword score 1, the others 0."""
+
+    name = "keyword"
+
+    def __init__(self, keyword: str) -> None:
+        self.keyword = keyword
+        self.calls: list[tuple[str, list[str]]] = []
+
+    def rerank(self, query: str, documents, top_n: int | None = None) -> list[tuple[int, float]]:
+        self.calls.append((query, list(documents)))
+        scores = [(i, 1.0 if self.keyword in doc else 0.0) for i, doc in enumerate(documents)]
+        return sorted(scores, key=lambda pair: -pair[1])[:top_n]
+
+
+@pytest.mark.parametrize("rerank", [True, False])
+def test_the_reranker_reorders_the_fused_pool_only_when_the_config_asks(tmp_path: Path, clock, rerank) -> None:
+    config = CogmemConfig()
+    config.retrieval.rerank = rerank
+    reranker = _KeywordReranker("Ansible")
+    with cg.open(home=tmp_path / "home", embedder="hash", clock=clock, config=config, reranker=reranker) as store:
+        agent = store.agent("ops", user_id="u1")
+        agent.encode_many([{"content": "We deploy the web app with Docker Compose; deploy day is Friday"},
+                           {"content": "Ansible playbooks configure the database servers"},
+                           {"content": "The cat knocked a glass off the table"}])
+        top = agent.retrieve("how do we deploy the web app", top_k=1, record_access=False).traces[0]
+    if rerank:
+        assert [query for query, _ in reranker.calls] == ["how do we deploy the web app"]
+        assert "Ansible playbooks configure the database servers" in reranker.calls[0][1]
+        assert top.trace.content.startswith("Ansible"), "the reranker's order decides the relevance"
+    else:
+        assert reranker.calls == [] and top.trace.content.startswith("We deploy")
