@@ -175,12 +175,19 @@ class RemoteAgent:
         return out
 
     def retrieve(self, query: str, top_k: int | None = None, *, strategy: str = "full",
-                 record_access: bool = True) -> RetrievalResult:
+                 record_access: bool = True, as_of: int | datetime | None = None,
+                 timeline: bool = False) -> RetrievalResult:
+        if isinstance(as_of, datetime):
+            if as_of.tzinfo is None:
+                raise ValueError("as_of must be an aware datetime (with a time zone) or epoch milliseconds")
+            as_of = int(as_of.timestamp() * 1000)
         data = self.call("recall", {"query": query, "top_k": top_k, "strategy": strategy,
-                                    "record_access": record_access})
+                                    "record_access": record_access, "as_of": as_of, "timeline": timeline})
         return RetrievalResult(query=data["query"], traces=[_scored(t) for t in data["traces"]],
                                partial=[_scored(t) for t in data["partial"]], strategy=data["strategy"],
-                               intent=data.get("intent"), parts=tuple(data.get("parts") or ()))
+                               intent=data.get("intent"), parts=tuple(data.get("parts") or ()),
+                               as_of=data.get("as_of"), timeline=bool(data.get("timeline")),
+                               gated=bool(data.get("gated")))
 
     def assemble_for_prompt(self, query: str, token_budget: int | None = None, *, top_k: int = 20,
                             events: Sequence[str] = ()) -> AssembledContext:

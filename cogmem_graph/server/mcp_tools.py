@@ -104,8 +104,13 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MCPServer:
         query: Annotated[str, Field(description="a question or a few keywords")],
         ctx: Context,
         top_k: Annotated[int | None, Field(ge=1, le=100, description="how many memories")] = None,
+        as_of: Annotated[int | None, Field(ge=0, description=(
+            "epoch milliseconds: answer as of that moment (what was known then and true then) instead of now"))] = None,
+        timeline: Annotated[bool, Field(description=(
+            "true: every version of what matches, including replaced and expired ones, in the order it "
+            "happened (for 'how did this change?' questions)"))] = False,
     ) -> dict[str, Any]:
-        return slim_recall(run(ctx, "recall", query=query, top_k=top_k))
+        return slim_recall(run(ctx, "recall", query=query, top_k=top_k, as_of=as_of, timeline=timeline))
 
     @mcp.tool(description=(
         "Build the memory context to put in front of a reply: relevant facts, recent events, "

@@ -28,6 +28,8 @@ class RecallBody(_Body):
     top_k: int | None = Field(None, ge=1, le=1000)
     strategy: Literal["full", "dense", "lexical"] = "full"
     record_access: bool = Field(True, description="false: look without reinforcing what is found")
+    as_of: int | None = Field(None, ge=0, description="epoch ms: what the memory knew then and held true then")
+    timeline: bool = Field(False, description="every version, expired and superseded ones too, in event order")
 
 
 class ContextBody(_Body):

@@ -135,10 +135,11 @@ class MemoryService:
         return [to_jsonable(t) for t in self._agent(p).encode_many(items)]
 
     def _op_recall(self, p: Principal, query: str, top_k: int | None = None, strategy: str = "full",
-                   record_access: bool = True) -> dict[str, Any]:
+                   record_access: bool = True, as_of: int | None = None, timeline: bool = False) -> dict[str, Any]:
         handle = self._handle(p)
         with handle.lock:
-            result = handle.agent.retrieve(query, top_k=top_k, strategy=strategy, record_access=record_access)
+            result = handle.agent.retrieve(query, top_k=top_k, strategy=strategy, record_access=record_access,
+                                           as_of=as_of, timeline=timeline)
         return retrieval_json(result)
 
     def _op_context(self, p: Principal, query: str, token_budget: int | None = None, top_k: int = 20,

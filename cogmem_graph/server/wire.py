@@ -37,7 +37,8 @@ def scored_json(item: Any) -> dict[str, Any]:
 
 def retrieval_json(result: Any) -> dict[str, Any]:
     return {"query": result.query, "strategy": result.strategy, "intent": result.intent,
-            "parts": list(result.parts), "traces": [scored_json(t) for t in result.traces],
+            "parts": list(result.parts), "gated": result.gated, "as_of": result.as_of, "timeline": result.timeline,
+            "traces": [scored_json(t) for t in result.traces],
             "partial": [scored_json(t) for t in result.partial],
             "feeling_of_knowing": to_jsonable(result.feeling_of_knowing)}
 

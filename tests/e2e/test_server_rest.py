@@ -152,6 +152,22 @@ def test_remote_agent_has_the_agent_handle_methods(server) -> None:
         assert blank.value.status in (400, 422) and "content" in blank.value.message
 
 
+def test_remote_agent_asks_about_now_a_point_in_time_or_the_timeline(server) -> None:
+    srv, keys = server
+    with cg.connect(srv.url, keys["bob"]) as bob:
+        now = int(time.time() * 1000)
+        old = bob.encode("The team wifi password is hunter-2", created_at=now - 30 * 86_400_000,
+                         valid_until=now - 10 * 86_400_000)
+        new = bob.encode("The team wifi password is tulip-7", created_at=now - 10 * 86_400_000)
+        current = bob.retrieve("team wifi password", top_k=5, record_access=False)
+        assert current.ids[0] == new.id, "now: the current password first (the old one, replaced, below it)"
+        then = bob.retrieve("team wifi password", top_k=5, record_access=False, as_of=now - 20 * 86_400_000)
+        assert then.ids[0] == old.id and new.id not in then.ids and then.as_of == now - 20 * 86_400_000
+        story = bob.retrieve("team wifi password", top_k=5, record_access=False, timeline=True)
+        assert story.timeline and story.ids.index(old.id) < story.ids.index(new.id)
+        assert bob.retrieve("thanks!").gated
+
+
 def test_owner_operations_need_an_owner_key_and_stats_show_the_scheduled_consolidation(server) -> None:
     srv, keys = server
     with pytest.raises(RequestRejected) as refused:
