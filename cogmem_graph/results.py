@@ -40,7 +40,7 @@ class RetrievalResult:
     parts: tuple[str, ...] = ()
     """The questions a compound query was split into, each retrieved on its own (empty: not split)."""
     as_of: int | None = None
-    """The point in time asked about (epoch ms): what the memory knew then and held true then."""
+    """The point in time asked about (epoch ms): what held true then, by all the memory knows now."""
     timeline: bool = False
     """Every version, expired and superseded ones included, returned in event order."""
     gated: bool = False

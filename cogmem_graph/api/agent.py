@@ -169,8 +169,8 @@ class AgentMemory:
 
         By default the current state: what has expired ("in Lisbon until Friday", once Friday
         is over) is left out, and a replaced fact ranks just below its correction. `as_of`
-        (epoch ms or an aware datetime) asks about a point in time: what the memory knew by
-        then and held true then. `timeline=True` returns every version, in event order."""
+        (epoch ms or an aware datetime) asks about a point in time: what held true then, by
+        all the memory knows now. `timeline=True` returns every version, in event order."""
         k = _checked_query(query, self.store.config.retrieval.top_k if top_k is None else top_k)
         when = _checked_when(as_of, timeline)
         self.store._check_open()

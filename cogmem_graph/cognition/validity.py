@@ -9,7 +9,8 @@ A statement bounds itself in a few explicit forms only: "until Friday", "till to
 an end of day is its last millisecond.
 
 Query modes: the current state (what is valid now), the full timeline (everything, in
-event order) and a point in time T (what the memory knew by T and held true at T).
+event order) and a point in time T (what held true at T, by all the memory knows now: a
+history replayed or corrected later answers for the time it describes).
 
 Pure functions; no I/O.
 """
@@ -114,9 +115,9 @@ def validity_of(text: str, event_time: int, *, valid_from: int | None = None,
     return Validity(start, end)
 
 
-def visible_at(*, recorded_at: int, valid_from: int, valid_until: int | None, at: int) -> bool:
-    """Point in time: the memory was known by `at` and what it says held at `at`."""
-    return recorded_at <= at and Validity(valid_from, valid_until).holds_at(at)
+def held_at(valid_from: int, valid_until: int | None, at: int) -> bool:
+    """Point in time: what the memory says held at `at`."""
+    return Validity(valid_from, valid_until).holds_at(at)
 
 
 def expired(valid_until: int | None, now: int) -> bool:

@@ -42,7 +42,7 @@ from cogmem_graph.cognition.scoring import (
     recency_signals,
     tip_of_tongue_mask,
 )
-from cogmem_graph.cognition.validity import expired, visible_at
+from cogmem_graph.cognition.validity import expired, held_at
 from cogmem_graph.config.query import IntentRoute
 from cogmem_graph.config.retention import RetentionConfig
 from cogmem_graph.gc_pause import collector_paused
@@ -68,7 +68,7 @@ STRATEGIES: tuple[str, ...] = ("full", "dense", "lexical")
 @dataclass(frozen=True)
 class When:
     """Which state of the memory a retrieval asks about: now (the default), a point in time
-    (`as_of`: what was known by then and held then), or the whole timeline."""
+    (`as_of`: what held true then), or the whole timeline."""
 
     as_of: int | None = None
     timeline: bool = False
@@ -337,17 +337,14 @@ def _dormant_filter(retention: RetentionConfig, fused_ids: list[str], cosine: di
 
 
 def _validity_filter(ctx: MemoryContext, when: When, now: int, *, current_only: bool, replaced: set[str]):
-    """Which candidates the asked-for state holds. At a point in time: what was known by then
-    and held then. Now (unless the route asks for history, as temporal questions do): not what
+    """Which candidates the asked-for state holds. At a point in time: what held then. Now (unless the route asks for history, as temporal questions do): not what
     has expired, except a replaced memory whose newer version is a candidate too (it ranks
     just below it, reachable for "what did I say before?"). The timeline: everything."""
     if when.as_of is not None:
         at = when.as_of
 
         def held_then(v: TraceVitals) -> bool:
-            recorded = v.recorded_at if v.recorded_at is not None else v.created_at
-            start = v.valid_from if v.valid_from is not None else v.created_at
-            return visible_at(recorded_at=recorded, valid_from=start, valid_until=v.valid_until, at=at)
+            return held_at(v.valid_from if v.valid_from is not None else v.created_at, v.valid_until, at)
         return held_then
     if when.timeline or not current_only or not ctx.config.validity.current_state:
         return lambda v: True

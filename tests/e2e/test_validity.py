@@ -61,7 +61,7 @@ def test_a_correction_ends_the_old_fact_and_each_time_sees_its_own_truth(week) -
     now = agent.retrieve("Where do I live?", top_k=3, record_access=False).ids
     assert now[0] == berlin.id and paris.id in now, "current first, the old still reachable below it"
     before = agent.retrieve("Where do I live?", top_k=3, record_access=False, as_of=WEDNESDAY + 5 * 86_400_000)
-    assert before.ids[0] == paris.id and berlin.id not in before.ids, "five days in, the memory knew only Paris"
+    assert before.ids[0] == paris.id and berlin.id not in before.ids, "five days in, Paris held"
     story = agent.retrieve("Where do I live?", top_k=5, record_access=False, timeline=True).ids
     assert story.index(paris.id) < story.index(berlin.id), "the timeline is told in event order"
 

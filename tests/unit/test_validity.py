@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from cogmem_graph.cognition.validity import Validity, expired, stated_end, validity_of, visible_at
+from cogmem_graph.cognition.validity import Validity, expired, held_at, stated_end, validity_of
 
 
 def ms(*parts: int) -> int:
@@ -50,10 +50,9 @@ def test_the_caller_s_bounds_win_and_a_bound_before_the_start_is_ignored() -> No
 
 
 def test_which_memories_hold_at_a_time_and_now() -> None:
-    told = dict(recorded_at=ms(2026, 3, 1), valid_from=ms(2026, 2, 1), valid_until=ms(2026, 6, 1))
-    assert not visible_at(**told, at=ms(2026, 2, 15)), "held then, but not yet known"
-    assert visible_at(**told, at=ms(2026, 3, 1))
-    assert not visible_at(**told, at=ms(2026, 6, 1)), "the end is exclusive"
-    assert visible_at(recorded_at=0, valid_from=0, valid_until=None, at=ms(2030, 1, 1))
+    assert not held_at(ms(2026, 2, 1), ms(2026, 6, 1), at=ms(2026, 1, 31)), "not yet"
+    assert held_at(ms(2026, 2, 1), ms(2026, 6, 1), at=ms(2026, 2, 1))
+    assert not held_at(ms(2026, 2, 1), ms(2026, 6, 1), at=ms(2026, 6, 1)), "the end is exclusive"
+    assert held_at(0, None, at=ms(2030, 1, 1))
     assert expired(ms(2026, 6, 1), ms(2026, 6, 1)) and not expired(ms(2026, 6, 1), ms(2026, 5, 31))
     assert not expired(None, ms(2099, 1, 1))
