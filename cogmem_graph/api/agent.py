@@ -136,9 +136,8 @@ class AgentMemory:
         """The memories that best answer `query`, with the signals that ranked them."""
         if not isinstance(query, str) or not query.strip():
             raise ValueError("query must be a non-empty string")
-        k = self.store.config.retrieval.top_k if top_k is None else top_k
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ValueError(f"top_k must be a positive integer, got {top_k!r}")
+        cfg = self.store.config.retrieval
+        k = cfg.checked_top_k(cfg.top_k if top_k is None else top_k)
         self.store._check_open()
         result = read_path.retrieve(self.context(), query, top_k=k, strategy=strategy, record_access=record_access, mood=mood)
         if record_access:
@@ -156,7 +155,7 @@ class AgentMemory:
         cfg = self.store.config.retrieval
         hops = cfg.multi_hop.default_hops if hops is None else hops
         top_k = cfg.top_k if top_k is None else top_k
-        check_arguments(query, hops, top_k, cfg.multi_hop)
+        check_arguments(query, hops, top_k, cfg)
         self.store._check_open()
         return multi_hop(self.context(), query, hops=hops, top_k=top_k)
 
@@ -165,6 +164,7 @@ class AgentMemory:
         """Retrieve for `query` and lay the memories out in six sections within `token_budget`.
         `query` is also the turn that prospective memory checks: reminders it triggers (and
         any due by time, or named in `events`) fire and lead the Reminders section."""
+        self.store.config.retrieval.checked_top_k(top_k)
         result = self.retrieve(query, top_k=top_k)
         fired = self.check_reminders(query, events=events)
         self._forget_gone_from_working_memory({item.trace.id for item in result.traces})
