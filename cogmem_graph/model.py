@@ -147,6 +147,8 @@ def check_text(value: str, field: str, *, allow_empty: bool = True, max_len: int
 
 MAX_CONTENT_CHARS = 1_000_000
 MAX_ID_CHARS = 256
+MAX_SCOPE_ID_CHARS = 3 * MAX_ID_CHARS + 2
+"""A qualified scope id joins up to three ids (organization/user/thread) with separators."""
 MAX_NAME_CHARS = 1_000
 """One tag or entity name."""
 MAX_TAGS = 256
@@ -307,10 +309,15 @@ class MemoryTrace(_Strict):
     def _content(cls, v: str) -> str:
         return check_text(v, "content", allow_empty=False, max_len=MAX_CONTENT_CHARS)
 
-    @field_validator("scope_id", "agent_id", "id")
+    @field_validator("agent_id", "id")
     @classmethod
     def _ids(cls, v: str, info) -> str:
         return check_text(v, info.field_name, allow_empty=False, max_len=MAX_ID_CHARS)
+
+    @field_validator("scope_id")
+    @classmethod
+    def _scope_id(cls, v: str) -> str:
+        return check_text(v, "scope_id", allow_empty=False, max_len=MAX_SCOPE_ID_CHARS)
 
     @field_validator("tags", "entities")
     @classmethod

@@ -13,6 +13,8 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from cogmem_graph.cognition.prompt import PromptItem, PromptSections, assemble_prompt
 from cogmem_graph.cognition.prospective import FiredReminder, Intention
 from cogmem_graph.cognition.working_memory import WorkingMemory
@@ -39,12 +41,42 @@ if TYPE_CHECKING:
 __all__ = ["AgentMemory", "MoodSource"]
 
 
+def _field_problems(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in exc.errors())
+
+
+def as_traits(traits: Hexaco | Mapping[str, Any] | None) -> Hexaco | None:
+    """`traits` as a `Hexaco`: the model itself, or a dict of its fields validated at once."""
+    if traits is None or isinstance(traits, Hexaco):
+        return traits
+    if not isinstance(traits, Mapping):
+        raise ValueError(f"traits must be a Hexaco or a dict of its fields, not {type(traits).__name__}")
+    try:
+        return Hexaco.model_validate(dict(traits))
+    except ValidationError as exc:
+        raise ValueError(f"traits are not valid Hexaco traits: {_field_problems(exc)}") from None
+
+
+def as_mood_source(mood: MoodSource | Mapping[str, Any]) -> MoodSource:
+    """`mood` as a `Mood`, a provider (a callable returning one) or None; a dict of `Mood`
+    fields is validated into one at once."""
+    if mood is None or isinstance(mood, Mood) or callable(mood):
+        return mood
+    if not isinstance(mood, Mapping):
+        raise ValueError(f"mood must be a Mood, a dict of its fields or a callable returning a Mood, "
+                         f"not {type(mood).__name__}")
+    try:
+        return Mood.model_validate(dict(mood))
+    except ValidationError as exc:
+        raise ValueError(f"mood is not a valid Mood: {_field_problems(exc)}") from None
+
+
 class AgentMemory:
     def __init__(self, store: MemoryStore, identity: AgentIdentity, traits: Hexaco, mood: MoodSource = None) -> None:
         self.store = store
         self.identity = identity
         self.traits = traits
-        self._mood = mood
+        self._mood = as_mood_source(mood)
         self.working_memory = WorkingMemory(traits, config=store.config.working_memory, clock=store.clock)
 
     def __repr__(self) -> str:
@@ -63,8 +95,9 @@ class AgentMemory:
         changed mood or traits count at once)."""
         return self.store.context().for_agent(self.identity, self.traits, self._mood)
 
-    def set_mood(self, mood: MoodSource) -> None:
-        self._mood = mood
+    def set_mood(self, mood: MoodSource | Mapping[str, Any]) -> None:
+        """A new mood (a `Mood`, a dict of its fields, a provider, or None for neutral)."""
+        self._mood = as_mood_source(mood)
 
     # ------------------------------------------------------------ write
 
