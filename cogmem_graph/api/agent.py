@@ -23,6 +23,7 @@ from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import Hexaco, MemoryTrace, MemoryType, Mood, Scope
 from cogmem_graph.pipeline import observer, reflector
 from cogmem_graph.pipeline import prospective as prospective_memory
+from cogmem_graph.pipeline.archive import MemoryArchive
 from cogmem_graph.results import AssembledContext, RetrievalResult, ScoredTrace
 from cogmem_graph.retrieval import read_path
 from cogmem_graph.retrieval.multihop_search import multi_hop
@@ -136,6 +137,13 @@ class AgentMemory:
         (an honest agent lets the newer statement supersede the older)."""
         self.store._check_open()
         return self.store.consolidate(self.visible_scope_keys, traits=self.traits)
+
+    def rehydrate(self, trace_id: str) -> str:
+        """The verbatim original of a (gisted or rewritten) trace this agent can see, without
+        strengthening the trace: what an LLM tool offered to the agent should call. A trace
+        outside the agent's visible scopes is unknown to it (`ArchiveNotFound`)."""
+        self.store._check_open()
+        return MemoryArchive(self.store.graph, self.store.clock).rehydrate(trace_id, self.visible_scope_keys)
 
     # ------------------------------------------------------------ observer and reflector
 

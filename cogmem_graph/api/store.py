@@ -241,7 +241,9 @@ class MemoryStore:
         return consolidator_for(self).run(scope_keys, traits=traits)
 
     def rehydrate(self, trace_id: str) -> str:
-        """The verbatim original of a (gisted) trace, without strengthening the trace."""
+        """The verbatim original of any (gisted or rewritten) trace in the store, whatever its
+        scope, without strengthening the trace. An owner operation: give agents (and the
+        tools an LLM calls) `agent.rehydrate`, which sees only the agent's visible scopes."""
         self._check_open()
         return MemoryArchive(self.graph, self.clock).rehydrate(trace_id)
 

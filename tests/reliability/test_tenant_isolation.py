@@ -30,6 +30,7 @@ from cogmem_graph.config.graph import ActivationConfig
 from cogmem_graph.graph.port import AccessUpdate, Edge
 from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import EdgeType, Scope
+from cogmem_graph.pipeline.archive import ArchiveNotFound, MemoryArchive
 
 from .conftest import START_MS, owner_edges, owner_traces, scope_keys_of
 
@@ -259,3 +260,41 @@ def test_reminders_are_listed_fired_and_cancelled_only_within_visible_scopes(sto
         for foreign in set(owner) - visible:
             assert agent.cancel_reminder(foreign) is False
     assert all(r.active for a in agents for r in a.reminders(limit=1000)), "nothing foreign was cancelled"
+
+
+def test_agents_rehydrate_only_originals_in_their_visible_scopes(store: cg.MemoryStore) -> None:
+    """`agent.rehydrate(id)` returns the archived original of a trace the agent can see and
+    knows no other, archived or not; it leaves a foreign archive's access log alone. The
+    store-level `rehydrate` is the owner's and returns any."""
+    agents = [store.agent(f"{a}-rh", user_id=u and f"{u}-rh", thread_id=t, persona_id=p,
+                          organization_id=o and f"{o}-rh") for a, u, t, p, o in CORE]
+    archive = MemoryArchive(store.graph, store.clock)
+    originals: dict[str, tuple[str, str]] = {}  # trace id -> (scope key, original)
+    plain: dict[str, str] = {}  # trace id -> scope key, never archived
+    for n, agent in enumerate(agents):
+        for scope in Scope:
+            try:
+                agent.identity.scope_id(scope)
+            except ValueError:
+                continue
+            archived = agent.encode(f"rehydrate secret {n} {scope.value} {SHARED_WORDS}", scope=scope)
+            archive.store([archived], reason="gist")
+            originals[archived.id] = (archived.scope_key, archived.content)
+            kept = agent.encode(f"unarchived secret {n} {scope.value} {SHARED_WORDS}", scope=scope)
+            plain[kept.id] = kept.scope_key
+    for agent in agents:
+        keys = set(agent.visible_scope_keys)
+        for trace_id, (key, original) in originals.items():
+            if key in keys:
+                assert agent.rehydrate(trace_id) == original
+                continue
+            before = archive.get(trace_id)
+            with pytest.raises(ArchiveNotFound):
+                agent.rehydrate(trace_id)
+            assert archive.get(trace_id) == before, "a foreign archive's access log moved"
+        for trace_id, key in plain.items():
+            if key not in keys:
+                with pytest.raises(ArchiveNotFound):
+                    agent.rehydrate(trace_id)
+    for trace_id, (_, original) in originals.items():
+        assert store.rehydrate(trace_id) == original
