@@ -110,7 +110,9 @@ class AgentMemory:
 
     def encode_many(self, items: Iterable[Mapping[str, Any] | EncodeRequest], *,
                     batch_size: int = 500) -> list[MemoryTrace]:
-        """Remember many things: one graph batch and one vector batch per `batch_size` items."""
+        """Remember many things: one graph batch and one vector batch per `batch_size` items
+        (at most `write.encode.MAX_ENCODE_BATCH`, 1,000). A list is checked whole before anything
+        is stored; a generator is read one batch at a time (see `write.encode.encode_many`)."""
         return encode_many(self.context(), items, batch_size=batch_size)
 
     # ------------------------------------------------------------ truth anchors

@@ -7,8 +7,9 @@ limits is accepted. The limits are listed in docs/reliability.md.
 - tags and entities per memory (`MAX_TAGS`, `MAX_ENTITIES`) and the size of `metadata`
   (`MAX_METADATA_CHARS`, as JSON);
 - event times and other epoch-ms times: at most `MAX_EPOCH_MS` (the end of year 9999);
-- `encode_many` works through its items one chunk at a time (`ENCODE_CHUNK`), so a very
-  large batch never holds more than a chunk of requests and drafts at once.
+- `encode_many` works through its items one batch at a time (at most `MAX_ENCODE_BATCH`),
+  reading a generator lazily, so a very large call never holds more than a batch of
+  requests and drafts at once.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pytest
 
 import cogmem_graph as cg
 from cogmem_graph.model import MAX_ENTITIES, MAX_EPOCH_MS, MAX_METADATA_CHARS, MAX_TAGS
+from cogmem_graph.write import encode as write_encode
 
 HUGE_TOP_K = (1_001, 10**9, 2**63, 2**100)
 
@@ -131,6 +133,51 @@ def test_event_times_at_the_bound_are_stored_exactly(agent: cg.AgentMemory) -> N
     assert agent.store.graph.get_traces([trace.id], agent.visible_scope_keys)[0].created_at == MAX_EPOCH_MS
     assert agent.remind("far away", at=MAX_EPOCH_MS).trigger_at == MAX_EPOCH_MS
     assert agent.remind("yearly", every=timedelta(days=365)).interval_ms == 365 * 86_400_000
+
+
+# ---------------------------------------------------------------- 6. encode_many in batches
+
+
+def _trace_count(store: cg.MemoryStore) -> int:
+    return store.graph.stats().total_traces
+
+
+def test_a_generator_is_read_and_encoded_one_batch_at_a_time(agent: cg.AgentMemory) -> None:
+    """A batch_size past the cap is served in batches of MAX_ENCODE_BATCH, and a generator
+    is read lazily: when its first item of a batch is read, every batch before it is stored,
+    so no more than one batch of requests is ever held."""
+    cap = write_encode.MAX_ENCODE_BATCH
+    start = _trace_count(agent.store)
+    stored_when_read: dict[int, int] = {}
+
+    def items():
+        for i in range(2 * cap + 3):
+            if i % cap == 0:
+                stored_when_read[i] = _trace_count(agent.store) - start
+            yield {"content": f"item number {i} of a long stream about topic {i % 7}"}
+
+    traces = agent.encode_many(items(), batch_size=10 * cap)
+    assert len(traces) == 2 * cap + 3 and len({t.id for t in traces}) == 2 * cap + 3
+    assert stored_when_read == {0: 0, cap: cap, 2 * cap: 2 * cap}
+
+
+def test_a_bad_item_in_a_large_list_stores_nothing_and_names_its_index(agent: cg.AgentMemory) -> None:
+    cap = write_encode.MAX_ENCODE_BATCH
+    before = _trace_count(agent.store)
+    items = [{"content": f"fine item {i}"} for i in range(cap + 5)] + [{"content": ""}]
+    with pytest.raises(ValueError, match=rf"items\[{cap + 5}\]\.content"):
+        agent.encode_many(items, batch_size=cap)
+    assert _trace_count(agent.store) == before
+
+
+def test_a_bad_item_in_a_generator_stops_it_naming_its_index(agent: cg.AgentMemory) -> None:
+    cap = write_encode.MAX_ENCODE_BATCH
+    before = _trace_count(agent.store)
+    items = ({"content": f"streamed item {i}"} if i != cap + 5 else {"content": "x", "tags": "not a list"}
+             for i in range(cap + 10))
+    with pytest.raises(ValueError, match=rf"items\[{cap + 5}\]\.tags"):
+        agent.encode_many(items, batch_size=cap)
+    assert _trace_count(agent.store) == before + cap, "the batch before the bad item was stored"
 
 
 def test_refusals_are_immediate(agent: cg.AgentMemory) -> None:
