@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 import cogmem_graph as cg
 from cogmem_graph.clock import ManualClock
+from cogmem_graph.cognition.entities import entity_key
 from cogmem_graph.config.graph import ActivationConfig
 from cogmem_graph.graph.port import AccessUpdate, Edge
 from cogmem_graph.identity import AgentIdentity
@@ -298,3 +299,48 @@ def test_agents_rehydrate_only_originals_in_their_visible_scopes(store: cg.Memor
                     agent.rehydrate(trace_id)
     for trace_id, (_, original) in originals.items():
         assert store.rehydrate(trace_id) == original
+
+
+def _entity_texts(agent: cg.AgentMemory, query: str, ids: list[str]) -> str:
+    """Everything about entities an agent's reads hand out: multi-hop's entities and evidence
+    paths, and the entity nodes of the neighbourhood `viz` draws (every property)."""
+    result = agent.multi_hop(query, hops=3, top_k=50)
+    texts = [f"{e.key}|{e.name}|{e.fan}" for e in result.entities]
+    texts += [f"{s.id}|{s.label}" for t in result.traces for s in t.path.steps if s.kind == "entity"]
+    texts += [repr(sorted(e.items())) for e in agent.store.graph.subgraph(ids, agent.visible_scope_keys).entities]
+    return "\n".join(texts)
+
+
+def test_entities_show_a_tenant_nothing_another_tenant_wrote(store: cg.MemoryStore) -> None:
+    """One entity, two tenants: acme writes it first with its own spelling, globex a day later
+    with another. Neither sees the other's spelling, first-seen time or mentions, in
+    `multi_hop` (entities, evidence paths) or in the neighbourhood `viz` draws (every entity
+    property); each sees its own."""
+    acme = store.agent("bot-ent", user_id="u-ent", organization_id="acme-ent")
+    globex = store.agent("bot-ent", user_id="u-ent", organization_id="globex-ent")
+    clock = store.clock
+    assert isinstance(clock, ManualClock)
+    clock.advance(1_000)
+    acme_seen = clock.now_ms()
+    acme_ids = [t.id for t in acme.encode_many([
+        {"content": "Maren leads the Quillon rollout", "entities": ["Quillon", "Maren"]},
+        {"content": "The Quillon rollout moves the ledger to Kestrel", "entities": ["Quillon", "Kestrel"]},
+        {"content": "Kestrel upgrades are handled by Orla", "entities": ["Kestrel", "Orla"]}])]
+    clock.advance(86_400_000)
+    globex_seen = clock.now_ms()
+    globex_ids = [t.id for t in globex.encode_many([
+        {"content": "Our team plans the QUILLON budget", "entities": ["QUILLON"]},
+        {"content": "QUILLON reviews happen on Fridays", "entities": ["QUILLON"]}])]
+
+    assert entity_key("Quillon") == entity_key("QUILLON"), "one entity key, two spellings"
+    acme_view = _entity_texts(acme, "Who leads the Quillon rollout?", acme_ids)
+    globex_view = _entity_texts(globex, "What is planned for QUILLON?", globex_ids)
+    assert "Quillon" in acme_view and "Kestrel" in acme_view, acme_view
+    assert "QUILLON" in globex_view, globex_view
+    for seen in ("QUILLON", "Fridays", str(globex_seen)):
+        assert seen not in acme_view, f"acme sees {seen!r}, written by globex:\n{acme_view}"
+    for seen in ("Quillon", "Maren", "Kestrel", "Orla", str(acme_seen)):
+        assert seen not in globex_view, f"globex sees {seen!r}, written by acme:\n{globex_view}"
+    # The fan counts only the tenant's own mentions.
+    fans = {e.name: e.fan for e in globex.multi_hop("QUILLON", top_k=10).entities}
+    assert fans == {"QUILLON": 2}
