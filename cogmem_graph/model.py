@@ -147,6 +147,32 @@ def check_text(value: str, field: str, *, allow_empty: bool = True, max_len: int
 
 MAX_CONTENT_CHARS = 1_000_000
 MAX_ID_CHARS = 256
+MAX_SCOPE_ID_CHARS = 3 * MAX_ID_CHARS + 2
+"""A qualified scope id joins up to three ids (organization/user/thread) with separators."""
+MAX_NAME_CHARS = 1_000
+"""One tag or entity name."""
+MAX_TAGS = 256
+"""Tags per memory."""
+MAX_ENTITIES = 256
+"""Entity names a caller gives per memory (extraction adds at most a dozen of its own)."""
+MAX_METADATA_CHARS = 65_536
+"""A memory's `metadata` as JSON."""
+MAX_EPOCH_MS = 253_402_300_799_999
+"""The last millisecond of year 9999 (UTC): a later time is a mistake, not a date."""
+
+
+def check_epoch_ms(value: object, field: str) -> int:
+    """An epoch-ms time in [0, MAX_EPOCH_MS], else a ValueError naming `field`."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_EPOCH_MS:
+        raise ValueError(f"{field} must be epoch milliseconds from 0 to {MAX_EPOCH_MS:,} (the end of year 9999), "
+                         f"got {value!r}")
+    return value
+
+
+def check_count(value: object, field: str, limit: int) -> None:
+    """Refuse a list longer than `limit` before any of its items is looked at."""
+    if isinstance(value, list | tuple) and len(value) > limit:
+        raise ValueError(f"{field} holds {len(value):,} items; at most {limit:,} are allowed")
 
 
 class _Strict(BaseModel):
@@ -287,20 +313,22 @@ class MemoryTrace(_Strict):
     def _content(cls, v: str) -> str:
         return check_text(v, "content", allow_empty=False, max_len=MAX_CONTENT_CHARS)
 
-    @field_validator("scope_id", "agent_id", "id")
+    @field_validator("agent_id", "id")
     @classmethod
     def _ids(cls, v: str, info) -> str:
         return check_text(v, info.field_name, allow_empty=False, max_len=MAX_ID_CHARS)
 
+    @field_validator("scope_id")
+    @classmethod
+    def _scope_id(cls, v: str) -> str:
+        return check_text(v, "scope_id", allow_empty=False, max_len=MAX_SCOPE_ID_CHARS)
+
     @field_validator("tags", "entities")
     @classmethod
     def _str_list(cls, v: list[str], info) -> list[str]:
-        out: list[str] = []
         for item in v:
-            check_text(item, info.field_name, allow_empty=False, max_len=1_000)
-            if item not in out:
-                out.append(item)
-        return out
+            check_text(item, info.field_name, allow_empty=False, max_len=MAX_NAME_CHARS)
+        return list(dict.fromkeys(v))  # deduplicated in order, in linear time
 
     @field_validator("metadata")
     @classmethod

@@ -12,7 +12,7 @@ with a `"record"` field:
     {"record": "prospective", "props": {...}}          (reminders, cue vectors included)
     {"record": "observation_note", "props": {...}}     (the observer's notes)
     {"record": "conversation_turn", "props": {...}}    (turns buffered for the observer)
-    {"record": "mention", "trace": "<trace id>", "entity": "<entity key>"}
+    {"record": "mention", "trace": "<trace id>", "entity": "<entity key>", "props": {"name", "kind", "createdAt"}}
     {"record": "edge", "type": "SHARED_ENTITY", "src": "<id>", "dst": "<id>", "props": {...}}
     {"record": "footer", "counts": {...}}
 
@@ -24,7 +24,9 @@ writes the points, keeping trace ids, scope keys, timestamps, strengths and
 edges. Reminders, observation notes and buffered turns are restored with
 every property as saved (a context reminder's cue vector is base64 text on its
 node; a store with another embedder embeds the cue again on its next check).
-The footer's counts let an import detect a truncated file. Backups written
+An entity record is the shared node (its key); what a trace's
+mention says of it (the name as that memory spells it, its kind, when it was linked) is on
+the mention record. The footer's counts let an import detect a truncated file. Backups written
 before the last three kinds existed hold none of them and import as they are.
 
 Both directions stream in batches: export pages through the graph with an id
@@ -166,8 +168,9 @@ def export_store(
             progress(section, len(page))
     for page in _pages(store, "export_mentions", "", "id", batch_size):
         for row in page:
-            for key in sorted(set(row["keys"])):
-                out.write(_line({"record": "mention", "trace": row["id"], "entity": key}))
+            for mention in sorted({m["key"]: m for m in row["mentions"] if m}.values(), key=lambda m: m["key"]):
+                props = {k: mention[k] for k in ("name", "kind", "createdAt") if mention.get(k) is not None}
+                out.write(_line({"record": "mention", "trace": row["id"], "entity": mention["key"], "props": props}))
                 counts.mentions += 1
         progress("mentions", len(page))
     for page in _pages(store, "export_edges", "", "id", batch_size):
@@ -268,11 +271,15 @@ class _Importer:
 
     # -- links
 
-    def _write_mention(self, items: list[tuple[str, str]]) -> None:
+    def _write_mention(self, items: list[tuple[str, str, dict[str, Any]]]) -> None:
         mentions = []
-        for trace_id, key in items:
+        for trace_id, key, props in items:
+            # Backups written before mentions carried a name take the entity record's.
             name, kind = self.entity_names.get(key, (key, "thing"))
-            mentions.append(Mention(trace_id=trace_id, key=key, name=name, kind=kind))
+            created = props.get("createdAt")
+            mentions.append(Mention(trace_id=trace_id, key=key, name=str(props.get("name") or name),
+                                    kind=str(props.get("kind") or kind),
+                                    created_at=created if isinstance(created, int) else None))
         linked = self.graph.merge_mentions(mentions)
         self.unlinked += len(mentions) - linked
         self.counts.mentions += linked
@@ -423,7 +430,7 @@ def import_store(
             importer.add(kind, _checked_extra(record, number))
         elif kind == "mention":
             trace_id, key = _ids(record, number, "trace", "entity")
-            importer.add("mention", (trace_id, key))
+            importer.add("mention", (trace_id, key, dict(record.get("props") or {})))
         elif kind == "edge":
             src, dst = _ids(record, number, "src", "dst")
             try:

@@ -1,9 +1,11 @@
-// Maintenance (export): the entity keys each trace mentions, for a page of traces
+// Maintenance (export): the entities each trace mentions (key, and the mention's name, kind
+// and time), for a page of traces
 // (ids above $after, in id order); traces without mentions come back with an empty list.
 MATCH (t:Trace)
 WHERE t.id > $after
 WITH t ORDER BY t.id LIMIT $limit
-OPTIONAL MATCH (t)-[:MENTIONS]->(e:Entity)
-WITH t.id AS id, collect(e.key) AS keys
-RETURN id, keys
+OPTIONAL MATCH (t)-[m:MENTIONS]->(e:Entity)
+WITH t.id AS id, collect(CASE WHEN e IS NULL THEN NULL
+                         ELSE {key: e.key, name: m.name, kind: m.kind, createdAt: m.createdAt} END) AS mentions
+RETURN id, mentions
 ORDER BY id

@@ -17,8 +17,8 @@ WITH q, e, targets, q.activation * $decay / (size(targets) ^ q.exponent) AS shar
 UNWIND targets AS t
 WITH t, q, e, share
 ORDER BY share DESC, e.key
-WITH t, sum(share) AS activation, collect({key: e.key, name: e.name, fromId: q.fromId})[0] AS via
+WITH t, sum(share) AS activation, collect({key: e.key, fromId: q.fromId})[0] AS via
 WHERE activation >= $minActivation
-RETURN t.id AS id, activation, via.key AS entityKey, via.name AS entityName, via.fromId AS fromId
+RETURN t.id AS id, activation, via.key AS entityKey, via.fromId AS fromId
 ORDER BY activation DESC, id
 LIMIT $limit

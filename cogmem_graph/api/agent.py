@@ -14,6 +14,8 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from cogmem_graph.cognition.prompt import (
     Injection,
     PromptItem,
@@ -29,6 +31,7 @@ from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import Hexaco, MemoryTrace, MemoryType, Mood, Scope
 from cogmem_graph.pipeline import observer, reflector
 from cogmem_graph.pipeline import prospective as prospective_memory
+from cogmem_graph.pipeline.archive import MemoryArchive
 from cogmem_graph.results import AssembledContext, RetrievalResult, ScoredTrace
 from cogmem_graph.retrieval import read_path
 from cogmem_graph.retrieval.multihop_search import multi_hop
@@ -39,6 +42,7 @@ from cogmem_graph.write.request import EncodeRequest
 if TYPE_CHECKING:
     from cogmem_graph.api.store import MemoryStore
     from cogmem_graph.cognition.observation import ObservationNote
+    from cogmem_graph.config.retrieval import RetrievalConfig
     from cogmem_graph.graph.port import Edge
     from cogmem_graph.pipeline.consolidation import ConsolidationResult
     from cogmem_graph.pipeline.observer import ObserveResult
@@ -50,12 +54,42 @@ __all__ = ["AgentMemory", "MoodSource"]
 log = logging.getLogger(__name__)
 
 
+def _field_problems(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in exc.errors())
+
+
+def as_traits(traits: Hexaco | Mapping[str, Any] | None) -> Hexaco | None:
+    """`traits` as a `Hexaco`: the model itself, or a dict of its fields validated at once."""
+    if traits is None or isinstance(traits, Hexaco):
+        return traits
+    if not isinstance(traits, Mapping):
+        raise ValueError(f"traits must be a Hexaco or a dict of its fields, not {type(traits).__name__}")
+    try:
+        return Hexaco.model_validate(dict(traits))
+    except ValidationError as exc:
+        raise ValueError(f"traits are not valid Hexaco traits: {_field_problems(exc)}") from None
+
+
+def as_mood_source(mood: MoodSource | Mapping[str, Any]) -> MoodSource:
+    """`mood` as a `Mood`, a provider (a callable returning one) or None; a dict of `Mood`
+    fields is validated into one at once."""
+    if mood is None or isinstance(mood, Mood) or callable(mood):
+        return mood
+    if not isinstance(mood, Mapping):
+        raise ValueError(f"mood must be a Mood, a dict of its fields or a callable returning a Mood, "
+                         f"not {type(mood).__name__}")
+    try:
+        return Mood.model_validate(dict(mood))
+    except ValidationError as exc:
+        raise ValueError(f"mood is not a valid Mood: {_field_problems(exc)}") from None
+
+
 class AgentMemory:
     def __init__(self, store: MemoryStore, identity: AgentIdentity, traits: Hexaco, mood: MoodSource = None) -> None:
         self.store = store
         self.identity = identity
         self.traits = traits
-        self._mood = mood
+        self._mood = as_mood_source(mood)
         self.working_memory = WorkingMemory(traits, config=store.config.working_memory, clock=store.clock)
 
     def __repr__(self) -> str:
@@ -74,8 +108,9 @@ class AgentMemory:
         changed mood or traits count at once)."""
         return self.store.context().for_agent(self.identity, self.traits, self._mood)
 
-    def set_mood(self, mood: MoodSource) -> None:
-        self._mood = mood
+    def set_mood(self, mood: MoodSource | Mapping[str, Any]) -> None:
+        """A new mood (a `Mood`, a dict of its fields, a provider, or None for neutral)."""
+        self._mood = as_mood_source(mood)
 
     # ------------------------------------------------------------ write
 
@@ -87,7 +122,9 @@ class AgentMemory:
 
     def encode_many(self, items: Iterable[Mapping[str, Any] | EncodeRequest], *,
                     batch_size: int = 500) -> list[MemoryTrace]:
-        """Remember many things: one graph batch and one vector batch per `batch_size` items."""
+        """Remember many things: one graph batch and one vector batch per `batch_size` items
+        (at most `write.encode.MAX_ENCODE_BATCH`, 1,000). A list is checked whole before anything
+        is stored; a generator is read one batch at a time (see `write.encode.encode_many`)."""
         return encode_many(self.context(), items, batch_size=batch_size)
 
     # ------------------------------------------------------------ truth anchors
@@ -135,6 +172,13 @@ class AgentMemory:
         seen = {t.id for t in neighbours}
         return found[0], [e for e in edges if (e.dst if e.src == trace_id else e.src) in seen], neighbours
 
+    def rehydrate(self, trace_id: str) -> str:
+        """The verbatim original of a (gisted or rewritten) trace this agent can see, without
+        strengthening the trace: what an LLM tool offered to the agent should call. A trace
+        outside the agent's visible scopes is unknown to it (`ArchiveNotFound`)."""
+        self.store._check_open()
+        return MemoryArchive(self.store.graph, self.store.clock).rehydrate(trace_id, self.visible_scope_keys)
+
     # ------------------------------------------------------------ observer and reflector
 
     def observe(self, role: str, text: str, *, created_at: int | None = None) -> ObserveResult:
@@ -171,7 +215,8 @@ class AgentMemory:
         is over) is left out, and a replaced fact ranks just below its correction. `as_of`
         (epoch ms or an aware datetime) asks about a point in time: what held true then, by
         all the memory knows now. `timeline=True` returns every version, in event order."""
-        k = _checked_query(query, self.store.config.retrieval.top_k if top_k is None else top_k)
+        cfg = self.store.config.retrieval
+        k = _checked_query(query, cfg.top_k if top_k is None else top_k, cfg)
         when = _checked_when(as_of, timeline)
         self.store._check_open()
         result = read_path.retrieve(self.context(), query, top_k=k, strategy=strategy, record_access=record_access,
@@ -194,7 +239,7 @@ class AgentMemory:
         cfg = self.store.config.retrieval
         hops = cfg.multi_hop.default_hops if hops is None else hops
         top_k = cfg.top_k if top_k is None else top_k
-        check_arguments(query, hops, top_k, cfg.multi_hop)
+        check_arguments(query, hops, top_k, cfg)
         self.store._check_open()
         return multi_hop(self.context(), query, hops=hops, top_k=top_k)
 
@@ -203,7 +248,7 @@ class AgentMemory:
         """Retrieve for `query` and lay the memories out in six sections within `token_budget`.
         `query` is also the turn that prospective memory checks: reminders it triggers (and
         any due by time, or named in `events`) fire and lead the Reminders section."""
-        top_k = _checked_query(query, top_k)
+        top_k = _checked_query(query, top_k, self.store.config.retrieval)
         self.store._check_open()
         result = read_path.retrieve(self.context(), query, top_k=top_k)
         fired = self.check_reminders(query, events=events)
@@ -274,13 +319,12 @@ class AgentMemory:
         return prospective_memory.memory_for(self.context()).check(self.visible_scope_keys, text, events)
 
 
-def _checked_query(query: object, top_k: object) -> int:
-    """`top_k` once `query` and `top_k` are known to be a non-empty string and a positive integer."""
+def _checked_query(query: object, top_k: object, config: RetrievalConfig) -> int:
+    """`top_k` once `query` is known to be a non-empty string and `top_k` a positive integer
+    within `config.max_top_k`."""
     if not isinstance(query, str) or not query.strip():
         raise ValueError("query must be a non-empty string")
-    if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
-        raise ValueError(f"top_k must be a positive integer, got {top_k!r}")
-    return top_k
+    return config.checked_top_k(top_k)
 
 
 def _checked_when(as_of: object, timeline: object) -> read_path.When:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cogmem_graph.api.agent import AgentMemory, MoodSource
+from cogmem_graph.api.agent import AgentMemory, MoodSource, as_mood_source, as_traits
 from cogmem_graph.clock import Clock, SystemClock
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.config.graph import FALKOR_SCHEMES
@@ -157,14 +157,18 @@ class MemoryStore:
             check_open=self._check_open)
 
     def agent(
-        self, agent_id: str, *, traits: Hexaco | None = None, user_id: str | None = None,
+        self, agent_id: str, *, traits: Hexaco | Mapping[str, Any] | None = None, user_id: str | None = None,
         thread_id: str | None = None, persona_id: str | None = None, organization_id: str | None = None,
-        mood: MoodSource = None,
+        mood: MoodSource | Mapping[str, Any] = None,
     ) -> AgentMemory:
-        """A handle for one agent; its identity decides which memories it may see and write."""
+        """A handle for one agent; its identity decides which memories it may see and write.
+        `traits` and `mood` take the models or dicts of their fields (validated here);
+        `mood` may also be a callable returning the current `Mood`."""
         self._check_open()
         identity = AgentIdentity(agent_id=agent_id, user_id=user_id, thread_id=thread_id,
                                  persona_id=persona_id, organization_id=organization_id)
+        traits = as_traits(traits)
+        mood = as_mood_source(mood)
         if traits is not None:
             self._agent_traits[identity.agent_id] = traits
         return AgentMemory(self, identity, traits or Hexaco(), mood)
@@ -230,7 +234,9 @@ class MemoryStore:
         return consolidator_for(self).run(scope_keys, traits=traits)
 
     def rehydrate(self, trace_id: str) -> str:
-        """The verbatim original of a (gisted) trace, without strengthening the trace."""
+        """The verbatim original of any (gisted or rewritten) trace in the store, whatever its
+        scope, without strengthening the trace. An owner operation: give agents (and the
+        tools an LLM calls) `agent.rehydrate`, which sees only the agent's visible scopes."""
         self._check_open()
         return MemoryArchive(self.graph, self.clock).rehydrate(trace_id)
 

@@ -125,10 +125,26 @@ def open_store(settings: Settings) -> MemoryStore:
                        embedder=settings.embedder)
 
 
+IDENTITY_OPTIONS = (("user", "--user"), ("thread", "--thread"), ("persona", "--persona"), ("org", "--org"))
+
+
+def refuse_identity(settings: Settings, command: str, what: str) -> None:
+    """Owner commands act on the whole store: an identity given to one would be silently
+    ignored, so it is refused (exit 2) instead."""
+    given = [option for name, option in IDENTITY_OPTIONS if getattr(settings, name)]
+    if given:
+        raise fail(f"`cogmem {command}` is an owner command: it {what} of the whole store, every tenant "
+                   f"included, so it takes no identity; run it without {', '.join(given)} "
+                   f"(or unset the matching COGMEM_* variables)", EXIT_USAGE)
+
+
 @contextlib.contextmanager
-def session(ctx: typer.Context) -> Iterator[MemoryStore]:
-    """An open store for one command, closed after it, with errors mapped to exit codes."""
+def session(ctx: typer.Context, *, owner: tuple[str, str] | None = None) -> Iterator[MemoryStore]:
+    """An open store for one command, closed after it, with errors mapped to exit codes.
+    `owner=(command, what it does)` marks an owner command, which refuses the identity options."""
     settings = settings_of(ctx)
+    if owner is not None:
+        refuse_identity(settings, *owner)
     with handled():
         store = open_store(settings)
         try:

@@ -14,7 +14,15 @@ from rich.markup import escape
 from rich.table import Table
 
 from cogmem_graph.cli.app import app
-from cogmem_graph.cli.common import agent_session, err, out, session, settings_of
+from cogmem_graph.cli.common import (
+    IDENTITY_OPTIONS,
+    agent_of,
+    agent_session,
+    err,
+    out,
+    session,
+    settings_of,
+)
 
 if TYPE_CHECKING:
     from cogmem_graph.api.store import MemoryStore
@@ -51,10 +59,11 @@ def stats(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON instead of a table")] = False,
 ) -> None:
-    """Counts of the whole store: traces by type and state, entities, edges by type, vectors."""
+    """Counts of the whole store: traces by type and state, entities, edges by type, vectors.
+    An owner command: it takes no identity (--user, --thread, --persona, --org)."""
     if _remote(ctx, "stats"):
         return
-    with session(ctx) as store:
+    with session(ctx, owner=("stats", "counts the memories")) as store:
         data = _stats_dict(store)
         graph_url = store.graph.url
     if as_json:
@@ -76,10 +85,10 @@ def stats(
 
 @app.command()
 def repair(ctx: typer.Context) -> None:
-    """Reconcile the vectors with the graph (the source of truth)."""
+    """Reconcile the vectors with the graph (the source of truth). An owner command: no identity."""
     if _remote(ctx, "repair"):
         return
-    with session(ctx) as store, err.status("repairing…"):
+    with session(ctx, owner=("repair", "reconciles the vectors")) as store, err.status("repairing…"):
         result = store.repair()
     out.print(f"repair: {result.reindexed} re-indexed, {result.deactivated_vectors} vectors deactivated, "
               f"{result.reactivated_vectors} reactivated, {result.removed_vectors} removed")
@@ -90,11 +99,14 @@ def consolidate(
     ctx: typer.Context,
     json_out: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
 ) -> None:
-    """Run consolidation now: decay and prune, merge, replay, schemas, contradictions, gist."""
+    """Run consolidation now: decay and prune, merge, replay, schemas, contradictions, gist.
+    Over the whole store; with an identity (--user, --org, ...) over that agent's visible scopes."""
     if _remote(ctx, "consolidate"):
         return
+    settings = settings_of(ctx)
     with session(ctx) as store, err.status("consolidating…"):
-        result = store.consolidate()
+        scoped = any(getattr(settings, name) for name, _ in IDENTITY_OPTIONS)
+        result = agent_of(store, settings).consolidate() if scoped else store.consolidate()
     data = dataclasses.asdict(result)
     if json_out:
         out.print_json(json.dumps(data))

@@ -31,6 +31,7 @@ from cogmem_graph.cli.common import (
     settings_of,
 )
 from cogmem_graph.cli.readers import InputFormat, read_ingest_file
+from cogmem_graph.config.retrieval import MAX_TOP_K
 
 if TYPE_CHECKING:
     from cogmem_graph.api.agent import AgentMemory
@@ -127,7 +128,7 @@ def _when(ms: int) -> str:
 def recall(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(metavar="QUERY", help="what to remember")],
-    top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=1_000, help="how many memories")] = 10,
+    top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=MAX_TOP_K, help="how many memories")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON instead of a table")] = False,
     no_reinforce: Annotated[bool, typer.Option(
         "--no-reinforce", help="look without reinforcing: no access update, no Hebbian learning")] = False,
@@ -190,7 +191,7 @@ def context(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(metavar="QUERY", help="what the prompt is about")],
     budget: Annotated[int | None, typer.Option("--budget", min=1, help="token budget (default: config)")] = None,
-    top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=1_000)] = 20,
+    top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=MAX_TOP_K)] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON with token usage")] = False,
 ) -> None:
     """Print the memory context an LLM prompt would get for QUERY, within --budget tokens."""

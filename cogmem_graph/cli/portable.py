@@ -18,7 +18,17 @@ import typer
 from rich.markup import escape
 
 from cogmem_graph.cli.app import app
-from cogmem_graph.cli.common import EXIT_USAGE, err, fail, handled, out, progress_bars, session
+from cogmem_graph.cli.common import (
+    EXIT_USAGE,
+    err,
+    fail,
+    handled,
+    out,
+    progress_bars,
+    refuse_identity,
+    session,
+    settings_of,
+)
 
 if TYPE_CHECKING:
     from cogmem_graph.portable import PortableCounts
@@ -42,9 +52,11 @@ def export(
     batch_size: Annotated[int, typer.Option(min=1, max=50_000, help="graph rows per page")] = 1_000,
 ) -> None:
     """Back up the whole store as JSON Lines (traces, entities, schemas, reminders, observation
-    notes, buffered turns, mentions, edges); restores into FalkorDB or Neo4j with `import`."""
+    notes, buffered turns, mentions, edges); restores into FalkorDB or Neo4j with `import`.
+    An owner command: it takes no identity (--user, --thread, --persona, --org)."""
     from cogmem_graph.portable import export_store
 
+    refuse_identity(settings_of(ctx), "export", "backs up the memories")
     to_stdout = target == "-"
     path = Path(target)
     if not to_stdout and path.is_dir():
@@ -90,9 +102,11 @@ def import_(
     batch_size: Annotated[int, typer.Option(min=1, max=50_000, help="records per write batch")] = 500,
 ) -> None:
     """Restore a backup into this store (merged by id): traces keep their ids, scopes,
-    timestamps and strengths; edges keep their weights; vectors are re-embedded."""
+    timestamps and strengths; edges keep their weights; vectors are re-embedded. An owner
+    command: it takes no identity."""
     from cogmem_graph.portable import check_header, import_store
 
+    refuse_identity(settings_of(ctx), "import", "restores a backup into the memories")
     from_stdin = source == "-"
     path = Path(source)
     if not from_stdin:

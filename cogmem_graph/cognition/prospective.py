@@ -32,7 +32,7 @@ from functools import lru_cache
 from typing import Any
 
 from cogmem_graph.config.prospective import ProspectiveConfig
-from cogmem_graph.model import MAX_ID_CHARS, check_text
+from cogmem_graph.model import MAX_EPOCH_MS, MAX_ID_CHARS, check_text
 from cogmem_graph.text import stem, word_tokens
 
 MAX_INTENTION_CHARS = 10_000
@@ -226,8 +226,9 @@ def epoch_ms(value: int | datetime, field: str) -> int:
         if value.tzinfo is None or value.utcoffset() is None:
             raise ValueError(f"{field} must be a timezone-aware datetime (or epoch milliseconds)")
         return int(value.timestamp() * 1000)
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-        raise ValueError(f"{field} must be epoch milliseconds (a non-negative int) or a datetime, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value <= MAX_EPOCH_MS:
+        raise ValueError(f"{field} must be epoch milliseconds from 0 to {MAX_EPOCH_MS:,} (the end of year 9999) "
+                         f"or a datetime, got {value!r}")
     return int(value)
 
 
@@ -239,6 +240,8 @@ def duration_ms(value: int | timedelta, field: str, *, allow_zero: bool = False)
         raise ValueError(f"{field} must be milliseconds (an int) or a timedelta, got {value!r}")
     if value < 0 or (value == 0 and not allow_zero):
         raise ValueError(f"{field} must be {'non-negative' if allow_zero else 'positive'}, got {value!r}")
+    if value > MAX_EPOCH_MS:
+        raise ValueError(f"{field} must be at most {MAX_EPOCH_MS:,} ms (about 8,000 years), got {value!r}")
     return int(value)
 
 

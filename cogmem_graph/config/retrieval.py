@@ -18,7 +18,7 @@ how far a trait at 0 or 1 moves its weight (x0.5 .. x1.5 at the default 0.5).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -65,10 +65,19 @@ class SignalWeights(_Config):
         return {name: getattr(self, name) for name in SIGNAL_NAMES}
 
 
+MAX_TOP_K = 1_000
+"""Default of `RetrievalConfig.max_top_k`, and the `--top-k` limit of the CLI."""
+
+
 class RetrievalConfig(_Config):
     """How candidates are gathered and scored."""
 
-    top_k: int = Field(10, ge=1, le=1000, description="traces returned by default")
+    top_k: int = Field(10, ge=1, le=MAX_TOP_K, description="traces returned by default")
+    max_top_k: int = Field(
+        MAX_TOP_K, ge=1, le=100_000,
+        description="the largest top_k a call may ask for (retrieve, multi_hop, assemble_for_prompt, viz); a "
+        "larger one is refused at once: the candidate pools, the activation and the scoring grow with it",
+    )
     candidate_multiplier: int = Field(
         5, ge=1, le=100, description="dense and lexical candidate pools hold top_k x this many"
     )
@@ -143,3 +152,12 @@ class RetrievalConfig(_Config):
     def candidate_pool(self) -> int:
         """Candidates fetched from each source for the default top_k."""
         return self.top_k * self.candidate_multiplier
+
+    def checked_top_k(self, top_k: Any) -> int:
+        """`top_k` if it is a positive integer within `max_top_k`, else a ValueError naming both."""
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+            raise ValueError(f"top_k must be a positive integer, got {top_k!r}")
+        if top_k > self.max_top_k:
+            raise ValueError(f"top_k must be at most {self.max_top_k:,} (config.retrieval.max_top_k), "
+                             f"got {top_k:,}")
+        return top_k

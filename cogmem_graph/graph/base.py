@@ -261,7 +261,8 @@ class CypherGraphStore(ABC):
     def merge_mentions(self, mentions: Sequence[Mention]) -> int:
         rows = list(
             {
-                (m.trace_id, m.key): {"traceId": m.trace_id, "key": m.key, "name": m.name, "kind": m.kind}
+                (m.trace_id, m.key): {"traceId": m.trace_id, "key": m.key, "name": m.name, "kind": m.kind,
+                                      "createdAt": m.created_at}
                 for m in mentions
             }.values()
         )
@@ -535,7 +536,7 @@ class CypherGraphStore(ABC):
         row = rows[0]
         return Subgraph(
             traces=[dict(t) for t in row["traces"] if t],
-            entities=[dict(e) for e in row["entities"] if e],
+            entities=_entities_as_mentioned([e for e in row["entities"] if e]),
             edges=[dict(e) for e in row["edges"] if e],
         )
 
@@ -622,3 +623,16 @@ MECHANISM_FIELDS = ("valence", "arousal", "dominance", "stability", "structuredD
 def _mechanism_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each row with every mechanism field present (null: leave the property as it is)."""
     return [{"id": r["id"], **{f: r.get(f) for f in MECHANISM_FIELDS}} for r in rows]
+
+
+def _entities_as_mentioned(mentions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One entry per entity key from the visible mentions of it: the first spelling in order,
+    its kind, and when the caller's memories first mentioned it (links written before
+    mentions carried these have none: the key stands in for the name)."""
+    by_key: dict[str, dict[str, Any]] = {}
+    for m in sorted(mentions, key=lambda m: (str(m["key"]), m.get("createdAt") or 0, str(m.get("name") or ""))):
+        entry = by_key.setdefault(m["key"], {"key": m["key"], "name": m.get("name") or m["key"],
+                                             "kind": m.get("kind") or "thing"})
+        if m.get("createdAt") is not None and "createdAt" not in entry:
+            entry["createdAt"] = m["createdAt"]
+    return list(by_key.values())

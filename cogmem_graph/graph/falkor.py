@@ -27,7 +27,7 @@ from cogmem_graph.clock import Clock
 from cogmem_graph.config.graph import FALKOR_SCHEMES, FALKOR_TLS_SCHEMES, GraphConfig
 from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable, UnconfirmedWriteFailed
 from cogmem_graph.graph.base import CypherGraphStore
-from cogmem_graph.graph.falkor_lane import write_lane
+from cogmem_graph.graph.falkor_lane import close_lane, open_lane
 from cogmem_graph.graph.falkor_wire import params_header, read_compact
 from cogmem_graph.graph.fulltext import redisearch_query
 from cogmem_graph.graph.launcher import EmbeddedFalkorDB, acquire_embedded, release_embedded
@@ -103,6 +103,8 @@ class FalkorGraphStore(CypherGraphStore):
             tls = scheme in FALKOR_TLS_SCHEMES
             self.url = f"{scheme}://{host}:{port}"
         self._closed = False
+        self._lane = open_lane(self.url, self.config.graph_name)
+        self._lane_open = True
         try:
             # The client probes the server (cluster/sentinel detection) as it is built. TLS
             # verifies the server against the system's CAs (or SSL_CERT_FILE).
@@ -115,6 +117,7 @@ class FalkorGraphStore(CypherGraphStore):
                 socket_timeout=self.config.query_timeout_ms / 1000 + 5,
             )
         except (redis.ConnectionError, redis.TimeoutError) as exc:
+            self._release_lane()
             self._release_server()
             raise GraphStoreUnavailable(
                 f"falkordb graph at {self.url} is unreachable ({exc}). {self._start_hint()}", url=self.url
@@ -165,7 +168,7 @@ class FalkorGraphStore(CypherGraphStore):
     def _run(self, text: str, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]:
         self._check_open()
         command = self._command(text, params, write=write)
-        lane = write_lane(self.url, self.config.graph_name)
+        lane = self._lane
         try:
             if write:
                 # FalkorDB runs writes to a graph one at a time anyway; serialising them here
@@ -200,7 +203,7 @@ class FalkorGraphStore(CypherGraphStore):
         on sending: the caller then runs the write the ordinary way."""
         self._check_open()
         command = self._command(text, params, write=True)
-        lane = write_lane(self.url, self.config.graph_name)
+        lane = self._lane
         pool = self._db.connection.connection_pool
         with lane.lock:
             lane.confirm()
@@ -226,14 +229,14 @@ class FalkorGraphStore(CypherGraphStore):
             return None
 
     def confirm_writes(self) -> None:
-        write_lane(self.url, self.config.graph_name).confirm()
+        self._lane.confirm()
 
     def _read_later(self, text: str, params: dict[str, Any], *, name: str) -> Callable[[], list[dict[str, Any]]]:
         """Send a read on a connection of its own and return what reads its reply: the
         server answers it while the caller sends others or computes (no thread, so no
         wait for the interpreter lock when the reply arrives)."""
         self._check_open()
-        write_lane(self.url, self.config.graph_name).confirm()
+        self._lane.confirm()
         command = self._command(text, params, write=False)
         pool = self._db.connection.connection_pool
         connection = self._send(pool, command)
@@ -268,7 +271,7 @@ class FalkorGraphStore(CypherGraphStore):
         if not self._send_unconfirmed(text, params, settle):
             rows = self._run_text(text, params, write=True, name=name)  # the ordinary way, with retries
             return lambda: rows
-        lane = write_lane(self.url, self.config.graph_name)
+        lane = self._lane
 
         def result() -> list[dict[str, Any]]:
             if not outcome:
@@ -374,7 +377,13 @@ class FalkorGraphStore(CypherGraphStore):
         self._closed = True
         with contextlib.suppress(Exception):
             self._db.connection.close()
+        self._release_lane()
         self._release_server()
+
+    def _release_lane(self) -> None:
+        if self._lane_open:
+            self._lane_open = False
+            close_lane(self.url, self.config.graph_name)
 
     def _release_server(self) -> None:
         if self._server is not None:

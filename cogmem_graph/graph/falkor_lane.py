@@ -37,10 +37,27 @@ class WriteLane:
 
 
 _lanes: dict[tuple[str, str], WriteLane] = {}
+_users: dict[tuple[str, str], int] = {}
+"""Open stores per lane: a lane is dropped when its last store closes, so a process that
+opens stores on ever new servers (each embedded home gets a port of its own) keeps none."""
 _lanes_guard = threading.Lock()
 
 
-def write_lane(url: str, graph: str) -> WriteLane:
-    """The lane every store of this process shares for one graph."""
+def open_lane(url: str, graph: str) -> WriteLane:
+    """The lane every open store of this process shares for one graph; `close_lane` when done."""
     with _lanes_guard:
-        return _lanes.setdefault((url, graph), WriteLane())
+        key = (url, graph)
+        _users[key] = _users.get(key, 0) + 1
+        return _lanes.setdefault(key, WriteLane())
+
+
+def close_lane(url: str, graph: str) -> None:
+    """One store of the lane closed; the last one drops it."""
+    with _lanes_guard:
+        key = (url, graph)
+        left = _users.get(key, 0) - 1
+        if left > 0:
+            _users[key] = left
+        else:
+            _users.pop(key, None)
+            _lanes.pop(key, None)

@@ -25,10 +25,15 @@ class Edge:
 
 @dataclass(frozen=True)
 class Mention:
+    """A trace naming an entity: the name as this trace spells it, and what kind of name it
+    is, kept on the MENTIONS link (the Entity node is only the shared key)."""
+
     trace_id: str
     key: str
     name: str
     kind: str = "thing"
+    created_at: int | None = None
+    """When the link was made (None: now); an import keeps the saved time."""
 
 
 @dataclass(frozen=True)

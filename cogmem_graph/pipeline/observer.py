@@ -40,7 +40,7 @@ from cogmem_graph.cognition.observation import (
     threshold_reached,
 )
 from cogmem_graph.cognition.prompt import PromptItem, estimate_tokens
-from cogmem_graph.model import MAX_CONTENT_CHARS, Scope, check_text
+from cogmem_graph.model import MAX_CONTENT_CHARS, Scope, check_epoch_ms, check_text
 from cogmem_graph.pipeline.notes import note_from_props, note_scope_key
 from cogmem_graph.pipeline.reflector import ReflectionResult, reflect
 
@@ -137,8 +137,8 @@ def add_turn(ctx: MemoryContext, role: str, text: str, *, created_at: int | None
     check_text(text, "text", allow_empty=False, max_len=MAX_CONTENT_CHARS)
     if not text.strip():
         raise ValueError("text must not be blank")
-    if created_at is not None and (isinstance(created_at, bool) or not isinstance(created_at, int) or created_at < 0):
-        raise ValueError(f"created_at must be epoch milliseconds (a non-negative integer), got {created_at!r}")
+    if created_at is not None:
+        check_epoch_ms(created_at, "created_at")
     now = ctx.clock.now_ms()
     rows = ctx.graph.run("observation_buffer_add", {
         "id": "turn_" + uuid.uuid4().hex, "bufferKey": buffer_key(ctx), "scopeKey": note_scope_key(ctx),

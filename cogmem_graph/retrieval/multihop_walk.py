@@ -69,7 +69,7 @@ from cogmem_graph.retrieval.multihop_results import (
 )
 
 if TYPE_CHECKING:
-    from cogmem_graph.config.multihop import MultiHopConfig
+    from cogmem_graph.config.retrieval import RetrievalConfig
     from cogmem_graph.context import MemoryContext
 
 log = logging.getLogger(__name__)
@@ -80,13 +80,14 @@ PAGERANK_PROCEDURE = "gds.pageRank.stream"
 # ---------------------------------------------------------------- the walk
 
 
-def check_arguments(query: Any, hops: Any, top_k: Any, config: MultiHopConfig) -> None:
+def check_arguments(query: Any, hops: Any, top_k: Any, config: RetrievalConfig) -> None:
+    """Refuse a bad query, `hops` or `top_k` (past `config.max_top_k`) before any work."""
     if not isinstance(query, str) or not query.strip():
         raise ValueError("query must be a non-empty string")
-    if isinstance(hops, bool) or not isinstance(hops, int) or not 1 <= hops <= config.max_hops:
-        raise ValueError(f"hops must be an integer from 1 to {config.max_hops}, got {hops!r}")
-    if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
-        raise ValueError(f"top_k must be a positive integer, got {top_k!r}")
+    max_hops = config.multi_hop.max_hops
+    if isinstance(hops, bool) or not isinstance(hops, int) or not 1 <= hops <= max_hops:
+        raise ValueError(f"hops must be an integer from 1 to {max_hops}, got {hops!r}")
+    config.checked_top_k(top_k)
 
 
 def walk(ctx: MemoryContext, query: str, *, hops: int, top_k: int, relevance: dict[str, float],

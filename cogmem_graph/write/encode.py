@@ -14,7 +14,8 @@ A whole batch costs one graph upsert, one neighbour query and one vector upsert.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -45,6 +46,11 @@ from cogmem_graph.write.request import EncodeRequest, as_request
 
 if TYPE_CHECKING:
     from cogmem_graph.context import MemoryContext
+
+MAX_ENCODE_BATCH = 1_000
+"""The most items `encode_many` encodes in one batch (a larger `batch_size` is served in
+batches of this many): one batch's drafts, vectors, neighbours and graph rows are what an
+encode holds in memory at once."""
 
 BACKGROUND_INDEXING_MIN = 64
 """New traces in a batch from which their vectors are written on a worker thread while the
@@ -190,10 +196,31 @@ def _encode_batch(
 
 def encode_many(ctx: MemoryContext, items: Iterable[Mapping[str, Any] | EncodeRequest], *,
                 batch_size: int = 500) -> list[MemoryTrace]:
-    """Check every item, then encode them one batch of `batch_size` at a time."""
-    requests = [as_request(item, index) for index, item in enumerate(items)]
+    """Encode `items` one batch of `batch_size` (at most `MAX_ENCODE_BATCH`) at a time, so the
+    work in flight stays one batch whatever the number of items.
+
+    A sequence (a list, a tuple) is checked whole first, nothing kept of the check, so a bad
+    item anywhere stores nothing; any other iterable (a generator) is read and checked one
+    batch at a time, so it is never held whole: a bad item stops it there, after the batches
+    before it were stored. Either way the error names the item's index and field. What
+    grows with the number of items is only the returned list of traces."""
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    size = min(batch_size, MAX_ENCODE_BATCH)
+    if isinstance(items, Sequence) and not isinstance(items, str | bytes):
+        for index, item in enumerate(items):
+            as_request(item, index)
     ctx.check_open()
     out: list[MemoryTrace] = []
-    for start in range(0, len(requests), batch_size):
-        out += encode_batch(ctx, requests[start:start + batch_size]).traces
+    for start, chunk in _chunks(items, size):
+        out += encode_batch(ctx, [as_request(item, start + i) for i, item in enumerate(chunk)]).traces
     return out
+
+
+def _chunks(items: Iterable[Any], size: int) -> Iterator[tuple[int, list[Any]]]:
+    """(index of the first item, the items) per `size` items, reading `items` lazily."""
+    iterator = iter(items)
+    start = 0
+    while chunk := list(itertools.islice(iterator, size)):
+        yield start, chunk
+        start += len(chunk)

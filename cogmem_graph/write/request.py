@@ -8,9 +8,20 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from cogmem_graph.model import MAX_ID_CHARS, MemoryType, Mood, Scope, SourceType, check_text
-
-MAX_CONTENT_CHARS = 1_000_000
+from cogmem_graph.model import (
+    MAX_CONTENT_CHARS,
+    MAX_ENTITIES,
+    MAX_EPOCH_MS,
+    MAX_ID_CHARS,
+    MAX_METADATA_CHARS,
+    MAX_TAGS,
+    MemoryType,
+    Mood,
+    Scope,
+    SourceType,
+    check_count,
+    check_text,
+)
 
 
 class EncodeRequest(BaseModel):
@@ -27,11 +38,12 @@ class EncodeRequest(BaseModel):
     source_type: SourceType = SourceType.USER_STATEMENT
     source_id: str | None = None
     confidence: float = Field(1.0, ge=0.0, le=1.0)
-    created_at: int | None = Field(None, ge=0, description="event time in epoch ms; default now")
-    valid_from: int | None = Field(None, ge=0, description="when what it says began to hold; default created_at")
+    created_at: int | None = Field(None, ge=0, le=MAX_EPOCH_MS, description="event time in epoch ms; default now")
+    valid_from: int | None = Field(
+        None, ge=0, le=MAX_EPOCH_MS, description="when what it says began to hold; default created_at")
     valid_until: int | None = Field(
-        None, ge=0, description="when what it says stops holding; default the end it states (\"until Friday\"), "
-        "else open")
+        None, ge=0, le=MAX_EPOCH_MS, description="when what it says stops holding; default the end it states "
+        "(\"until Friday\"), else open")
     pinned: bool = Field(False, description="a truth anchor: never made dormant, merged, gisted or weakened")
     metadata: dict[str, Any] = Field(default_factory=dict)
     structured_data: dict[str, Any] | None = None
@@ -42,6 +54,25 @@ class EncodeRequest(BaseModel):
         if self.valid_until is not None and start is not None and self.valid_until <= start:
             raise ValueError(f"valid_until ({self.valid_until}) must be after valid_from / created_at ({start})")
         return self
+
+    @field_validator("tags", "entities", mode="before")
+    @classmethod
+    def _bounded_lists(cls, v: Any, info) -> Any:
+        check_count(v, info.field_name, MAX_TAGS if info.field_name == "tags" else MAX_ENTITIES)
+        return v
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _bounded_metadata(cls, v: Any) -> Any:
+        if isinstance(v, Mapping):
+            try:
+                size = len(json.dumps(dict(v), ensure_ascii=False, default=str))
+            except (TypeError, ValueError):
+                return v  # not JSON-shaped: the type check that follows names the problem
+            if size > MAX_METADATA_CHARS:
+                raise ValueError(f"metadata is {size:,} characters as JSON; at most {MAX_METADATA_CHARS:,} "
+                                 "are allowed")
+        return v
 
     @field_validator("source_id")
     @classmethod

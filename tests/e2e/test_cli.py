@@ -69,11 +69,14 @@ def _env() -> dict[str, str]:
     return env
 
 
+OWNER_COMMANDS = {"stats", "export", "import", "repair"}
+
+
 def cogmem(*args: str, home: Path | None = None, user: str | None = "maya", stdin: str | None = None) -> Run:
     command = [sys.executable, "-m", "cogmem_graph.cli"]
     if home is not None:
         command += ["--home", str(home), "--embedder", "hash"]
-    if user is not None:
+    if user is not None and not OWNER_COMMANDS & set(args):  # owner commands take no identity
         command += ["--user", user]
     done = subprocess.run([*command, *args], capture_output=True, text=True, timeout=300, env=_env(),
                           input=stdin, check=False)

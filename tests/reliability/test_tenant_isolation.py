@@ -26,10 +26,12 @@ from hypothesis import strategies as st
 
 import cogmem_graph as cg
 from cogmem_graph.clock import ManualClock
+from cogmem_graph.cognition.entities import entity_key
 from cogmem_graph.config.graph import ActivationConfig
 from cogmem_graph.graph.port import AccessUpdate, Edge
 from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import EdgeType, Scope
+from cogmem_graph.pipeline.archive import ArchiveNotFound, MemoryArchive
 
 from .conftest import START_MS, owner_edges, owner_traces, scope_keys_of
 
@@ -259,3 +261,86 @@ def test_reminders_are_listed_fired_and_cancelled_only_within_visible_scopes(sto
         for foreign in set(owner) - visible:
             assert agent.cancel_reminder(foreign) is False
     assert all(r.active for a in agents for r in a.reminders(limit=1000)), "nothing foreign was cancelled"
+
+
+def test_agents_rehydrate_only_originals_in_their_visible_scopes(store: cg.MemoryStore) -> None:
+    """`agent.rehydrate(id)` returns the archived original of a trace the agent can see and
+    knows no other, archived or not; it leaves a foreign archive's access log alone. The
+    store-level `rehydrate` is the owner's and returns any."""
+    agents = [store.agent(f"{a}-rh", user_id=u and f"{u}-rh", thread_id=t, persona_id=p,
+                          organization_id=o and f"{o}-rh") for a, u, t, p, o in CORE]
+    archive = MemoryArchive(store.graph, store.clock)
+    originals: dict[str, tuple[str, str]] = {}  # trace id -> (scope key, original)
+    plain: dict[str, str] = {}  # trace id -> scope key, never archived
+    for n, agent in enumerate(agents):
+        for scope in Scope:
+            try:
+                agent.identity.scope_id(scope)
+            except ValueError:
+                continue
+            archived = agent.encode(f"rehydrate secret {n} {scope.value} {SHARED_WORDS}", scope=scope)
+            archive.store([archived], reason="gist")
+            originals[archived.id] = (archived.scope_key, archived.content)
+            kept = agent.encode(f"unarchived secret {n} {scope.value} {SHARED_WORDS}", scope=scope)
+            plain[kept.id] = kept.scope_key
+    for agent in agents:
+        keys = set(agent.visible_scope_keys)
+        for trace_id, (key, original) in originals.items():
+            if key in keys:
+                assert agent.rehydrate(trace_id) == original
+                continue
+            before = archive.get(trace_id)
+            with pytest.raises(ArchiveNotFound):
+                agent.rehydrate(trace_id)
+            assert archive.get(trace_id) == before, "a foreign archive's access log moved"
+        for trace_id, key in plain.items():
+            if key not in keys:
+                with pytest.raises(ArchiveNotFound):
+                    agent.rehydrate(trace_id)
+    for trace_id, (_, original) in originals.items():
+        assert store.rehydrate(trace_id) == original
+
+
+def _entity_texts(agent: cg.AgentMemory, query: str, ids: list[str]) -> str:
+    """Everything about entities an agent's reads hand out: multi-hop's entities and evidence
+    paths, and the entity nodes of the neighbourhood `viz` draws (every property)."""
+    result = agent.multi_hop(query, hops=3, top_k=50)
+    texts = [f"{e.key}|{e.name}|{e.fan}" for e in result.entities]
+    texts += [f"{s.id}|{s.label}" for t in result.traces for s in t.path.steps if s.kind == "entity"]
+    texts += [repr(sorted(e.items())) for e in agent.store.graph.subgraph(ids, agent.visible_scope_keys).entities]
+    return "\n".join(texts)
+
+
+def test_entities_show_a_tenant_nothing_another_tenant_wrote(store: cg.MemoryStore) -> None:
+    """One entity, two tenants: acme writes it first with its own spelling, globex a day later
+    with another. Neither sees the other's spelling, first-seen time or mentions, in
+    `multi_hop` (entities, evidence paths) or in the neighbourhood `viz` draws (every entity
+    property); each sees its own."""
+    acme = store.agent("bot-ent", user_id="u-ent", organization_id="acme-ent")
+    globex = store.agent("bot-ent", user_id="u-ent", organization_id="globex-ent")
+    clock = store.clock
+    assert isinstance(clock, ManualClock)
+    clock.advance(1_000)
+    acme_seen = clock.now_ms()
+    acme_ids = [t.id for t in acme.encode_many([
+        {"content": "Maren leads the Quillon rollout", "entities": ["Quillon", "Maren"]},
+        {"content": "The Quillon rollout moves the ledger to Kestrel", "entities": ["Quillon", "Kestrel"]},
+        {"content": "Kestrel upgrades are handled by Orla", "entities": ["Kestrel", "Orla"]}])]
+    clock.advance(86_400_000)
+    globex_seen = clock.now_ms()
+    globex_ids = [t.id for t in globex.encode_many([
+        {"content": "Our team plans the QUILLON budget", "entities": ["QUILLON"]},
+        {"content": "QUILLON reviews happen on Fridays", "entities": ["QUILLON"]}])]
+
+    assert entity_key("Quillon") == entity_key("QUILLON"), "one entity key, two spellings"
+    acme_view = _entity_texts(acme, "Who leads the Quillon rollout?", acme_ids)
+    globex_view = _entity_texts(globex, "What is planned for QUILLON?", globex_ids)
+    assert "Quillon" in acme_view and "Kestrel" in acme_view, acme_view
+    assert "QUILLON" in globex_view, globex_view
+    for seen in ("QUILLON", "Fridays", str(globex_seen)):
+        assert seen not in acme_view, f"acme sees {seen!r}, written by globex:\n{acme_view}"
+    for seen in ("Quillon", "Maren", "Kestrel", "Orla", str(acme_seen)):
+        assert seen not in globex_view, f"globex sees {seen!r}, written by acme:\n{globex_view}"
+    # The fan counts only the tenant's own mentions.
+    fans = {e.name: e.fan for e in globex.multi_hop("QUILLON", top_k=10).entities}
+    assert fans == {"QUILLON": 2}
