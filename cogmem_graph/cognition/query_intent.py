@@ -81,6 +81,19 @@ def asks_about_self(query: str) -> bool:
     return bool(_SELF.search(query))
 
 
+_PAST = re.compile(
+    r"\b(?:did|was|were|had|used to|before|previously|originally|formerly|ago|back then|at the time|"
+    r"last (?:week|month|year|time)|in the past|anymore|no longer|history|timeline|changed?)\b",
+    re.IGNORECASE)
+
+
+def asks_about_the_past(query: str) -> bool:
+    """Whether a question asks about how things were ("When did we move the launch?", "Where
+    did I live before?") rather than how they are ("When is the team meeting?"): only the
+    former reads replaced and expired memories at their own rank."""
+    return bool(_PAST.search(query))
+
+
 _WH_WORDS = frozenset("what which where who whom whose when why how".split())
 _QUANTIFIERS = frozenset("many much long often old far".split())
 _AUXILIARIES = frozenset("do does did is are was were has have had can could will would should may might".split())

@@ -26,7 +26,8 @@ class IntentRoute(_Config):
     dense_weight: float | None = Field(
         None, ge=0.0, le=10.0, description="cosine weight in score fusion (None: RetrievalConfig.dense_weight)")
     include_superseded: bool = Field(
-        False, description="replaced memories keep their own rank instead of ranking just below the current one")
+        False, description="for a question about the past (did, was, before, used to, ...), replaced and expired "
+        "memories keep their own rank instead of ranking just below the current one")
     boost_categories: tuple[MemoryCategory, ...] = Field(
         (), description="memories of these categories have their score raised by `category_boost`")
     category_boost: float = Field(0.0, ge=0.0, le=1.0, description="score × (1 + boost) for boost_categories")

@@ -29,7 +29,7 @@ from cogmem_graph.cognition.mechanisms import (
     retrieval_induced_forgetting,
 )
 from cogmem_graph.cognition.query_gate import skips_retrieval
-from cogmem_graph.cognition.query_intent import asks_about_self
+from cogmem_graph.cognition.query_intent import asks_about_self, asks_about_the_past
 from cogmem_graph.cognition.scoring import (
     RecallKind,
     Signals,
@@ -132,11 +132,14 @@ def _retrieve(
         for h in hits:
             sources.setdefault(h.trace_id, set()).add(name)
 
+    # A question about how things were reads replaced and expired memories at their own rank;
+    # "When is the meeting?" still asks about now.
+    history = route.include_superseded and asks_about_the_past(query)
     # The fused candidates' ranking fields are read while activation spreads (the graph
     # answers both at once); activation returns those of the traces it reaches.
     fused_vitals = ctx.graph.trace_vitals_later(fused_ids, keys)
     newer = ctx.graph.read_later("newer_versions", {"ids": fused_ids, "scopeKeys": keys}) \
-        if cfg.current_facts_first and not route.include_superseded and not when.timeline and fused_ids else list
+        if cfg.current_facts_first and not history and not when.timeline and fused_ids else list
     # Seeds spread as much activation as retrieval found them relevant (ACT-R source activation).
     relevance = dict(fused)
     seeds = fused_ids[: ctx.config.graph.activation.max_seeds]
@@ -183,7 +186,7 @@ def _retrieve(
     # Forgetting is about the present: a question about the past may find dormant memories.
     recallable = _dormant_filter(ctx.config.retention, fused_ids, cosine, {n for _, n in versions}) \
         if when == NOW else (lambda v: True)
-    valid = _validity_filter(ctx, when, now, current_only=not route.include_superseded,
+    valid = _validity_filter(ctx, when, now, current_only=not history,
                              replaced={o for o, _ in versions})
     ranked = [vitals[tid] for tid in candidate_ids if tid in vitals and recallable(vitals[tid]) and valid(vitals[tid])]
     table, scores, tip_of_tongue = _score(ctx, ranked, relevance, activation, cosine, mood, now)

@@ -45,7 +45,7 @@ from qdrant_edge import (
 from cogmem_graph.config.vectors import VectorConfig
 from cogmem_graph.errors import VectorStoreUnavailable
 from cogmem_graph.lexical import SparseVector as BM25Vector
-from cogmem_graph.vectors.port import VectorHit, VectorPoint
+from cogmem_graph.vectors.port import VectorHit, VectorPoint, clamp_cosine
 from cogmem_graph.vectors.qdrant import DENSE, SPARSE, collection_name, point_id
 from cogmem_graph.vectors.shared import SharedHandles
 
@@ -126,12 +126,14 @@ class EdgeVectorIndex:
             raise ValueError(f"vector has {len(vector)} dimensions, collection {self.name} expects {self.dim}")
 
     @staticmethod
-    def _hits(points) -> list[VectorHit]:
+    def _hits(points, *, cosine: bool = False) -> list[VectorHit]:
+        """Hits as the port returns them; a cosine is clamped to [-1, 1] (float32 rounding can
+        put identical vectors just above 1)."""
         hits = []
         for p in points:
             payload = p.payload
             payload.pop(STATE, None)
-            hits.append(VectorHit(trace_id=payload["trace_id"], score=float(p.score),
+            hits.append(VectorHit(trace_id=payload["trace_id"], score=clamp_cosine(p.score) if cosine else float(p.score),
                                   scope_key=payload.get("scope_key", ""), payload=payload))
         return hits
 
@@ -180,7 +182,7 @@ class EdgeVectorIndex:
         request = self._request(Query.Nearest(list(vector), using=DENSE), scope_keys, limit,
                                 score_threshold=score_threshold, exclude_ids=exclude_ids)
         with self._serial:
-            return self._hits(self.shard.query(request))
+            return self._hits(self.shard.query(request), cosine=True)
 
     def search_dense_many(
         self, vectors: Sequence[Sequence[float]], scope_keys: Sequence[Sequence[str]], limit: int, *,
@@ -201,7 +203,7 @@ class EdgeVectorIndex:
             requests.append(QueryRequest(limit=limit, query=Query.Nearest(list(vector), using=DENSE),
                                          filter=filters[key], score_threshold=score_threshold, with_payload=True))
         with self._serial:
-            return [self._hits(r) for r in self.shard.query_batch(QueryBatchRequest(requests))]
+            return [self._hits(r, cosine=True) for r in self.shard.query_batch(QueryBatchRequest(requests))]
 
     def search_sparse(self, vector: BM25Vector, scope_keys: Sequence[str], limit: int) -> list[VectorHit]:
         if not vector:

@@ -35,6 +35,12 @@ class VectorHit:
     payload: dict = field(default_factory=dict)
 
 
+def clamp_cosine(score: float) -> float:
+    """A cosine similarity as a float in [-1, 1]: float32 arithmetic in the engines can put
+    identical vectors at 1.0000000149, which the write path's checks would refuse."""
+    return min(1.0, max(-1.0, float(score)))
+
+
 class VectorIndex(Protocol):
     """One collection per embedding space; all reads filtered by scope keys."""
 

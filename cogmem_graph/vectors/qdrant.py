@@ -25,7 +25,7 @@ from cogmem_graph.config.vectors import VectorConfig
 from cogmem_graph.errors import VectorStoreUnavailable
 from cogmem_graph.lexical import SparseVector
 from cogmem_graph.redact import redact_url
-from cogmem_graph.vectors.port import VectorHit, VectorPoint
+from cogmem_graph.vectors.port import VectorHit, VectorPoint, clamp_cosine
 from cogmem_graph.vectors.shared import SharedHandles
 
 DENSE = "dense"
@@ -164,9 +164,11 @@ class QdrantVectorIndex:
             raise ValueError(f"vector has {len(vector)} dimensions, collection {self.name} expects {self.dim}")
 
     @staticmethod
-    def _hits(points) -> list[VectorHit]:
+    def _hits(points, *, cosine: bool = False) -> list[VectorHit]:
+        """Hits as the port returns them; a cosine is clamped to [-1, 1] (float32 rounding puts
+        identical vectors at 1.0000000149)."""
         return [
-            VectorHit(trace_id=p.payload["trace_id"], score=float(p.score),
+            VectorHit(trace_id=p.payload["trace_id"], score=clamp_cosine(p.score) if cosine else float(p.score),
                       scope_key=p.payload.get("scope_key", ""), payload=p.payload)
             for p in points
         ]
@@ -212,7 +214,7 @@ class QdrantVectorIndex:
             query_filter=self._filter(scope_keys, exclude_ids=exclude_ids), limit=limit,
             score_threshold=score_threshold, with_payload=True,
         )
-        return self._hits(result.points)
+        return self._hits(result.points, cosine=True)
 
     def search_dense_many(
         self, vectors: Sequence[Sequence[float]], scope_keys: Sequence[Sequence[str]], limit: int, *,
@@ -231,7 +233,7 @@ class QdrantVectorIndex:
                 score_threshold=score_threshold, with_payload=True,
             ))
         responses = self._call("query_batch_points", self._client.query_batch_points, self.name, requests=requests)
-        return [self._hits(r.points) for r in responses]
+        return [self._hits(r.points, cosine=True) for r in responses]
 
     def search_sparse(self, vector: SparseVector, scope_keys: Sequence[str], limit: int) -> list[VectorHit]:
         if not vector:

@@ -166,3 +166,16 @@ def test_batched_searches_each_use_their_own_scope(index) -> None:
         [unit(1, 0, 0, 0)] * 3, [["user:acme/u1"], ["user:evil/u9"], ["user:acme/u1"]], limit=5, score_threshold=0.5
     )
     assert [[h.trace_id for h in r] for r in results] == [["a"], ["x"], ["a"]]
+
+
+def test_a_cosine_is_never_past_one_even_for_float32_rounding(index) -> None:
+    """Identical vectors whose float32 norm rounds up (these give 1.0000000149 in qdrant-client's
+    local mode): the write path checks similarities against [-1, 1]."""
+    vectors = [[0.1 * (i + 1) + 0.0137 * j for j in range(DIM)] for i in range(40)]
+    vectors = [[x / math.sqrt(sum(y * y for y in v)) for x in v] for v in vectors]
+    index.upsert([point(f"t{i}", v) for i, v in enumerate(vectors)])
+    for v in vectors:
+        for hits in (index.search_dense(v, ["user:acme/u1"], 3), *index.search_dense_many([v], [["user:acme/u1"]], 3)):
+            assert all(-1.0 <= h.score <= 1.0 for h in hits)
+            assert hits[0].score == pytest.approx(1.0, abs=1e-5)
+

@@ -4,7 +4,9 @@ MMR, through the public API on the embedded store."""
 from __future__ import annotations
 
 import cogmem_graph as cg
-from cogmem_graph.cognition.query_intent import QueryIntent
+from cogmem_graph.cognition.query_intent import QueryIntent, classify_intent
+
+from .fake_openai_chat import FakeOpenAIChat
 
 FILLER = [
     "The weather was grey and rainy all afternoon.", "We watched a documentary about whales last night.",
@@ -131,3 +133,42 @@ def test_a_why_question_walks_caused_by_to_the_cause(store, clock) -> None:
     plain = {hit.trace.id: hit for hit in agent.retrieve("Why did the nightly backup fail?", top_k=3,
                                                          record_access=False).traces}
     assert cause.id not in plain or "causal" not in plain[cause.id].sources
+
+
+def test_the_llm_reads_the_intent_and_writes_the_hypothetical_answer(tmp_path, clock) -> None:
+    """With an LLM configured (the real OpenAI client against a local server speaking its API),
+    the intent and the HyDE answer come from it; a reply that names no intent, or a failing
+    LLM, falls back to the keyword rules and the templates."""
+    asked: list[tuple[str, str]] = []
+    answers = {"intent": "temporal", "hyde": "We watched the whale documentary on Sunday evening."}
+
+    def respond(system: str, user: str) -> str:
+        asked.append((system, user))
+        if "Classify" in system:
+            return answers["intent"]
+        return answers["hyde"]
+
+    with FakeOpenAIChat(respond) as api, \
+            cg.open(home=tmp_path / "h", embedder="hash", clock=clock, llm=api.chat()) as store:
+        query = store.config.retrieval.query
+        query.classifier, query.hyde = "llm", "llm"
+        query.intents.temporal.hyde = True
+        agent = _agent(store)
+        agent.encode_many([{"content": text} for text in FILLER])
+        embedded: list[list[str]] = []
+        real = store.embedder.embed
+        store.embedder.embed = lambda texts: embedded.append(list(texts)) or real(texts)
+        try:
+            result = agent.retrieve("Tell me about the documentary", record_access=False)
+        finally:
+            del store.embedder.embed
+        assert classify_intent("Tell me about the documentary") == QueryIntent.ENTITY_PROFILE
+        assert result.intent == QueryIntent.TEMPORAL, "the LLM's reading, not the rules'"
+        assert [answers["hyde"]] in embedded, "the dense search used the LLM's hypothetical answer"
+        assert {user for _, user in asked} == {"Tell me about the documentary"}
+        answers["intent"] = "no idea"
+        assert agent.retrieve("Tell me about the documentary", record_access=False).intent == \
+            QueryIntent.ENTITY_PROFILE, "an answer that names no intent: the rules"
+        api.responder = lambda system, user: 1 / 0  # the LLM fails: rules and templates answer
+        failing = agent.retrieve("When did we watch the documentary?", record_access=False)
+        assert failing.intent == QueryIntent.TEMPORAL and failing.traces

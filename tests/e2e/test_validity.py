@@ -84,3 +84,16 @@ def test_bounds_given_by_the_caller_and_bad_arguments(week) -> None:
     with pytest.raises(ValueError, match="timeline"):
         agent.retrieve("key", timeline="yes")
     assert agent.retrieve("key", as_of=datetime(2026, 11, 25, 11, tzinfo=UTC) + timedelta(minutes=1)).as_of
+
+
+def test_when_is_asks_about_now_and_when_did_about_then(week) -> None:
+    store, clock = week
+    agent = store.agent("assistant", user_id="u1", thread_id="t1", traits=cg.Hexaco(honesty=0.9))
+    monday = agent.encode("The team meeting is on Mondays at 9.", scope="user")
+    agent.encode_many([{"content": text, "scope": "user"} for text in FILLER])
+    clock.advance(days=10)
+    wednesday = agent.encode("The team meeting moved to Wednesdays at 11.", scope="user")
+    clock.advance(days=1)
+    store.consolidate()
+    assert agent.retrieve("When is the team meeting?", top_k=3, record_access=False).ids[0] == wednesday.id
+    assert monday.id in agent.retrieve("When was the team meeting before?", top_k=3, record_access=False).ids

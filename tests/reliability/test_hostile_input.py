@@ -173,8 +173,10 @@ def test_content_is_stored_verbatim_and_retrievable_or_rejected_naming_content(w
             assert cosine >= world.store.config.write.near_duplicate_similarity
         else:
             assert stored.indexed and stored.scope_key in world.attacker.visible_scope_keys
-        dense = world.attacker.retrieve(content, top_k=3, strategy="dense", record_access=False)
-        assert trace.id in dense.ids
+        embed = world.store.embedder.embed
+        if embed([content]) != embed([""]):  # a text with no words shares one vector with all such texts
+            dense = world.attacker.retrieve(content, top_k=3, strategy="dense", record_access=False)
+            assert trace.id in dense.ids
         full = world.attacker.retrieve(content, top_k=5)
         _assert_only_visible(world, world.attacker, full.ids + [t.trace.id for t in full.partial])
     assert world.victim_state() == before

@@ -8,6 +8,7 @@ from cogmem_graph.cognition.causality import refers_back_causally
 from cogmem_graph.cognition.query_intent import (
     QueryIntent,
     asks_about_self,
+    asks_about_the_past,
     classify_intent,
     declarative_stem,
     decompose_query,
@@ -104,3 +105,12 @@ def test_a_turn_that_follows_from_the_one_before(text: str, refers_back: bool) -
 ])
 def test_a_question_about_the_asker(query: str, about_self: bool) -> None:
     assert asks_about_self(query) is about_self
+
+
+@pytest.mark.parametrize(("query", "past"), [
+    ("When is the team meeting?", False), ("Where do I live?", False), ("When does our team deploy?", False),
+    ("When did we move the launch?", True), ("Where was I staying before?", True),
+    ("What did I say about the deploy tool?", True), ("Which editor did I use to prefer?", True),
+])
+def test_a_question_about_how_things_were(query: str, past: bool) -> None:
+    assert asks_about_the_past(query) is past
