@@ -7,13 +7,13 @@ import gzip
 import json
 import os
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from .watched_run import run_python
 
 CHAT = [
     {"role": "user", "content": "Hi, I'm Maya and I run the platform team at Acme.",
@@ -73,13 +73,12 @@ OWNER_COMMANDS = {"stats", "export", "import", "repair"}
 
 
 def cogmem(*args: str, home: Path | None = None, user: str | None = "maya", stdin: str | None = None) -> Run:
-    command = [sys.executable, "-m", "cogmem_graph.cli"]
+    command = ["-m", "cogmem_graph.cli"]
     if home is not None:
         command += ["--home", str(home), "--embedder", "hash"]
     if user is not None and not OWNER_COMMANDS & set(args):  # owner commands take no identity
         command += ["--user", user]
-    done = subprocess.run([*command, *args], capture_output=True, text=True, timeout=300, env=_env(),
-                          input=stdin, check=False)
+    done = run_python([*command, *args], timeout=300, home=home, env=_env(), input=stdin)
     return Run(done.returncode, done.stdout, done.stderr)
 
 
