@@ -81,6 +81,20 @@ def asks_about_self(query: str) -> bool:
     return bool(_SELF.search(query))
 
 
+ASKER_ROLES = frozenset({"user", "human", "me", "i", "customer", "client"})
+"""Transcript speaker names that stand for the person asking (a chat's user role)."""
+
+
+def said_by_someone_else(speaker: str | None, asker_names: frozenset[str]) -> bool:
+    """Whether a memory spoken by `speaker` (None: said plainly, the asker's own) is another
+    person's words: "Which of my children has an allergy?" asks about the asker, and a
+    colleague's "I'm allergic to cats" in a meeting transcript does not answer it."""
+    if speaker is None:
+        return False
+    name = speaker.lower()
+    return name not in ASKER_ROLES and name not in asker_names
+
+
 _PAST = re.compile(
     r"\b(?:did|was|were|had|used to|before|previously|originally|formerly|ago|back then|at the time|"
     r"last (?:week|month|year|time)|in the past|anymore|no longer|history|timeline|changed?)\b",

@@ -75,6 +75,12 @@ def turn_body(text: str) -> str:
     return _SPEAKER_PREFIX.sub("", text, count=1)
 
 
+def speaker_of(text: str) -> str | None:
+    """The name before a chat transcript's "Speaker: ", or None for a memory said plainly."""
+    match = _SPEAKER_PREFIX.match(text)
+    return match.group(0).strip().rstrip(":").strip() if match else None
+
+
 def information_density(text: str, entity_count: int) -> int:
     """Entities + facts (numbers and quantities) + temporal signals + correction signals.
 

@@ -74,6 +74,11 @@ class QueryConfig(_Config):
         "asker (first person: I, my, our, ...)")
     self_boost: float = Field(
         0.2, ge=0.0, le=1.0, description="score × (1 + boost) for `self_categories` on a question about the asker")
+    other_speaker_discount: float = Field(
+        0.5, ge=0.0, le=1.0,
+        description="on a question about the asker, a memory another named person said (a transcript's "
+        "\"Name: ...\" other than the user's role or user id) scores × (1 - discount) among the best "
+        "top_k × mmr_pool: a colleague's \"I'm allergic to cats\" does not answer \"What am I allergic to?\"")
     decompose: bool = Field(True, description="split compound questions, retrieve each part, fuse with RRF")
     max_sub_queries: int = Field(4, ge=1, le=8, description="parts a compound question is split into at most")
     mmr_lambda: float = Field(

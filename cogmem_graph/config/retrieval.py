@@ -92,6 +92,12 @@ class RetrievalConfig(_Config):
         description="weight of the embedding cosine in score fusion (0.3 measured on LoCoMo dev data with MiniLM; "
         "raise it for stronger embedders)",
     )
+    dense_floor: float = Field(
+        0.7, ge=0.0, le=1.0,
+        description="score fusion: a dense hit's relevance is at least this × where its cosine lies between the "
+        "pool's worst and best dense hit, so a close paraphrase sharing no word with the query is not buried "
+        "under weak word matches (0: off; measured on LoCoMo dev data, see docs/read_path.md)",
+    )
     rrf_k: int = Field(60, ge=0, le=10_000, description="reciprocal rank fusion constant")
     rerank: bool = Field(False, description="run the optional cross-encoder rerank on the fused pool")
     defer_access_writes: bool = Field(

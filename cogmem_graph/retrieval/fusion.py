@@ -69,12 +69,35 @@ def fuse_hits(dense: Sequence[VectorHit], lexical: Sequence[VectorHit], cfg: Ret
     read path and the multi-hop seeds rank text matches alike. RRF is put on an absolute
     scale (1 = first in every list). An intent's route may set its own weights."""
     if cfg.fusion == "score":
-        return weighted_score_fusion(
+        fused = weighted_score_fusion(
             [[(h.trace_id, h.score) for h in lexical], [(h.trace_id, h.score) for h in dense]],
             [cfg.lexical_weight if lexical_weight is None else lexical_weight,
              cfg.dense_weight if dense_weight is None else dense_weight],
         )
+        return dense_floor(fused, dense, cfg.dense_floor) if cfg.dense_floor else fused
     rankings = [r for r in ([h.trace_id for h in dense], [h.trace_id for h in lexical]) if r]
     fused = reciprocal_rank_fusion(rankings, k=cfg.rrf_k)
     top = len(rankings) / (cfg.rrf_k + 1)
     return [(tid, min(1.0, score / top)) for tid, score in fused]
+
+
+def dense_floor(fused: list[tuple[str, float]], dense: Sequence[VectorHit],
+                floor: float) -> list[tuple[str, float]]:
+    """Relevance at least `floor` x where the hit's cosine lies between the pool's worst (0)
+    and best (1) dense hit.
+
+    Score fusion weighs BM25 above the cosine (names and dates carry chat recall), so a
+    paraphrase that shares no word with the query scores at most the dense weight's share,
+    below any weak word match; the floor keeps a close paraphrase among the best. Measured
+    from the pool's worst cosine rather than from 0, because embedders such as MiniLM put
+    unrelated text at 0.1-0.3, which would give every hit a floor."""
+    if not dense:
+        return fused
+    best = max(h.score for h in dense)
+    low = min(h.score for h in dense)
+    if best <= low:
+        return fused
+    scores = dict(fused)
+    for h in dense:
+        scores[h.trace_id] = max(scores.get(h.trace_id, 0.0), floor * max(0.0, h.score - low) / (best - low))
+    return sorted(scores.items(), key=lambda pair: -pair[1])

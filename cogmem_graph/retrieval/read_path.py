@@ -15,7 +15,7 @@ vector store ranked it: the plain baselines the full pipeline is measured agains
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -29,7 +29,12 @@ from cogmem_graph.cognition.mechanisms import (
     retrieval_induced_forgetting,
 )
 from cogmem_graph.cognition.query_gate import skips_retrieval
-from cogmem_graph.cognition.query_intent import asks_about_self, asks_about_the_past
+from cogmem_graph.cognition.query_intent import (
+    asks_about_self,
+    asks_about_the_past,
+    said_by_someone_else,
+)
+from cogmem_graph.cognition.retention import speaker_of
 from cogmem_graph.cognition.scoring import (
     RecallKind,
     Signals,
@@ -200,6 +205,8 @@ def _retrieve(
         for i, (v, score, tot) in enumerate(zip(ranked, scores, tip_of_tongue, strict=True))
     ]
     scored.sort(key=lambda pair: (-pair[0].score, pair[0].vitals.id))
+    if cfg.query.other_speaker_discount and asks_about_self(query):
+        scored = _asker_first(ctx, scored, top_k, keys)
     # The best top_k are returned whatever their strength: hiding the best match because
     # it is weak would surprise every caller. Tip-of-the-tongue partials are the
     # candidates that missed the cut although the cue matches them well (cosine > 0.6)
@@ -276,6 +283,22 @@ def _category_boosts(ctx: MemoryContext, query: str, route: IntentRoute) -> dict
 def _boost_categories(ranked: list[TraceVitals], scores: list[float], gains: dict[str, float]) -> list[float]:
     """Score × (1 + gain) for each memory of a boosted category."""
     return [score * (1.0 + gains.get(v.category, 0.0)) for v, score in zip(ranked, scores, strict=True)]
+
+
+def _asker_first(ctx: MemoryContext, scored: list, top_k: int, keys: list[str]) -> list:
+    """A question about the asker: among the best top_k × mmr_pool, what another named person
+    said scores × (1 - other_speaker_discount), then that head is sorted again."""
+    qcfg = ctx.config.retrieval.query
+    head = scored[: top_k * qcfg.mmr_pool]
+    texts = {t.id: t.content for t in ctx.graph.get_traces([c.vitals.id for c, _ in head], keys)}
+    identity = ctx.identity
+    asker = frozenset(n.lower() for n in (identity.user_id,) if n) if identity is not None else frozenset()
+    keep = 1.0 - qcfg.other_speaker_discount
+    head = [(replace(c, score=c.score * keep), kind)
+            if said_by_someone_else(speaker_of(texts.get(c.vitals.id, "")), asker) else (c, kind)
+            for c, kind in head]
+    head.sort(key=lambda pair: (-pair[0].score, pair[0].vitals.id))
+    return head + scored[len(head):]
 
 
 def _diversified(ctx: MemoryContext, scored: list, top_k: int, keys: list[str]) -> list:

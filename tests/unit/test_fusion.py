@@ -42,3 +42,20 @@ def test_weighted_score_fusion_keeps_score_gaps_and_normalises():
     assert weighted_score_fusion([[], []], [1.0, 1.0]) == []
     with pytest.raises(ValueError):
         weighted_score_fusion([lexical], [1.0, 2.0])
+
+
+def test_dense_floor_keeps_a_close_paraphrase_above_weak_word_matches():
+    from cogmem_graph.retrieval.fusion import dense_floor, weighted_score_fusion
+    from cogmem_graph.vectors.port import VectorHit
+
+    lexical = [("weekend-chat", 6.0), ("exercise-chat", 8.0)]
+    dense = [VectorHit("run-fact", 0.42), VectorHit("exercise-chat", 0.45), VectorHit("other", 0.20)]
+    plain = dict(weighted_score_fusion([lexical, [(h.trace_id, h.score) for h in dense]], [1.0, 0.3]))
+    assert plain["run-fact"] < plain["weekend-chat"]  # no shared word: the cosine's share only
+    floored = dict(dense_floor(list(plain.items()), dense, 0.9))
+    # measured between the pool's worst and best cosine: the worst dense hit gets no floor
+    assert floored["run-fact"] == pytest.approx(0.9 * (0.42 - 0.20) / (0.45 - 0.20))
+    assert floored["run-fact"] > floored["weekend-chat"]
+    assert floored["exercise-chat"] == pytest.approx(max(plain["exercise-chat"], 0.9))
+    assert floored["other"] == pytest.approx(plain.get("other", 0.0))
+    assert dense_floor(list(plain.items()), [], 0.9) == list(plain.items())

@@ -114,3 +114,16 @@ def test_a_question_about_the_asker(query: str, about_self: bool) -> None:
 ])
 def test_a_question_about_how_things_were(query: str, past: bool) -> None:
     assert asks_about_the_past(query) is past
+
+
+def test_a_named_speaker_other_than_the_asker_is_someone_else():
+    from cogmem_graph.cognition.query_intent import said_by_someone_else
+    from cogmem_graph.cognition.retention import speaker_of
+
+    assert speaker_of("Joanna: I'm allergic to most animals with fur.") == "Joanna"
+    assert speaker_of("My son Mateo is allergic to cats.") is None
+    assert speaker_of("User: I run every Saturday") == "User"
+    assert said_by_someone_else(speaker_of("Joanna: I'm allergic to cats."), frozenset({"maya"}))
+    assert not said_by_someone_else(speaker_of("My son Mateo is allergic to cats."), frozenset({"maya"}))
+    assert not said_by_someone_else(speaker_of("User: I run every Saturday"), frozenset())
+    assert not said_by_someone_else(speaker_of("Maya: I run every Saturday"), frozenset({"maya"}))
