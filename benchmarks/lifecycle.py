@@ -279,6 +279,24 @@ def run_static_and_use(conversations: list[dict], embedder: str, preset: str, li
 # ---------------------------------------------------------------- LoCoMo: life
 
 
+def live(store: cg.MemoryStore, clock: ManualClock, conversation: dict, user: str,
+         on_night: Callable[[], None] | None = None) -> None:
+    """Replay a conversation as it was lived: each session encoded at its own date,
+    `consolidate()` every night, up to the night after the last session (when the
+    questions come). The clock must start at the first session."""
+    turns = turns_of(conversation)
+    sessions: dict[int, list[dict]] = defaultdict(list)
+    for turn in turns:
+        sessions[turn["metadata"]["session"]].append(turn)
+    for session in sorted(sessions, key=lambda s: sessions[s][0]["created_at"]):
+        items = sessions[session]
+        consolidate_nights(store, clock, items[0]["created_at"], on_night)
+        clock.set(max(clock.now_ms(), items[0]["created_at"]))
+        encode_turns(lambda thread, u=user: store.agent("bench", user_id=u, thread_id=thread), items)
+        clock.set(max(clock.now_ms(), items[-1]["created_at"]))
+    consolidate_nights(store, clock, max(t["created_at"] for t in turns) + MS_PER_DAY, on_night)
+
+
 def run_life(conversations: list[dict], embedder: str, preset: str, limit_q: int | None, seed: int,
              progress: Progress) -> Recall:
     out = Recall(counts={"active": 0, "dormant": 0, "gone": 0})
@@ -286,11 +304,7 @@ def run_life(conversations: list[dict], embedder: str, preset: str, limit_q: int
     started = time.perf_counter()
     for number, conversation in enumerate(conversations):
         turns = turns_of(conversation)
-        sessions: dict[int, list[dict]] = defaultdict(list)
-        for turn in turns:
-            sessions[turn["metadata"]["session"]].append(turn)
-        order = sorted(sessions, key=lambda s: sessions[s][0]["created_at"])
-        first = sessions[order[0]][0]["created_at"]
+        first = min(t["created_at"] for t in turns)
         last = max(t["created_at"] for t in turns)
         days = (last - first) // MS_PER_DAY + 2
         task = progress.add_task(f"{preset}: life, conversation {number + 1} ({days} days)", total=days)
@@ -298,14 +312,7 @@ def run_life(conversations: list[dict], embedder: str, preset: str, limit_q: int
         user = f"conversation-{number}"
         with tempfile.TemporaryDirectory() as home, \
                 cg.open(home=home, embedder=embedder, config=preset_config(preset), clock=clock) as store:
-            for session in order:
-                items = sessions[session]
-                consolidate_nights(store, clock, items[0]["created_at"], lambda t=task: progress.advance(t))
-                clock.set(max(clock.now_ms(), items[0]["created_at"]))
-                encode_turns(lambda thread, s=store, u=user: s.agent("bench", user_id=u, thread_id=thread), items)
-                clock.set(max(clock.now_ms(), items[-1]["created_at"]))
-            # the questions come one day after the last session, after that night's consolidation
-            consolidate_nights(store, clock, last + MS_PER_DAY, lambda t=task: progress.advance(t))
+            live(store, clock, conversation, user, lambda t=task: progress.advance(t))
             reader = store.agent("bench", user_id=user)
             states = trace_states(store, reader.visible_scope_keys)
             for state in states.values():

@@ -7,7 +7,14 @@ read path. A variant is `default` with settings changed, as in `lifecycle.py`:
 `default+retrieval.query.mmr_lambda=1`. This is a diagnostic beside the lifecycle table
 (which measures the chosen default as the memory is used), not a headline.
 
+`--memory life` asks the same on the memory as it was lived instead: each conversation
+replayed session by session at its dates with nightly consolidation (`lifecycle.py`'s
+`life` row, dormant memories and all), the variants asked read-only one day after the last
+session, then the default asked once more through the default `retrieve()` (which
+reinforces what it returns), shuffled: the `life` figure itself.
+
     python benchmarks/read_path_ablation.py                     # the standard variants, MiniLM
+    python benchmarks/read_path_ablation.py --memory life       # on the lived memory (~15 min)
     python benchmarks/read_path_ablation.py --variants default,default+retrieval.query.decompose=false
     python benchmarks/read_path_ablation.py --embedder hash --limit-conversations 1
 """
@@ -15,6 +22,7 @@ read path. A variant is `default` with settings changed, as in `lifecycle.py`:
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import tempfile
@@ -31,7 +39,7 @@ from cogmem_graph.clock import ManualClock
 from cogmem_graph.cognition.query_gate import skips_retrieval
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lifecycle import encode_turns, preset_config, questions_of  # noqa: E402
+from lifecycle import encode_turns, live, preset_config, questions_of  # noqa: E402
 from locomo import CATEGORIES, DEFAULT_DATA, load_conversations, turns_of  # noqa: E402
 
 Q = "retrieval.query"
@@ -49,6 +57,10 @@ VARIANTS: dict[str, str] = {
     "factual: HyDE": f"default+{Q}.intents.factual.hyde=true",
     "all intents: HyDE": "default" + "".join(f"+{Q}.intents.{i}.hyde=true" for i in (
         "factual", "temporal", "causal", "entity_profile", "preference")),
+    "no dense floor": "default+retrieval.dense_floor=0",
+    "dense floor 0.5": "default+retrieval.dense_floor=0.5",
+    "dense floor 0.9": "default+retrieval.dense_floor=0.9",
+    "other speakers not discounted": f"default+{Q}.other_speaker_discount=0",
 }
 TOP_K = 10
 
@@ -57,16 +69,22 @@ Hit = tuple[float, bool]
 """A returned memory's score and whether it is one of the question's evidence turns."""
 
 
-def evaluate(store: cg.MemoryStore, conversations: list[dict], limit_q: int | None,
+def evaluate(store: cg.MemoryStore, conversations: dict[int, dict], limit_q: int | None, *,
+             record_access: bool = False, seed: int | None = None,
              ) -> tuple[dict[str, list[float]], list[tuple[int, list[Hit]]]]:
-    """R@TOP_K per category, and per question its evidence count and returned hits."""
+    """R@TOP_K per category, and per question its evidence count and returned hits.
+    `conversations` maps each conversation's number (its user id) to it; `seed` shuffles
+    the questions."""
     recall: dict[str, list[float]] = defaultdict(list)
     hits: list[tuple[int, list[Hit]]] = []
-    for number, conversation in enumerate(conversations):
+    for number, conversation in conversations.items():
         reader = store.agent("bench", user_id=f"conversation-{number}")
-        for q in questions_of(conversation, limit_q):
+        questions = questions_of(conversation, limit_q)
+        if seed is not None:
+            random.Random(seed + number).shuffle(questions)
+        for q in questions:
             category = CATEGORIES.get(q.get("category"), str(q.get("category")))
-            result = reader.retrieve(q["question"], top_k=TOP_K, record_access=False)
+            result = reader.retrieve(q["question"], top_k=TOP_K, record_access=record_access)
             evidence = set(q["evidence"])
             returned = [(hit.score, hit.trace.metadata.get("dia_id") in evidence) for hit in result.traces]
             found = {hit.trace.metadata.get("dia_id") for hit in result.traces}
@@ -102,6 +120,8 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     parser.add_argument("--embedder", default="local", help="local | hash | openai:<model>")
     parser.add_argument("--variants", default=None,
                         help="comma-separated variant specs (default: the standard list in this file)")
+    parser.add_argument("--memory", choices=("static", "life"), default="static",
+                        help="static: every turn encoded at once; life: replayed at its dates, consolidated nightly")
     parser.add_argument("--limit-conversations", type=int, default=None)
     parser.add_argument("--limit-questions", type=int, default=None, help="per conversation")
     args = parser.parse_args(argv)
@@ -111,30 +131,50 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     configs = {name: preset_config(spec) for name, spec in variants.items()}  # bad specs fail first
     conversations = load_conversations(args.data)[: args.limit_conversations]
     console = Console(width=200)
-    results: dict[str, dict[str, float]] = {}
+    recalls: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     default_hits: list[tuple[int, list[Hit]]] = []
-    clock = ManualClock(int(time.time() * 1000))
-    with tempfile.TemporaryDirectory() as home, \
-            cg.open(home=home, embedder=args.embedder, clock=clock) as store, \
-            Progress(console=console, transient=True) as progress:
-        task = progress.add_task("encoding the conversations", total=len(conversations))
-        for number, conversation in enumerate(conversations):
-            user = f"conversation-{number}"
-            encode_turns(lambda thread, user=user: store.agent("bench", user_id=user, thread_id=thread),
-                         turns_of(conversation))
-            progress.advance(task)
-        progress.remove_task(task)
-        task = progress.add_task("variants", total=len(configs))
+
+    def ask_all(store: cg.MemoryStore, chosen: dict[int, dict]) -> None:
         for name, config in configs.items():
             store.config.retrieval = config.retrieval  # only the read path differs between rows
             store.config.validity = config.validity
-            recall, hits = evaluate(store, conversations, args.limit_questions)
-            results[name] = {c: statistics.mean(v) for c, v in recall.items()}
+            recall, hits = evaluate(store, chosen, args.limit_questions)
+            for category, values in recall.items():
+                recalls[name][category] += values
             if name == "default":
-                default_hits = hits
+                default_hits.extend(hits)
             progress.advance(task)
+
+    with Progress(console=console, transient=True) as progress:
+        if args.memory == "static":
+            clock = ManualClock(int(time.time() * 1000))
+            with tempfile.TemporaryDirectory() as home, cg.open(home=home, embedder=args.embedder, clock=clock) as store:
+                task = progress.add_task("encoding the conversations", total=len(conversations))
+                for number, conversation in enumerate(conversations):
+                    user = f"conversation-{number}"
+                    encode_turns(lambda thread, user=user: store.agent("bench", user_id=user, thread_id=thread),
+                                 turns_of(conversation))
+                    progress.advance(task)
+                progress.remove_task(task)
+                task = progress.add_task("variants", total=len(configs))
+                ask_all(store, dict(enumerate(conversations)))
+        else:
+            task = progress.add_task("living each conversation, then the variants", total=len(configs) * len(conversations))
+            for number, conversation in enumerate(conversations):
+                clock = ManualClock(min(t["created_at"] for t in turns_of(conversation)))
+                with tempfile.TemporaryDirectory() as home, \
+                        cg.open(home=home, embedder=args.embedder, clock=clock) as store:
+                    live(store, clock, conversation, f"conversation-{number}")
+                    ask_all(store, {number: conversation})
+                    store.config.retrieval = configs.get("default", preset_config("default")).retrieval
+                    recall, _ = evaluate(store, {number: conversation}, args.limit_questions, record_access=True,
+                                         seed=7)
+                    for category, values in recall.items():
+                        recalls["default, asked with retrieve() (the life figure)"][category] += values
+    results = {name: {c: statistics.mean(v) for c, v in r.items()} for name, r in recalls.items()}
     categories = [c for c in (*CATEGORIES.values(), "overall") if any(c in r for r in results.values())]
-    table = Table(title=f"Read-path ablation: LoCoMo R@{TOP_K} by category, read-only, embedder {args.embedder}")
+    table = Table(title=f"Read-path ablation: LoCoMo R@{TOP_K} by category, {args.memory} memory, read-only, "
+                        f"embedder {args.embedder}")
     table.add_column("variant")
     for c in categories:
         table.add_column(c, justify="right")
