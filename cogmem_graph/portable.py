@@ -44,7 +44,7 @@ from pydantic import ValidationError
 
 from cogmem_graph.cognition.observation import NoteType
 from cogmem_graph.cognition.prospective import TriggerKind
-from cogmem_graph.errors import CogmemError
+from cogmem_graph.errors import CogmemError, field_problems
 from cogmem_graph.graph.port import Edge, Mention
 from cogmem_graph.model import EdgeType, MemoryTrace
 from cogmem_graph.write.indexing import index_unindexed
@@ -416,8 +416,7 @@ def import_store(
             try:
                 trace = MemoryTrace.from_graph_props(props)
             except ValidationError as exc:
-                problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
-                raise PortableFormatError(f"line {number}: invalid trace: {problems}") from exc
+                raise PortableFormatError(f"line {number}: invalid trace: {field_problems(exc.errors())}") from exc
             extra = {k: v for k, v in props.items() if k not in _TRACE_FIELDS}
             importer.add("trace", (trace, extra))
         elif kind == "entity":

@@ -27,6 +27,7 @@ from cogmem_graph.cognition.prompt import (
 from cogmem_graph.cognition.prospective import FiredReminder, Intention
 from cogmem_graph.cognition.working_memory import WorkingMemory
 from cogmem_graph.context import MemoryContext, MoodSource
+from cogmem_graph.errors import field_problems
 from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import Hexaco, MemoryTrace, MemoryType, Mood, Scope
 from cogmem_graph.pipeline import observer, reflector
@@ -54,10 +55,6 @@ __all__ = ["AgentMemory", "MoodSource"]
 log = logging.getLogger(__name__)
 
 
-def _field_problems(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in exc.errors())
-
-
 def as_traits(traits: Hexaco | Mapping[str, Any] | None) -> Hexaco | None:
     """`traits` as a `Hexaco`: the model itself, or a dict of its fields validated at once."""
     if traits is None or isinstance(traits, Hexaco):
@@ -67,7 +64,7 @@ def as_traits(traits: Hexaco | Mapping[str, Any] | None) -> Hexaco | None:
     try:
         return Hexaco.model_validate(dict(traits))
     except ValidationError as exc:
-        raise ValueError(f"traits are not valid Hexaco traits: {_field_problems(exc)}") from None
+        raise ValueError(f"traits are not valid Hexaco traits: {field_problems(exc.errors())}") from None
 
 
 def as_mood_source(mood: MoodSource | Mapping[str, Any]) -> MoodSource:
@@ -81,7 +78,7 @@ def as_mood_source(mood: MoodSource | Mapping[str, Any]) -> MoodSource:
     try:
         return Mood.model_validate(dict(mood))
     except ValidationError as exc:
-        raise ValueError(f"mood is not a valid Mood: {_field_problems(exc)}") from None
+        raise ValueError(f"mood is not a valid Mood: {field_problems(exc.errors())}") from None
 
 
 class AgentMemory:

@@ -28,6 +28,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from cogmem_graph.errors import field_problems
 from cogmem_graph.redact import redact_url, redact_urls
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ def _validation_message(exc: Exception) -> str:
     errors = getattr(exc, "errors", None)
     if callable(errors):
         with contextlib.suppress(Exception):
-            return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in errors())
+            return field_problems(errors())
     return str(exc)
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from cogmem_graph.errors import field_problems
 from cogmem_graph.server.keys import IDENTITY_FIELDS, Principal
 from cogmem_graph.server.wire import multi_hop_json, retrieval_json, to_jsonable
 
@@ -91,9 +92,7 @@ class MemoryService:
         except TypeError as exc:
             raise ServiceError(400, f"{op}: {exc}") from None
         except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}"
-                                 for e in exc.errors())
-            raise ServiceError(400, f"{op}: {problems}") from None
+            raise ServiceError(400, f"{op}: {field_problems(exc.errors())}") from None
         except ValueError as exc:
             raise ServiceError(400, f"{op}: {exc}") from None
         except (BackendUnavailable, StoreClosed) as exc:

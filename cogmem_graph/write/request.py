@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from cogmem_graph.errors import field_problems
 from cogmem_graph.model import (
     MAX_CONTENT_CHARS,
     MAX_ENTITIES,
@@ -109,7 +110,4 @@ def as_request(item: Mapping[str, Any] | EncodeRequest, index: int) -> EncodeReq
     try:
         return EncodeRequest.model_validate(dict(item))
     except ValidationError as exc:
-        problems = "; ".join(
-            f"items[{index}].{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
-        )
-        raise ValueError(problems) from exc
+        raise ValueError(field_problems(exc.errors(), prefix=f"items[{index}].")) from exc
