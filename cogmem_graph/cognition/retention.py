@@ -75,10 +75,15 @@ def turn_body(text: str) -> str:
     return _SPEAKER_PREFIX.sub("", text, count=1)
 
 
+_SPEAKER_NAME = re.compile(r"^\s*([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2}):\s+")
+"""A speaker's name: up to three capitalised words before the colon ("Joanna:", "Dr. Okafor:")."""
+
+
 def speaker_of(text: str) -> str | None:
-    """The name before a chat transcript's "Speaker: ", or None for a memory said plainly."""
-    match = _SPEAKER_PREFIX.match(text)
-    return match.group(0).strip().rstrip(":").strip() if match else None
+    """The name before a chat transcript's "Speaker: ", or None for a memory said plainly
+    (a lower-case lead-in such as "Seats when I fly: ..." is no speaker)."""
+    match = _SPEAKER_NAME.match(text)
+    return match.group(1) if match else None
 
 
 def information_density(text: str, entity_count: int) -> int:

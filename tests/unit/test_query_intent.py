@@ -123,6 +123,8 @@ def test_a_named_speaker_other_than_the_asker_is_someone_else():
     assert speaker_of("Joanna: I'm allergic to most animals with fur.") == "Joanna"
     assert speaker_of("My son Mateo is allergic to cats.") is None
     assert speaker_of("User: I run every Saturday") == "User"
+    assert speaker_of("Dr. Okafor: the filling is done") == "Dr. Okafor"
+    assert speaker_of("Seats when I fly: the airline shows which are free") is None
     assert said_by_someone_else(speaker_of("Joanna: I'm allergic to cats."), frozenset({"maya"}))
     assert not said_by_someone_else(speaker_of("My son Mateo is allergic to cats."), frozenset({"maya"}))
     assert not said_by_someone_else(speaker_of("User: I run every Saturday"), frozenset())
