@@ -46,15 +46,23 @@ def test_a_stay_until_friday_is_current_until_friday_then_history(week) -> None:
     assert stay.id in agent.retrieve(question, top_k=3, record_access=False).ids
 
 
-def test_a_correction_ends_the_old_fact_and_each_time_sees_its_own_truth(week) -> None:
-    store, clock = week
+def _corrected(store, clock, fact: str, correction: str):
+    """An honest agent states `fact` among filler, corrects it ten days later, and the store
+    consolidates a day after: (agent, fact trace, correction trace, consolidation result)."""
     agent = store.agent("assistant", user_id="u1", thread_id="t1", traits=cg.Hexaco(honesty=0.9))
-    paris = agent.encode("I live in Paris.", scope="user")
+    old = agent.encode(fact, scope="user")
     agent.encode_many([{"content": text, "scope": "user"} for text in FILLER])
     clock.advance(days=10)
-    berlin = agent.encode("I moved to Berlin last month, I live in Berlin now.", scope="user")
+    new = agent.encode(correction, scope="user")
     clock.advance(days=1)
-    assert store.consolidate().conflicts_resolved == 1
+    return agent, old, new, store.consolidate()
+
+
+def test_a_correction_ends_the_old_fact_and_each_time_sees_its_own_truth(week) -> None:
+    store, clock = week
+    agent, paris, berlin, consolidated = _corrected(store, clock, "I live in Paris.",
+                                                     "I moved to Berlin last month, I live in Berlin now.")
+    assert consolidated.conflicts_resolved == 1
     old = store.graph.get_traces([paris.id], agent.visible_scope_keys)[0]
     assert old.valid_until == berlin.created_at, "superseded: it held until the correction"
 
@@ -88,12 +96,7 @@ def test_bounds_given_by_the_caller_and_bad_arguments(week) -> None:
 
 def test_when_is_asks_about_now_and_when_did_about_then(week) -> None:
     store, clock = week
-    agent = store.agent("assistant", user_id="u1", thread_id="t1", traits=cg.Hexaco(honesty=0.9))
-    monday = agent.encode("The team meeting is on Mondays at 9.", scope="user")
-    agent.encode_many([{"content": text, "scope": "user"} for text in FILLER])
-    clock.advance(days=10)
-    wednesday = agent.encode("The team meeting moved to Wednesdays at 11.", scope="user")
-    clock.advance(days=1)
-    store.consolidate()
+    agent, monday, wednesday, _ = _corrected(store, clock, "The team meeting is on Mondays at 9.",
+                                             "The team meeting moved to Wednesdays at 11.")
     assert agent.retrieve("When is the team meeting?", top_k=3, record_access=False).ids[0] == wednesday.id
     assert monday.id in agent.retrieve("When was the team meeting before?", top_k=3, record_access=False).ids
