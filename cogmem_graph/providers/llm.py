@@ -13,11 +13,11 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import SecretStr
 
+from cogmem_graph.providers.openai_client import openai_client
 from cogmem_graph.providers.retry import (
     ProviderResponseError,
     RetryConfig,
     call_with_retry,
-    clean_base_url,
     env_first,
     secret_value,
 )
@@ -62,15 +62,7 @@ class OpenAIChat:
         self.retry = retry or RetryConfig()
         self.base_url = base_url or env_first("OPENAI_BASE_URL")
 
-        import openai
-
-        self._client = openai.OpenAI(
-            api_key=key,
-            base_url=self.base_url,
-            timeout=self.retry.timeout_s,
-            max_retries=0,  # one retry policy, ours
-        )
-        self._url = clean_base_url(str(self._client.base_url))
+        self._client, self._url = openai_client(key, self.base_url, self.retry)
 
     def __repr__(self) -> str:
         return f"OpenAIChat(model={self.model!r}, base_url={self._url!r})"
