@@ -352,6 +352,7 @@ def run_durable(conversations: list[dict], embedder: str, preset: str, days: int
     task = progress.add_task(f"{preset}: durable facts ({days} days)", total=days)
     hits: list[bool] = []
     misses: list[str] = []
+    ranks: list[int | None] = []
     with tempfile.TemporaryDirectory() as home, \
             cg.open(home=home, embedder=embedder, config=preset_config(preset), clock=clock) as store:
         facts_at: list[str] = []
@@ -373,6 +374,7 @@ def run_durable(conversations: list[dict], embedder: str, preset: str, days: int
             found = reader.retrieve(question, top_k=25).traces
             top = [hit.trace.id for hit in found]
             hits.append(trace_id in top[:5])
+            ranks.append(top.index(trace_id) + 1 if trace_id in top else None)
             if trace_id not in top[:5]:
                 state = store.graph.get_traces([trace_id], reader.visible_scope_keys)
                 how = "gone" if not state else ("dormant" if state[0].dormant else "active") + \
@@ -380,20 +382,26 @@ def run_durable(conversations: list[dict], embedder: str, preset: str, days: int
                 rank = top.index(trace_id) + 1 if trace_id in top else "> 25"
                 misses.append(f"{fact} ({how}, rank {rank}; first: {found[0].trace.content[:60] if found else '-'})")
     progress.remove_task(task)
-    frozen = run_durable_frozen(filler[:cursor], embedder, preset)
-    return {"hits": sum(hits), "n": len(hits), "misses": misses, "frozen": frozen}
+    frozen, frozen_misses = run_durable_frozen(filler[:cursor], embedder, preset)
+    return {"hits": sum(hits), "n": len(hits), "misses": misses, "frozen": frozen, "frozen_misses": frozen_misses,
+            "close": [f"{q} (rank {r})" for (_, q), r in zip(DURABLE_FACTS, ranks, strict=True) if r in (4, 5)]}
 
 
-def run_durable_frozen(filler: list[str], embedder: str, preset: str) -> int:
+def run_durable_frozen(filler: list[str], embedder: str, preset: str) -> tuple[int, list[str]]:
     """The diagnostic beside it: the same facts and filler encoded at once, asked read-only with the
-    clock frozen. What this misses, the retriever misses; what only the lifecycle misses, retention does."""
+    clock frozen. What this misses, the retriever misses; what only the lifecycle misses, retention does.
+    Returns the hits and the questions missed, with the fact's rank."""
     with tempfile.TemporaryDirectory() as home, \
             cg.open(home=home, embedder=embedder, config=preset_config(preset), clock=ManualClock()) as store:
         agent = store.agent("assistant", user_id="u1", thread_id="frozen")
         ids = [t.id for t in agent.encode_many([{"content": fact, "scope": "user"} for fact, _ in DURABLE_FACTS])]
         agent.encode_many([{"content": text, "scope": "user", "type": "episodic"} for text in filler])
-        return sum(trace_id in [h.trace.id for h in agent.retrieve(question, top_k=5, record_access=False).traces]
-                   for trace_id, (_, question) in zip(ids, DURABLE_FACTS, strict=True))
+        misses = []
+        for trace_id, (_, question) in zip(ids, DURABLE_FACTS, strict=True):
+            top = [h.trace.id for h in agent.retrieve(question, top_k=25, record_access=False).traces]
+            if trace_id not in top[:5]:
+                misses.append(f"{question} (rank {top.index(trace_id) + 1 if trace_id in top else '> 25'})")
+        return len(DURABLE_FACTS) - len(misses), misses
 
 
 # ---------------------------------------------------------------- knowledge updates
@@ -522,6 +530,10 @@ def main(argv: list[str] | None = None) -> dict:
         for preset in presets:
             for miss in durable.get(preset, {}).get("misses", []):
                 console.print(f"  {preset}: durable fact missed: {miss}")
+            for miss in durable.get(preset, {}).get("frozen_misses", []):
+                console.print(f"  {preset}: frozen, read-only: durable fact missed: {miss}")
+            for close in durable.get(preset, {}).get("close", []):
+                console.print(f"  {preset}: durable fact found at the edge of the top 5: {close}")
             for honesty, result in updates.get(preset, {}).items():
                 for miss in result["misses"]:
                     console.print(f"  {preset}: honesty {honesty}: update missed: {miss}")

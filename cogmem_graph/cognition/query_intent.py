@@ -108,6 +108,29 @@ def asks_about_the_past(query: str) -> bool:
     return bool(_PAST.search(query))
 
 
+_AHEAD = re.compile(
+    r"\b(?:coming up|upcoming|ahead|soon|next (?:week|month|year|weekend|time|few)|plans?|planned|planning|"
+    r"scheduled|will|shall|going to|gonna|tomorrow|later (?:this|today|on)|in the future|looking forward)\b",
+    re.IGNORECASE)
+
+
+def asks_about_what_is_ahead(query: str) -> bool:
+    """Whether a question asks about what is still to come ("Whose wedding is coming up?",
+    "What are my plans for next week?"), and not about how things were: a plan or an
+    announced event answers it, a memory of the same thing long past does not."""
+    return bool(_AHEAD.search(query)) and not asks_about_the_past(query)
+
+
+_AHEAD_CUE = re.compile(r"\b(?:coming up|upcoming|ahead|soon)\b", re.IGNORECASE)
+
+
+def without_time_cues(query: str) -> str:
+    """The query without the words that only say when ("Whose wedding is coming up?" ->
+    "Whose wedding is ?"): as search terms they match every memory where something else
+    "came up"; what they ask for is the tense, which `asks_about_what_is_ahead` reads."""
+    return _AHEAD_CUE.sub(" ", query)
+
+
 _WH_WORDS = frozenset("what which where who whom whose when why how".split())
 _QUANTIFIERS = frozenset("many much long often old far".split())
 _AUXILIARIES = frozenset("do does did is are was were has have had can could will would should may might".split())

@@ -23,9 +23,6 @@ from cogmem_graph.model import MemoryCategory
 
 _DEFAULT_CONFIG = RetentionConfig()
 
-_SPEAKER_PREFIX = re.compile(r"^\s*[A-Z][\w .'-]{0,40}:\s+")
-"""A chat transcript's "Name: " before the turn; the speaker is no content of the turn."""
-
 _NUMBER = re.compile(r"\b[\w-]*\d[\w.-]*\b")
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
            "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
@@ -67,16 +64,26 @@ _COMMITMENT = re.compile(
     r"'m going to| am going to|'re going to| are going to| have to| need to| must)\b|\bdeadline\b|"
     r"\bremind me\b|\bdue (?:on|by)\b",
     re.IGNORECASE)
+_AHEAD = re.compile(
+    r"\b(?:will|shall|going to|gonna|about to|plan(?:s|ning)? to|intend(?:s|ing)? to|looking forward to|"
+    r"can't wait|upcoming|(?:is|are|'s|'re) coming up|coming up (?:on|in|next|this|soon)|soon|tomorrow|tonight|next (?:week|month|year|weekend|time|"
+    + _WEEKDAYS + r"|" + _MONTHS + r"))\b|'ll\b",
+    re.IGNORECASE)
+_PROGRESSIVE_ON_A_DATE = re.compile(
+    r"(?:\b(?:am|is|are)|'(?:m|s|re))\s+(?:\w+\s+)?\w+ing\b[^.!?]*?\b(?:on|by|this|in)\s+(?:the\s+)?(?:\d|"
+    + _WEEKDAYS + r"|" + _MONTHS.replace("|may|", "|") + r")",
+    re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
+
+
+_SPEAKER_NAME = re.compile(r"^\s*([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2}):\s+")
+"""A chat transcript's "Name: " before the turn: up to three capitalised words before the
+colon ("Joanna:", "Dr. Okafor:"). The speaker is no content of the turn."""
 
 
 def turn_body(text: str) -> str:
     """The text without a leading "Speaker: " (what was said, not who said it)."""
-    return _SPEAKER_PREFIX.sub("", text, count=1)
-
-
-_SPEAKER_NAME = re.compile(r"^\s*([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2}):\s+")
-"""A speaker's name: up to three capitalised words before the colon ("Joanna:", "Dr. Okafor:")."""
+    return _SPEAKER_NAME.sub("", text, count=1)
 
 
 def speaker_of(text: str) -> str | None:
@@ -84,6 +91,14 @@ def speaker_of(text: str) -> str | None:
     (a lower-case lead-in such as "Seats when I fly: ..." is no speaker)."""
     match = _SPEAKER_NAME.match(text)
     return match.group(1) if match else None
+
+
+def tells_of_what_is_ahead(text: str) -> bool:
+    """Whether a memory speaks of something still to come when it was said: a plan, a
+    promise or an announced event ("We'll deploy on Friday", "My sister is getting married
+    on 4 October"), not a recollection ("The wedding was lovely")."""
+    body = turn_body(text).replace("\u2019", "'")
+    return bool(_AHEAD.search(body) or _PROGRESSIVE_ON_A_DATE.search(body))
 
 
 def information_density(text: str, entity_count: int) -> int:

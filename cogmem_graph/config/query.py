@@ -79,6 +79,13 @@ class QueryConfig(_Config):
         description="on a question about the asker, a memory another named person said (a transcript's "
         "\"Name: ...\" other than the user's role or user id) scores × (1 - discount) among the best "
         "top_k × mmr_pool: a colleague's \"I'm allergic to cats\" does not answer \"What am I allergic to?\"")
+    ahead_boost: float = Field(
+        0.5, ge=0.0, le=2.0,
+        description="on a question about what is still to come (coming up, upcoming, next week, plans, will, "
+        "...), a memory that spoke of something ahead when it was said (a plan, a promise, an announced event) "
+        "scores × (1 + boost) among the best top_k × mmr_pool: \"Whose wedding is coming up?\" is answered "
+        "by the announcement, not by memories of a wedding long past. The cue words themselves (coming up, "
+        "upcoming, ahead, soon) are then left out of the lexical search; 0 turns both off")
     decompose: bool = Field(True, description="split compound questions, retrieve each part, fuse with RRF")
     max_sub_queries: int = Field(4, ge=1, le=8, description="parts a compound question is split into at most")
     mmr_lambda: float = Field(

@@ -32,9 +32,11 @@ from cogmem_graph.cognition.query_gate import skips_retrieval
 from cogmem_graph.cognition.query_intent import (
     asks_about_self,
     asks_about_the_past,
+    asks_about_what_is_ahead,
     said_by_someone_else,
+    without_time_cues,
 )
-from cogmem_graph.cognition.retention import speaker_of
+from cogmem_graph.cognition.retention import speaker_of, tells_of_what_is_ahead
 from cogmem_graph.cognition.scoring import (
     RecallKind,
     Signals,
@@ -116,7 +118,9 @@ def _retrieve(
         vector = query_vector(ctx, query, plan) if plan is not None else ctx.embedder.embed_query(query)
         dense = ctx.vectors.search_dense(vector, keys, pool)
     if strategy in ("full", "lexical"):
-        lexical = ctx.vectors.search_sparse(bm25_query_vector(query), keys, pool)
+        # "coming up" is when, not what: searched as words it finds everything that came up.
+        words = without_time_cues(query) if strategy == "full" and _asks_ahead(ctx, query) else query
+        lexical = ctx.vectors.search_sparse(bm25_query_vector(words), keys, pool)
     if strategy != "full":
         hits = dense or lexical
         traces = {t.id: t for t in ctx.graph.get_traces([h.trace_id for h in hits[:top_k]], keys)}
@@ -205,14 +209,14 @@ def _retrieve(
         for i, (v, score, tot) in enumerate(zip(ranked, scores, tip_of_tongue, strict=True))
     ]
     scored.sort(key=lambda pair: (-pair[0].score, pair[0].vitals.id))
-    if cfg.query.other_speaker_discount and asks_about_self(query):
-        scored = _asker_first(ctx, scored, top_k, keys)
+    read: dict[str, MemoryTrace] = {}  # whole traces read on the way, not read again
+    scored = _reweigh_head(ctx, query, scored, top_k, keys, read)
     # The best top_k are returned whatever their strength: hiding the best match because
     # it is weak would surprise every caller. Tip-of-the-tongue partials are the
     # candidates that missed the cut although the cue matches them well (cosine > 0.6)
     # — weak or untrusted memories the agent "almost" has, to be re-cued.
     if cfg.query.mmr_lambda < 1.0 and route.diversify and len(scored) > top_k:
-        scored = _diversified(ctx, scored, top_k, keys)
+        scored = _diversified(ctx, scored, top_k, keys, read)
     best = [c for c, _ in scored[:top_k]]
     if when.timeline:  # the best matches, told in the order they happened
         best.sort(key=lambda c: (c.vitals.created_at, c.vitals.id))
@@ -223,14 +227,15 @@ def _retrieve(
     competitor_ids = [c.vitals.id for c, _ in scored[top_k:] if cosine.get(c.vitals.id, -1.0) > rif.similarity_threshold] \
         if record_access and best and rif.enabled else []
     # The whole traces are read while the feeling-of-knowing signals are worked out.
-    loading = ctx.graph.get_traces_later([c.vitals.id for c in best + almost] + competitor_ids, keys)
+    unread = [tid for tid in [c.vitals.id for c in best + almost] + competitor_ids if tid not in read]
+    loading = ctx.graph.get_traces_later(unread, keys) if unread else list
     cutoff = best[-1].score if len(best) == top_k else None
     fok = detect_feeling_of_knowing(
         ((c.vitals, c.score, cosine.get(c.vitals.id, 0.0)) for c, _ in scored if c.vitals.id not in returned),
         ctx.config.mechanisms.feeling_of_knowing, now, retrieval_cutoff=cutoff,
         query_entities=[e.name for e in extract_entities(query)],
     )
-    traces = {t.id: t for t in loading()}
+    traces = read | {t.id: t for t in loading()}
     recalled = [c.scored(traces[c.vitals.id]) for c in best if c.vitals.id in traces]
     partial = [c.scored(traces[c.vitals.id]) for c in almost if c.vitals.id in traces]
     if record_access and recalled:
@@ -285,27 +290,58 @@ def _boost_categories(ranked: list[TraceVitals], scores: list[float], gains: dic
     return [score * (1.0 + gains.get(v.category, 0.0)) for v, score in zip(ranked, scores, strict=True)]
 
 
-def _asker_first(ctx: MemoryContext, scored: list, top_k: int, keys: list[str]) -> list:
-    """A question about the asker: among the best top_k × mmr_pool, what another named person
-    said scores × (1 - other_speaker_discount), then that head is sorted again."""
+def _asks_ahead(ctx: MemoryContext, query: str) -> bool:
+    """Whether the what-is-ahead rule applies: it is on, and the question asks about what is to come."""
+    return bool(ctx.config.retrieval.query.ahead_boost) and asks_about_what_is_ahead(query)
+
+
+def _read_texts(ctx: MemoryContext, ids: list[str], keys: list[str], read: dict[str, MemoryTrace]) -> dict[str, str]:
+    """The texts of these traces, reading only those not yet in `read` (which keeps them)."""
+    unread = [tid for tid in ids if tid not in read]
+    if unread:
+        read.update({t.id: t for t in ctx.graph.get_traces(unread, keys)})
+    return {tid: read[tid].content for tid in ids if tid in read}
+
+
+def _reweigh_head(
+    ctx: MemoryContext, query: str, scored: list, top_k: int, keys: list[str], read: dict[str, MemoryTrace],
+) -> list:
+    """Rules that read the memories' words, applied to the best top_k × mmr_pool (one read
+    of their texts), then that head is sorted again:
+
+    * whose words: on a question about the asker, what another named person said scores
+      × (1 - other_speaker_discount);
+    * what is ahead: on a question about what is still to come, a memory that spoke of
+      something ahead (a plan, an announced event) scores × (1 + ahead_boost).
+    """
     qcfg = ctx.config.retrieval.query
+    about_asker = bool(qcfg.other_speaker_discount) and asks_about_self(query)
+    ahead = _asks_ahead(ctx, query)
+    if not (about_asker or ahead):
+        return scored
     head = scored[: top_k * qcfg.mmr_pool]
-    texts = {t.id: t.content for t in ctx.graph.get_traces([c.vitals.id for c, _ in head], keys)}
+    texts = _read_texts(ctx, [c.vitals.id for c, _ in head], keys, read)
     identity = ctx.identity
     asker = frozenset(n.lower() for n in (identity.user_id,) if n) if identity is not None else frozenset()
-    keep = 1.0 - qcfg.other_speaker_discount
-    head = [(replace(c, score=c.score * keep), kind)
-            if said_by_someone_else(speaker_of(texts.get(c.vitals.id, "")), asker) else (c, kind)
-            for c, kind in head]
+
+    def factor(text: str) -> float:
+        gain = 1.0
+        if about_asker and said_by_someone_else(speaker_of(text), asker):
+            gain *= 1.0 - qcfg.other_speaker_discount
+        if ahead and tells_of_what_is_ahead(text):
+            gain *= 1.0 + qcfg.ahead_boost
+        return gain
+
+    head = [(replace(c, score=c.score * factor(texts.get(c.vitals.id, ""))), kind) for c, kind in head]
     head.sort(key=lambda pair: (-pair[0].score, pair[0].vitals.id))
     return head + scored[len(head):]
 
 
-def _diversified(ctx: MemoryContext, scored: list, top_k: int, keys: list[str]) -> list:
+def _diversified(ctx: MemoryContext, scored: list, top_k: int, keys: list[str], read: dict[str, MemoryTrace]) -> list:
     """MMR over the best top_k × mmr_pool: the top_k it picks first, then the rest in score order."""
     qcfg = ctx.config.retrieval.query
     pool = scored[: top_k * qcfg.mmr_pool]
-    texts = {t.id: t.content for t in ctx.graph.get_traces([c.vitals.id for c, _ in pool], keys)}
+    texts = _read_texts(ctx, [c.vitals.id for c, _ in pool], keys, read)
     order = maximal_marginal_relevance([c.score for c, _ in pool], [texts.get(c.vitals.id, "") for c, _ in pool],
                                        top_k, qcfg.mmr_lambda)
     picked = set(order)

@@ -9,9 +9,11 @@ from cogmem_graph.cognition.query_intent import (
     QueryIntent,
     asks_about_self,
     asks_about_the_past,
+    asks_about_what_is_ahead,
     classify_intent,
     declarative_stem,
     decompose_query,
+    without_time_cues,
 )
 
 
@@ -129,3 +131,19 @@ def test_a_named_speaker_other_than_the_asker_is_someone_else():
     assert not said_by_someone_else(speaker_of("My son Mateo is allergic to cats."), frozenset({"maya"}))
     assert not said_by_someone_else(speaker_of("User: I run every Saturday"), frozenset())
     assert not said_by_someone_else(speaker_of("Maya: I run every Saturday"), frozenset({"maya"}))
+
+
+@pytest.mark.parametrize(("query", "ahead"), [
+    ("Whose wedding is coming up?", True), ("What are my plans for next week?", True),
+    ("Is the release scheduled yet?", True), ("What is upcoming for the team?", True),
+    ("Where do I live?", False), ("When is the team meeting?", False),
+    ("What did Caroline plan before the move?", False), ("Which wedding was last year?", False),
+])
+def test_a_question_about_what_is_still_to_come(query: str, ahead: bool) -> None:
+    assert asks_about_what_is_ahead(query) is ahead
+
+
+def test_time_cues_are_left_out_of_the_words_searched_for() -> None:
+    assert without_time_cues("Whose wedding is coming up?").split() == ["Whose", "wedding", "is", "?"]
+    assert without_time_cues("Any upcoming trips soon?").split() == ["Any", "trips", "?"]
+    assert without_time_cues("Where do I live?") == "Where do I live?"

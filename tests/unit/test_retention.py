@@ -13,6 +13,7 @@ from cogmem_graph.cognition.retention import (
     information_density,
     memory_category,
     min_retention_ms,
+    tells_of_what_is_ahead,
     turn_body,
     value_tokens,
 )
@@ -53,6 +54,8 @@ def test_information_density_counts_entities_numbers_dates_and_corrections() -> 
     assert information_density("Actually we paid 3 euros last week", 2) == 2 + 1 + 1 + 1
     assert information_density("Meeting on Tuesday and Friday at 10", 0) == 3
     assert turn_body("Caroline: hi there") == "hi there"
+    assert turn_body("Dr. Okafor: the filling is done") == "the filling is done"
+    assert turn_body("Seats when I fly: window, always") == "Seats when I fly: window, always"
 
 
 def test_minimum_retention_by_category() -> None:
@@ -128,3 +131,18 @@ def test_the_array_form_matches_the_scalar_form(rows, prior_weight, w) -> None:
     array = prior_weighted_scores(table, weights, prior_weight)
     for index in range(len(rows)):
         assert array[index] == pytest.approx(prior_weighted_score(table.row(index), weights, prior_weight))
+
+
+@pytest.mark.parametrize(("text", "ahead"), [
+    ("My sister Ana is getting married in Lisbon on 4 October.", True),
+    ("We'll deploy the new build on Friday.", True),
+    ("John: Next week I have a community meeting coming up.", True),
+    ("I'm flying to Osaka in March for the conference.", True),
+    ("Melanie: I can't wait for the camping trip!", True),
+    ("Caroline: It must have been special at your wedding.", False),
+    ("New ideas kept coming up all day at the offsite.", False),
+    ("Our team deploys every Tuesday at 10 am.", False),
+    ("I went to a support group yesterday.", False),
+])
+def test_a_memory_that_tells_of_something_ahead(text: str, ahead: bool) -> None:
+    assert tells_of_what_is_ahead(text) is ahead
