@@ -42,6 +42,11 @@ LOCK_FILE = "server.lock"
 LOG_FILE = "server.log"
 AOF_DIR = "appendonlydir"
 COMPACT_ON_STOP_BYTES = 1 << 20
+STALLED_REPLAY_S = 60.0
+"""A log of at most COMPACT_ON_STOP_BYTES (what a cleanly closed home leaves) replays in well
+under a second; a server still not answering after this long is stuck, not busy, and is
+started again. Rarely, FalkorDB never finishes replaying a small log (seen under heavy CPU
+load); a second start replays the same log in milliseconds."""
 """A clean stop rewrites the append-only log when its incremental part is larger than this."""
 
 log = logging.getLogger(__name__)
@@ -143,14 +148,19 @@ class EmbeddedFalkorDB:
                     stderr=subprocess.DEVNULL,
                     preexec_fn=functools.partial(_child_setup, from_main),
                 )
-                if self._wait_ready():
+                state = self._wait_ready()
+                if state == "ready":
                     self._write_server_file()
                     atexit.register(self.stop)
                     return
                 last_error = self._log_tail()
-                alive = self.process.poll() is None
                 self._kill()
-                if alive:  # it was up but never finished loading: starting over would not help
+                if state == "stalled":
+                    log.warning("embedded FalkorDB in %s stopped replaying a small append-only log; starting it "
+                                "again", self.data_dir)
+                    last_error = f"its replay of a small append-only log stalled: {last_error}"
+                    continue
+                if state == "loading":  # it was up but never finished loading: starting over would not help
                     raise EmbeddedServerError(
                         f"embedded FalkorDB in {self.data_dir} did not finish loading its data within "
                         f"{self.load_timeout_s:.0f} s (config.graph.load_timeout_s): {last_error}"
@@ -182,34 +192,46 @@ class EmbeddedFalkorDB:
             "--loadmodule", str(module), "EFFECTS_THRESHOLD", "0",
         ]
 
-    def _wait_ready(self) -> bool:
-        """True once the server answers graph commands. Until it listens on its port the
-        wait is `startup_timeout_s`. Once it listens it may be replaying its log, during
+    def _wait_ready(self) -> str:
+        """"ready" once the server answers graph commands; "exited" when the process ends.
+        Until it listens on its port the wait is `startup_timeout_s` ("exited" after it, the
+        process killed by the caller). Once it listens it may be replaying its log, during
         which it answers LOADING or nothing at all; that wait goes on while the process
-        lives, up to `load_timeout_s`, since killing a replay only starts it over."""
+        lives, up to `load_timeout_s` ("loading"), since killing a long replay only starts it
+        over — except a log small enough to replay in a moment: after STALLED_REPLAY_S it
+        is "stalled"."""
         import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
 
         started = time.monotonic()
         deadline = started + self.startup_timeout_s
         listening = told = False
-        client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.5, socket_timeout=5)
+        stall_at = None
+        # One attempt per round (the client's own retries would hide a stall for a minute).
+        client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.5, socket_timeout=5,
+                             retry=Retry(NoBackoff(), 0))
         try:
             while time.monotonic() < deadline:
                 if self.process is not None and self.process.poll() is not None:
-                    return False
+                    return "exited"
                 if not listening:
                     listening = self._listening()
                     if listening:
                         deadline = time.monotonic() + self.load_timeout_s
+                        if self._aof_bytes() <= COMPACT_ON_STOP_BYTES:
+                            stall_at = time.monotonic() + STALLED_REPLAY_S
                     else:
                         time.sleep(0.05)
                         continue
+                if stall_at is not None and time.monotonic() > stall_at:
+                    return "stalled"
                 try:
                     # Ready once the AOF is loaded (LOADING errors until then) and the module answers.
                     client.execute_command("GRAPH.LIST")
                     if time.monotonic() - started > 2:
                         log.info("embedded FalkorDB in %s ready after %.1f s", self.data_dir, time.monotonic() - started)
-                    return True
+                    return "ready"
                 except (redis.ConnectionError, redis.TimeoutError):
                     time.sleep(0.05)
                 except redis.ResponseError as exc:  # BusyLoadingError is one
@@ -220,8 +242,8 @@ class EmbeddedFalkorDB:
                     told = True
                     log.warning("embedded FalkorDB in %s is replaying its append-only log (%.0f MiB); "
                                 "waiting up to %.0f s", self.data_dir, self._aof_bytes() / (1 << 20),
-                                self.load_timeout_s)
-            return False
+                                STALLED_REPLAY_S if stall_at is not None else self.load_timeout_s)
+            return "loading" if listening else "exited"
         finally:
             client.close()
 

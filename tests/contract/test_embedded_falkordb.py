@@ -261,3 +261,60 @@ def test_external_url_connects_to_a_running_server(tmp_path):
 def test_bad_url_scheme_is_refused():
     with pytest.raises(ValueError, match="scheme"):
         FalkorGraphStore(url="http://127.0.0.1:6379")
+
+
+STALLING_SERVER = """\
+import os, socket, sys, time
+from pathlib import Path
+marker = Path(sys.argv[sys.argv.index("--dir") + 1]) / "stalled-once"
+if marker.exists() and {recover}:
+    os.execv({server!r}, [{server!r}, *sys.argv[1:]])
+marker.write_text("")
+with socket.create_server(("127.0.0.1", int(sys.argv[sys.argv.index("--port") + 1]))) as listener:
+    held = []
+    while True:  # accepts, reads, never answers: a replay that never ends
+        held.append(listener.accept()[0])
+"""
+
+
+def stalling_server(tmp_path, monkeypatch, recover: bool):
+    """The launcher's server binary replaced by one that listens but never answers; with
+    `recover`, its second start runs the real FalkorDB server with the same arguments."""
+    from cogmem_graph.graph import launcher
+
+    server, module = launcher.find_binaries()
+    script = tmp_path / "stalling-redis-server"
+    script.write_text(f"#!{sys.executable}\n" + STALLING_SERVER.format(server=str(server), recover=recover))
+    script.chmod(0o755)
+    monkeypatch.setattr(launcher, "find_binaries", lambda: (script, module))
+    monkeypatch.setattr(launcher, "STALLED_REPLAY_S", 1.0)
+    return launcher
+
+
+def test_a_replay_that_stalls_on_a_small_log_is_started_again(tmp_path, monkeypatch):
+    home = tmp_path / "graph"
+    store = FalkorGraphStore(data_dir=home)
+    store.setup_schema()
+    t = trace("kept across a stalled start")
+    store.upsert_traces([t])
+    store.close()
+    stalling_server(tmp_path, monkeypatch, recover=True)
+    started = time.monotonic()
+    reopened = FalkorGraphStore(data_dir=home)
+    try:
+        assert (home / "stalled-once").exists(), "the first start stalled"
+        assert reopened.get_traces([t.id], KEYS) == [t]
+        assert time.monotonic() - started < 30
+    finally:
+        reopened.close()
+
+
+def test_a_replay_that_always_stalls_fails_with_a_clear_error(tmp_path, monkeypatch):
+    launcher = stalling_server(tmp_path, monkeypatch, recover=False)
+    server = launcher.EmbeddedFalkorDB(tmp_path / "graph")
+    with pytest.raises(EmbeddedServerError, match="replay of a small append-only log stalled"):
+        server.start()
+    server._release_lock()
+    # every stalled server was killed, and the home is free for the next open
+    assert server.process is not None and server.process.poll() is not None
+    launcher.EmbeddedFalkorDB(tmp_path / "graph")._acquire_lock()
