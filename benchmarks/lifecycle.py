@@ -12,14 +12,17 @@ LoCoMo (the development conversations), three ways of using one memory:
   session to the day after the last one, and the questions are asked through the
   default `retrieve()`, shuffled, one day after the last session.
 `lexical` (BM25 alone) and `dense` (vectors alone) on the static memory are the baselines.
-R@k = |evidence dia_ids ∩ top k| / |evidence|, per category and overall. At the end of
+R@k = |evidence dia_ids ∩ top k| / |evidence|, per category and overall. R@5 and R@10 are read
+from what `retrieve(question)` returns as a user calls it (the default top_k, 10: the candidate
+pools and what is reinforced depend on top_k), R@25 from a read-only top_k=25 call right
+after. At the end of
 `life`: how many turns are active or dormant, which share of the evidence turns is
 active, and R@10 counting only active hits.
 
 Durable facts: a few dozen facts a user states once in the first days (health, family,
 preferences, accounts, work), then months of other conversation (LoCoMo turns as filler)
-with `consolidate()` every night; each fact is asked once at the end, a hit is the fact
-in the top 5.
+with `consolidate()` every night; each fact is asked once at the end through the default
+`retrieve()`, a hit is the fact in the top 5.
 
 Knowledge updates: facts and their later corrections in several wordings, consolidation
 nightly; a hit is the correction ranked first, for an honest agent and for default traits.
@@ -204,9 +207,12 @@ class Recall:
     evidence_active: float | None = None
     seconds: float = 0.0
 
-    def add(self, category: str, evidence: set[str], ranked: list[str | None]) -> None:
+    def add(self, category: str, evidence: set[str], ranked: list[str | None],
+            wide: list[str | None] | None = None) -> None:
+        """`ranked`: the list a default call returned; `wide`: a longer one for the k beyond it."""
         for k in KS:
-            found = len(evidence & set(ranked[:k])) / len(evidence)
+            source = ranked if wide is None or k <= len(ranked) else wide
+            found = len(evidence & set(source[:k])) / len(evidence)
             self.by_category[category][k].append(found)
             self.by_category["overall"][k].append(found)
 
@@ -221,9 +227,17 @@ def questions_of(conversation: dict, limit: int | None) -> list[dict]:
 
 
 def ask(reader: cg.AgentMemory, question: str, *, strategy: str = "full", record_access: bool,
-        top_k: int = max(KS)) -> list[str | None]:
+        top_k: int | None = None) -> list[str | None]:
+    """The dialogue ids `retrieve` returns, best first (top_k None: the default, as a user calls it)."""
     result = reader.retrieve(question, top_k=top_k, strategy=strategy, record_access=record_access)
     return [hit.trace.metadata.get("dia_id") for hit in result.traces]
+
+
+def ask_as_a_user(reader: cg.AgentMemory, question: str, *, strategy: str = "full",
+                  record_access: bool) -> tuple[list[str | None], list[str | None]]:
+    """The default call's list, and a read-only top-25 list right after it (for R@25)."""
+    ranked = ask(reader, question, strategy=strategy, record_access=record_access)
+    return ranked, ask(reader, question, strategy=strategy, record_access=False, top_k=max(KS))
 
 
 def encode_turns(agent_for: Callable[[str], cg.AgentMemory], turns: list[dict]) -> None:
@@ -258,8 +272,8 @@ def run_static_and_use(conversations: list[dict], embedder: str, preset: str, li
                 category = CATEGORIES.get(q.get("category"), str(q.get("category")))
                 strategies = (("static", "full"), *((("lexical", "lexical"), ("dense", "dense")) if baselines else ()))
                 for row, strategy in strategies:
-                    out[row].add(category, set(q["evidence"]), ask(reader, q["question"], strategy=strategy,
-                                                                    record_access=False))
+                    out[row].add(category, set(q["evidence"]),
+                                 *ask_as_a_user(reader, q["question"], strategy=strategy, record_access=False))
                     progress.advance(task)
         out["static"].seconds = time.perf_counter() - started
         # `use`: the default retrieve() on the same memory, questions shuffled across conversations.
@@ -269,7 +283,7 @@ def run_static_and_use(conversations: list[dict], embedder: str, preset: str, li
         for number, q in asked:
             reader = store.agent("bench", user_id=f"conversation-{number}")
             category = CATEGORIES.get(q.get("category"), str(q.get("category")))
-            out["use"].add(category, set(q["evidence"]), ask(reader, q["question"], record_access=True))
+            out["use"].add(category, set(q["evidence"]), *ask_as_a_user(reader, q["question"], record_access=True))
             progress.advance(task)
         out["use"].seconds = time.perf_counter() - started
     progress.remove_task(task)
@@ -325,8 +339,8 @@ def run_life(conversations: list[dict], embedder: str, preset: str, limit_q: int
             for q in shuffled:
                 category = CATEGORIES.get(q.get("category"), str(q.get("category")))
                 evidence = set(q["evidence"])
-                ranked = ask(reader, q["question"], record_access=True)
-                out.add(category, evidence, ranked)
+                ranked, wide = ask_as_a_user(reader, q["question"], record_access=True)
+                out.add(category, evidence, ranked, wide)
                 active_hits = {d for d in ranked[:10] if states.get(d) == "active"}
                 out.active_only.append(len(evidence & active_hits) / len(evidence))
         progress.remove_task(task)
@@ -371,9 +385,11 @@ def run_durable(conversations: list[dict], embedder: str, preset: str, days: int
         consolidate_nights(store, clock, start + days * MS_PER_DAY + 10 * MS_PER_HOUR)
         reader = store.agent("assistant", user_id="u1")
         for trace_id, (fact, question) in zip(facts_at, DURABLE_FACTS, strict=True):
-            found = reader.retrieve(question, top_k=25).traces
+            found = reader.retrieve(question).traces  # as a user asks: the default top_k
             top = [hit.trace.id for hit in found]
             hits.append(trace_id in top[:5])
+            if trace_id not in top:  # where it is, read-only
+                top = [hit.trace.id for hit in reader.retrieve(question, top_k=25, record_access=False).traces]
             ranks.append(top.index(trace_id) + 1 if trace_id in top else None)
             if trace_id not in top[:5]:
                 state = store.graph.get_traces([trace_id], reader.visible_scope_keys)
@@ -398,8 +414,9 @@ def run_durable_frozen(filler: list[str], embedder: str, preset: str) -> tuple[i
         agent.encode_many([{"content": text, "scope": "user", "type": "episodic"} for text in filler])
         misses = []
         for trace_id, (_, question) in zip(ids, DURABLE_FACTS, strict=True):
-            top = [h.trace.id for h in agent.retrieve(question, top_k=25, record_access=False).traces]
+            top = [h.trace.id for h in agent.retrieve(question, record_access=False).traces]
             if trace_id not in top[:5]:
+                top = [h.trace.id for h in agent.retrieve(question, top_k=25, record_access=False).traces]
                 misses.append(f"{question} (rank {top.index(trace_id) + 1 if trace_id in top else '> 25'})")
         return len(DURABLE_FACTS) - len(misses), misses
 
@@ -421,7 +438,7 @@ def run_updates(embedder: str, preset: str, honesty: float, progress: Progress) 
             correction = agent.encode(new, scope="user")
             consolidate_nights(store, clock, start + 12 * MS_PER_DAY)
             reader = store.agent("assistant", user_id="u1", traits=cg.Hexaco(honesty=honesty))
-            top = reader.retrieve(question, top_k=5).traces
+            top = reader.retrieve(question).traces
             if top and top[0].trace.id == correction.id:
                 hits += 1
             else:
