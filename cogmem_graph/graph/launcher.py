@@ -42,6 +42,10 @@ LOCK_FILE = "server.lock"
 LOG_FILE = "server.log"
 AOF_DIR = "appendonlydir"
 COMPACT_ON_STOP_BYTES = 1 << 20
+QUERY_PROBE_S = 15.0
+"""How long the first graph query may take before a freshly started server counts as stuck."""
+PROBE_GRAPH = "cogmem-readiness-probe"
+"""A throwaway graph the readiness probe queries and deletes."""
 STALLED_REPLAY_S = 60.0
 """A log of at most COMPACT_ON_STOP_BYTES (what a cleanly closed home leaves) replays in well
 under a second; a server still not answering after this long is stuck, not busy, and is
@@ -156,9 +160,10 @@ class EmbeddedFalkorDB:
                 last_error = self._log_tail()
                 self._kill()
                 if state == "stalled":
-                    log.warning("embedded FalkorDB in %s stopped replaying a small append-only log; starting it "
-                                "again", self.data_dir)
-                    last_error = f"its replay of a small append-only log stalled: {last_error}"
+                    log.warning("embedded FalkorDB in %s stopped answering while it started; starting it again",
+                                self.data_dir)
+                    last_error = f"it stopped answering while it started (replaying its log or its first query): " \
+                                 f"{last_error}"
                     continue
                 if state == "loading":  # it was up but never finished loading: starting over would not help
                     raise EmbeddedServerError(
@@ -229,6 +234,8 @@ class EmbeddedFalkorDB:
                 try:
                     # Ready once the AOF is loaded (LOADING errors until then) and the module answers.
                     client.execute_command("GRAPH.LIST")
+                    if not self._answers_queries():
+                        return "stalled"
                     if time.monotonic() - started > 2:
                         log.info("embedded FalkorDB in %s ready after %.1f s", self.data_dir, time.monotonic() - started)
                     return "ready"
@@ -246,6 +253,28 @@ class EmbeddedFalkorDB:
             return "loading" if listening else "exited"
         finally:
             client.close()
+
+    def _answers_queries(self) -> bool:
+        """Whether a graph query comes back, run on a throwaway graph. GRAPH.LIST is answered by
+        the server's main thread alone; queries run on the graph module's worker threads, and
+        FalkorDB has been seen (rarely, under heavy load) to answer the one and never the other."""
+        import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
+        from cogmem_graph.graph.cypher import CypherLibrary
+
+        probe = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=2, socket_timeout=QUERY_PROBE_S,
+                            retry=Retry(NoBackoff(), 0))
+        try:
+            probe.execute_command("GRAPH.QUERY", PROBE_GRAPH, CypherLibrary("falkordb").get("ping"))
+            with contextlib.suppress(redis.ResponseError):  # a read may leave no graph to delete
+                probe.execute_command("GRAPH.DELETE", PROBE_GRAPH)
+            return True
+        except (redis.ConnectionError, redis.TimeoutError):
+            return False
+        finally:
+            probe.close()
 
     def _listening(self) -> bool:
         """The server has bound its port (it accepts connections even while it loads)."""

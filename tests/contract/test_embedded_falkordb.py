@@ -312,9 +312,52 @@ def test_a_replay_that_stalls_on_a_small_log_is_started_again(tmp_path, monkeypa
 def test_a_replay_that_always_stalls_fails_with_a_clear_error(tmp_path, monkeypatch):
     launcher = stalling_server(tmp_path, monkeypatch, recover=False)
     server = launcher.EmbeddedFalkorDB(tmp_path / "graph")
-    with pytest.raises(EmbeddedServerError, match="replay of a small append-only log stalled"):
+    with pytest.raises(EmbeddedServerError, match="stopped answering while it started"):
         server.start()
     server._release_lock()
     # every stalled server was killed, and the home is free for the next open
     assert server.process is not None and server.process.poll() is not None
     launcher.EmbeddedFalkorDB(tmp_path / "graph")._acquire_lock()
+
+
+SILENT_QUERY_SERVER = """\
+import os, socket, sys
+from pathlib import Path
+marker = Path(sys.argv[sys.argv.index("--dir") + 1]) / "silent-once"
+if marker.exists():
+    os.execv({server!r}, [{server!r}, *sys.argv[1:]])
+marker.write_text("")
+with socket.create_server(("127.0.0.1", int(sys.argv[sys.argv.index("--port") + 1]))) as listener:
+    held = []
+    while True:  # answers every command but a graph query
+        conn = listener.accept()[0]
+        held.append(conn)
+        while data := conn.recv(65536):
+            if b"GRAPH.QUERY" in data:
+                break
+            commands = data.count(b"\\r\\n*") + data.startswith(b"*")
+            if b"HELLO" in data:  # the client's protocol handshake
+                conn.sendall(b"%1\\r\\n$5\\r\\nproto\\r\\n:3\\r\\n")
+            else:
+                conn.sendall((b"*0\\r\\n" if b"GRAPH.LIST" in data else b"+OK\\r\\n") * commands)
+"""
+
+
+def test_a_server_that_answers_but_runs_no_query_is_started_again(tmp_path, monkeypatch):
+    from cogmem_graph.graph import launcher
+
+    server, module = launcher.find_binaries()
+    script = tmp_path / "silent-redis-server"
+    script.write_text(f"#!{sys.executable}\n" + SILENT_QUERY_SERVER.format(server=str(server)))
+    script.chmod(0o755)
+    monkeypatch.setattr(launcher, "find_binaries", lambda: (script, module))
+    monkeypatch.setattr(launcher, "QUERY_PROBE_S", 1.0)
+    store = FalkorGraphStore(data_dir=tmp_path / "graph")
+    try:
+        assert (tmp_path / "graph" / "silent-once").exists(), "the first start answered no query"
+        store.setup_schema()
+        t = trace("stored after a restart")
+        store.upsert_traces([t])
+        assert store.get_traces([t.id], KEYS) == [t]
+    finally:
+        store.close()
