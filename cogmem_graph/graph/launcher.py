@@ -42,6 +42,7 @@ LOCK_FILE = "server.lock"
 LOG_FILE = "server.log"
 AOF_DIR = "appendonlydir"
 COMPACT_ON_STOP_BYTES = 1 << 20
+"""A clean stop rewrites the append-only log when its incremental part is larger than this."""
 QUERY_PROBE_S = 15.0
 """How long the first graph query may take before a freshly started server counts as stuck."""
 PROBE_GRAPH = "cogmem-readiness-probe"
@@ -51,7 +52,6 @@ STALLED_REPLAY_S = 60.0
 under a second; a server still not answering after this long is stuck, not busy, and is
 started again. Rarely, FalkorDB never finishes replaying a small log (seen under heavy CPU
 load); a second start replays the same log in milliseconds."""
-"""A clean stop rewrites the append-only log when its incremental part is larger than this."""
 
 log = logging.getLogger(__name__)
 
@@ -206,16 +206,12 @@ class EmbeddedFalkorDB:
         over — except a log small enough to replay in a moment: after STALLED_REPLAY_S it
         is "stalled"."""
         import redis
-        from redis.backoff import NoBackoff
-        from redis.retry import Retry
 
         started = time.monotonic()
         deadline = started + self.startup_timeout_s
         listening = told = False
         stall_at = None
-        # One attempt per round (the client's own retries would hide a stall for a minute).
-        client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.5, socket_timeout=5,
-                             retry=Retry(NoBackoff(), 0))
+        client = self._probe_client(connect_timeout_s=0.5, timeout_s=5)
         try:
             while time.monotonic() < deadline:
                 if self.process is not None and self.process.poll() is not None:
@@ -254,18 +250,25 @@ class EmbeddedFalkorDB:
         finally:
             client.close()
 
+    def _probe_client(self, *, connect_timeout_s: float, timeout_s: float):
+        """A client for the start-up probes that tries each command once: redis-py's own
+        retries would stretch one probe round to about 20 s and hide a stall."""
+        import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
+        return redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=connect_timeout_s,
+                           socket_timeout=timeout_s, retry=Retry(NoBackoff(), 0))
+
     def _answers_queries(self) -> bool:
         """Whether a graph query comes back, run on a throwaway graph. GRAPH.LIST is answered by
         the server's main thread alone; queries run on the graph module's worker threads, and
         FalkorDB has been seen (rarely, under heavy load) to answer the one and never the other."""
         import redis
-        from redis.backoff import NoBackoff
-        from redis.retry import Retry
 
         from cogmem_graph.graph.cypher import CypherLibrary
 
-        probe = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=2, socket_timeout=QUERY_PROBE_S,
-                            retry=Retry(NoBackoff(), 0))
+        probe = self._probe_client(connect_timeout_s=2, timeout_s=QUERY_PROBE_S)
         try:
             probe.execute_command("GRAPH.QUERY", PROBE_GRAPH, CypherLibrary("falkordb").get("ping"))
             with contextlib.suppress(redis.ResponseError):  # a read may leave no graph to delete

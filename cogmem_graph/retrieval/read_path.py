@@ -117,9 +117,11 @@ def _retrieve(
     if strategy in ("full", "dense"):
         vector = query_vector(ctx, query, plan) if plan is not None else ctx.embedder.embed_query(query)
         dense = ctx.vectors.search_dense(vector, keys, pool)
+    # A question about what is still to come (the what-is-ahead rule, read once here).
+    ahead = strategy == "full" and bool(cfg.query.ahead_boost) and asks_about_what_is_ahead(query)
     if strategy in ("full", "lexical"):
         # "coming up" is when, not what: searched as words it finds everything that came up.
-        words = without_time_cues(query) if strategy == "full" and _asks_ahead(ctx, query) else query
+        words = without_time_cues(query) if ahead else query
         lexical = ctx.vectors.search_sparse(bm25_query_vector(words), keys, pool)
     if strategy != "full":
         hits = dense or lexical
@@ -210,7 +212,7 @@ def _retrieve(
     ]
     scored.sort(key=lambda pair: (-pair[0].score, pair[0].vitals.id))
     read: dict[str, MemoryTrace] = {}  # whole traces read on the way, not read again
-    scored = _reweigh_head(ctx, query, scored, top_k, keys, read)
+    scored = _reweigh_head(ctx, query, ahead, scored, top_k, keys, read)
     # The best top_k are returned whatever their strength: hiding the best match because
     # it is weak would surprise every caller. Tip-of-the-tongue partials are the
     # candidates that missed the cut although the cue matches them well (cosine > 0.6)
@@ -290,11 +292,6 @@ def _boost_categories(ranked: list[TraceVitals], scores: list[float], gains: dic
     return [score * (1.0 + gains.get(v.category, 0.0)) for v, score in zip(ranked, scores, strict=True)]
 
 
-def _asks_ahead(ctx: MemoryContext, query: str) -> bool:
-    """Whether the what-is-ahead rule applies: it is on, and the question asks about what is to come."""
-    return bool(ctx.config.retrieval.query.ahead_boost) and asks_about_what_is_ahead(query)
-
-
 def _read_texts(ctx: MemoryContext, ids: list[str], keys: list[str], read: dict[str, MemoryTrace]) -> dict[str, str]:
     """The texts of these traces, reading only those not yet in `read` (which keeps them)."""
     unread = [tid for tid in ids if tid not in read]
@@ -304,7 +301,7 @@ def _read_texts(ctx: MemoryContext, ids: list[str], keys: list[str], read: dict[
 
 
 def _reweigh_head(
-    ctx: MemoryContext, query: str, scored: list, top_k: int, keys: list[str], read: dict[str, MemoryTrace],
+    ctx: MemoryContext, query: str, ahead: bool, scored: list, top_k: int, keys: list[str], read: dict[str, MemoryTrace],
 ) -> list:
     """Rules that read the memories' words, applied to the best top_k × mmr_pool (one read
     of their texts), then that head is sorted again:
@@ -316,7 +313,6 @@ def _reweigh_head(
     """
     qcfg = ctx.config.retrieval.query
     about_asker = bool(qcfg.other_speaker_discount) and asks_about_self(query)
-    ahead = _asks_ahead(ctx, query)
     if not (about_asker or ahead):
         return scored
     head = scored[: top_k * qcfg.mmr_pool]
