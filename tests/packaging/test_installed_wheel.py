@@ -1,0 +1,95 @@
+"""The package as a user gets it: a wheel built from this checkout, installed in a fresh
+virtual environment with no checkout on the path, opens a store and answers `--help`.
+
+The new environment reuses this one's third-party packages (a `.pth` line naming their
+folder, which does not run the editable install's hook), so the test installs only the
+wheel itself and stays offline and quick.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FIRST_EXAMPLE = textwrap.dedent("""
+    import cogmem_graph as cg
+
+    with cg.open(embedder="hash") as store:
+        agent = store.agent("helper", traits=cg.Hexaco(openness=0.7, conscientiousness=0.8),
+                            user_id="u1", thread_id="t1", organization_id="acme")
+        agent.encode("I prefer deploying with Docker Compose", type="semantic", scope="user")
+        result = agent.retrieve("How should I deploy?", top_k=5)
+        for hit in result.traces:
+            print(f"{hit.score:.2f}  {hit.trace.content}")
+""")
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # Built from a copy: setuptools reuses a `build/` folder left in the source tree, which
+    # could hide a file the build itself no longer copies.
+    source = tmp_path_factory.mktemp("source") / "cogmem-graph"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "*.egg-info", "node_modules", ".*_cache", "__pycache__", ".cogmem"))
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(out), str(source)], check=True, cwd=out, capture_output=True, timeout=300)
+    (found,) = out.glob("cogmem_graph-*.whl")
+    return found
+
+
+@pytest.fixture(scope="module")
+def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtual environment holding the wheel; returns its bin folder."""
+    venv = tmp_path_factory.mktemp("venv") / "v"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    (site / "_third_party.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install",
+                    "--no-deps", "-q", str(wheel)], check=True, capture_output=True, timeout=300)
+    return venv / "bin"
+
+
+def _run(bin_dir: Path, args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("COGMEM_", "PYTHON"))}
+    env["COGMEM_HOME"] = str(cwd / "home")
+    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_the_wheel_carries_every_statement_and_the_browser_files(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    in_checkout = {p.relative_to(ROOT / "cypher").as_posix() for p in (ROOT / "cypher").rglob("*")
+                   if p.is_file() and p.suffix in {".cypher", ".html", ".grass"}}
+    missing = sorted(n for n in in_checkout if f"cogmem_graph/_cypher/{n}" not in names)
+    assert not missing, f"the wheel lacks {missing[:5]} (and {max(0, len(missing) - 5)} more)"
+
+
+def test_the_installed_package_runs_the_first_example(installed: Path, tmp_path: Path) -> None:
+    where = _run(installed, [str(installed / "python"), "-c",
+                             "import cogmem_graph, cogmem_graph.graph.cypher as c; "
+                             "print(cogmem_graph.__file__); print(c.cypher_root())"], tmp_path)
+    assert where.returncode == 0, where.stderr
+    package_file, cypher_dir = where.stdout.split()
+    assert str(installed.parent) in package_file, f"imported the checkout, not the wheel: {package_file}"
+    assert cypher_dir.startswith(str(installed.parent)) and Path(cypher_dir, "browser", "guide.html").is_file()
+
+    run = _run(installed, [str(installed / "python"), "-c", FIRST_EXAMPLE], tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "Docker Compose" in run.stdout
+
+
+def test_the_installed_command_answers_help(installed: Path, tmp_path: Path) -> None:
+    run = _run(installed, [str(installed / "cogmem"), "--help"], tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "Usage" in run.stdout and "serve" in run.stdout
