@@ -38,6 +38,13 @@ _WHERE: dict[str, str] = {
     "Scope": "cogmem_graph.model",
     "SourceType": "cogmem_graph.model",
     "Witness": "cogmem_graph.pipeline.perspective",
+    "MemoryFilter": "cogmem_graph.filters",
+    "MemoryState": "cogmem_graph.filters",
+    "MemoryRecord": "cogmem_graph.api.governance",
+    "MemoryPage": "cogmem_graph.api.governance",
+    "MemoryNotFound": "cogmem_graph.api.governance",
+    "ForgetReceipt": "cogmem_graph.api.governance",
+    "EraseReceipt": "cogmem_graph.api.governance",
 }
 
 __all__ = [
@@ -66,6 +73,13 @@ __all__ = [
     "Scope",
     "SourceType",
     "Witness",
+    "MemoryFilter",
+    "MemoryState",
+    "MemoryRecord",
+    "MemoryPage",
+    "MemoryNotFound",
+    "ForgetReceipt",
+    "EraseReceipt",
     "__version__",
 ]
 
@@ -93,10 +107,18 @@ if TYPE_CHECKING:
         ScoredTrace,
         open,  # noqa: A004 - `cg.open()` is the entry point
     )
+    from cogmem_graph.api.governance import (
+        EraseReceipt,
+        ForgetReceipt,
+        MemoryNotFound,
+        MemoryPage,
+        MemoryRecord,
+    )
     from cogmem_graph.client import RemoteAgent, connect
     from cogmem_graph.clock import Clock, ManualClock, SystemClock
     from cogmem_graph.cognition.prospective import FiredReminder, Intention, TriggerKind
     from cogmem_graph.config import CogmemConfig
+    from cogmem_graph.filters import MemoryFilter, MemoryState
     from cogmem_graph.model import (
         EdgeType,
         Hexaco,

@@ -70,6 +70,10 @@ class AgentIdentity(BaseModel):
     def scope_key(self, scope: Scope | str) -> str:
         return scope_key(scope, self.scope_id(scope))
 
+    def user_key(self) -> str | None:
+        """The organization-qualified user id ("acme/u1"), the author of what this agent writes."""
+        return f"{self._org_prefix()}{self.user_id}" if self.user_id else None
+
     def visible_scope_keys(self) -> list[str]:
         """Own agent scope, then thread, user, persona and organization when known."""
         keys = [self.scope_key(Scope.AGENT)]

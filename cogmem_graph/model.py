@@ -115,6 +115,11 @@ def scope_key(scope: Scope | str, scope_id: str) -> str:
     return f"{Scope(scope).value}:{scope_id}"
 
 
+def entity_key(name: str) -> str:
+    """Normalised identity of an entity: lower case, single spaces, no edge punctuation."""
+    return " ".join(name.lower().replace("’", "'").split()).strip(" .,;:!?'\"")
+
+
 def content_hash(content: str) -> str:
     """SHA-256 of the content: identical-content detection without embeddings."""
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
@@ -229,7 +234,37 @@ NEUTRAL_MOOD = Mood()
 # ---------------------------------------------------------------- the trace envelope
 
 
-Metadata = dict[str, str | int | float | bool | None]
+Metadata = dict[str, Any]
+"""A memory's metadata: JSON values (text, numbers, true/false, null, lists of those, and
+objects of the same, at most `MAX_METADATA_DEPTH` deep). Filters address nested keys by
+dotted path ("billing.tier")."""
+MAX_METADATA_DEPTH = 4
+
+
+def _check_metadata_value(value: Any, where: str, depth: int) -> None:
+    if value is None or isinstance(value, bool | int):
+        return
+    if isinstance(value, str):
+        check_text(value, where)
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{where} must be a finite number")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            if isinstance(item, dict | list):
+                raise ValueError(f"{where}[{i}]: a list holds text, numbers, true/false or null")
+            _check_metadata_value(item, f"{where}[{i}]", depth)
+    elif isinstance(value, dict):
+        if depth >= MAX_METADATA_DEPTH:
+            raise ValueError(f"{where}: metadata nests at most {MAX_METADATA_DEPTH} objects deep")
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ValueError(f"{where}: keys must be text")
+            check_text(key, "metadata key", allow_empty=False, max_len=200)
+            _check_metadata_value(item, f"{where}[{key!r}]", depth + 1)
+    else:
+        raise ValueError(f"{where} must be text, a number, true/false, null, a list or an object, "
+                         f"not {type(value).__name__}")
 
 
 @functools.cache
@@ -248,6 +283,8 @@ class MemoryTrace(_Strict):
     scope_id: str
     scope_key: str = ""
     agent_id: str
+    author: str | None = Field(None, description="the user (organization-qualified id) whose agent wrote it; "
+                               "erasing that user deletes it or takes the author off")
 
     # content
     content: str
@@ -333,12 +370,7 @@ class MemoryTrace(_Strict):
     @field_validator("metadata")
     @classmethod
     def _metadata(cls, v: Metadata) -> Metadata:
-        for key, val in v.items():
-            check_text(key, "metadata key", allow_empty=False, max_len=200)
-            if isinstance(val, str):
-                check_text(val, f"metadata[{key!r}]")
-            elif isinstance(val, float) and not math.isfinite(val):
-                raise ValueError(f"metadata[{key!r}] must be a finite number")
+        _check_metadata_value(v, "metadata", 0)
         return v
 
     @model_validator(mode="after")
@@ -370,6 +402,11 @@ class MemoryTrace(_Strict):
         props = self.model_dump(by_alias=True, mode="json", exclude={"associated_trace_ids"})
         props["structuredData"] = self.structured_data_json()
         props["metadata"] = json.dumps(self.metadata, sort_keys=True)
+        # Metadata is one JSON string on the node; filters read these derived lists instead.
+        from cogmem_graph.filters import metadata_graph_props
+
+        props.update(metadata_graph_props(self.metadata))
+        props["entityKeys"] = list(dict.fromkeys(entity_key(name) for name in self.entities))
         return props
 
     def structured_data_json(self) -> str | None:

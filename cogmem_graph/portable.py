@@ -102,11 +102,12 @@ def _noop(section: str, n: int) -> None:
 # ---------------------------------------------------------------- export
 
 
-def _pages(store: MemoryStore, statement: str, column: str, cursor_key: str, batch_size: int) -> Iterator[list[dict]]:
-    """Rows of a cursor-paged maintenance statement, one page at a time."""
+def _pages(store: MemoryStore, statement: str, column: str, cursor_key: str, batch_size: int,
+           scope_keys: list[str] | None = None) -> Iterator[list[dict]]:
+    """Rows of a cursor-paged export statement, one page at a time (all scopes, or `scope_keys`)."""
     after = ""
     while True:
-        rows = store.graph.run(statement, {"after": after, "limit": batch_size})
+        rows = store.graph.run(statement, {"after": after, "limit": batch_size, "scopeKeys": scope_keys})
         if not rows:
             return
         yield [r[column] if column else r for r in rows]
@@ -130,11 +131,12 @@ def _line(record: dict[str, Any]) -> str:
 
 
 def export_store(
-    store: MemoryStore, out: TextIO, *, batch_size: int = BATCH_SIZE, on_progress: ProgressCallback | None = None
+    store: MemoryStore, out: TextIO, *, batch_size: int = BATCH_SIZE, on_progress: ProgressCallback | None = None,
+    scope_keys: list[str] | None = None,
 ) -> PortableCounts:
     """Write every trace, entity, schema, archived original, reminder, observation note,
-    buffered turn, mention and edge of the store (all scopes: this is an operator's backup)
-    to `out` as JSON Lines."""
+    buffered turn, mention and edge of the store (all scopes: this is an operator's backup),
+    or of the scopes in `scope_keys` only (one user's data), to `out` as JSON Lines."""
     if batch_size < 1:
         raise ValueError("batch_size must be >= 1")
     progress = on_progress or _noop
@@ -145,35 +147,36 @@ def export_store(
         "source": {"dialect": store.graph.dialect, "embedder": store.embedder.name,
                    "exportedAt": store.clock.now_ms()},
     }))
-    for page in _pages(store, "export_traces", "trace", "id", batch_size):
+    for page in _pages(store, "export_traces", "trace", "id", batch_size, scope_keys):
         out.writelines(_line({"record": "trace", "props": props}) for props in page)
         counts.traces += len(page)
         progress("traces", len(page))
-    for page in _pages(store, "export_entities", "entity", "key", batch_size):
+    for page in _pages(store, "export_entities" if scope_keys is None else "export_entities_of_scopes", "entity", "key",
+                       batch_size, scope_keys):
         out.writelines(_line({"record": "entity", "props": props}) for props in page)
         counts.entities += len(page)
         progress("entities", len(page))
-    for page in _pages(store, "export_schemas", "schema", "id", batch_size):
+    for page in _pages(store, "export_schemas", "schema", "id", batch_size, scope_keys):
         out.writelines(_line({"record": "schema", "props": props}) for props in page)
         counts.schemas += len(page)
         progress("schemas", len(page))
-    for page in _pages(store, "export_archived", "archived", "traceId", batch_size):
+    for page in _pages(store, "export_archived", "archived", "traceId", batch_size, scope_keys):
         out.writelines(_line({"record": "archived", "props": props}) for props in page)
         counts.archived += len(page)
         progress("archived", len(page))
     for kind, statement, column, section in _EXTRA_NODES:
-        for page in _pages(store, statement, column, "id", batch_size):
+        for page in _pages(store, statement, column, "id", batch_size, scope_keys):
             out.writelines(_line({"record": kind, "props": props}) for props in page)
             setattr(counts, section, getattr(counts, section) + len(page))
             progress(section, len(page))
-    for page in _pages(store, "export_mentions", "", "id", batch_size):
+    for page in _pages(store, "export_mentions", "", "id", batch_size, scope_keys):
         for row in page:
             for mention in sorted({m["key"]: m for m in row["mentions"] if m}.values(), key=lambda m: m["key"]):
                 props = {k: mention[k] for k in ("name", "kind", "createdAt") if mention.get(k) is not None}
                 out.write(_line({"record": "mention", "trace": row["id"], "entity": mention["key"], "props": props}))
                 counts.mentions += 1
         progress("mentions", len(page))
-    for page in _pages(store, "export_edges", "", "id", batch_size):
+    for page in _pages(store, "export_edges", "", "id", batch_size, scope_keys):
         for row in page:
             for edge in sorted(row["edges"], key=lambda e: (e["type"], str(e["dst"]))):
                 out.write(_line({"record": "edge", "type": edge["type"], "src": row["id"], "dst": edge["dst"],

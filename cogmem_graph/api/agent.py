@@ -12,10 +12,12 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic import ValidationError
 
+from cogmem_graph.api import governance
+from cogmem_graph.api.audit import AuditLog
 from cogmem_graph.cognition.prompt import (
     Injection,
     PromptItem,
@@ -28,6 +30,7 @@ from cogmem_graph.cognition.prospective import FiredReminder, Intention
 from cogmem_graph.cognition.working_memory import WorkingMemory
 from cogmem_graph.context import MemoryContext, MoodSource
 from cogmem_graph.errors import field_problems
+from cogmem_graph.filters import MemoryFilter, as_filter
 from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import Hexaco, MemoryTrace, MemoryType, Mood, Scope
 from cogmem_graph.pipeline import observer, reflector
@@ -124,6 +127,58 @@ class AgentMemory:
         is stored; a generator is read one batch at a time (see `write.encode.encode_many`)."""
         return encode_many(self.context(), items, batch_size=batch_size)
 
+    # ------------------------------------------------------------ what the memory holds
+
+    def get(self, trace_id: str) -> governance.MemoryRecord:
+        """One memory with its state (active, dormant, superseded, inactive), pinned, validity
+        bounds and version; `MemoryNotFound` when this agent cannot see it."""
+        return governance.get(self, trace_id)
+
+    def list(self, where: MemoryFilter | Mapping[str, Any] | None = None, *, order: str = "newest",
+             limit: int = governance.DEFAULT_PAGE, cursor: str | None = None) -> governance.MemoryPage:
+        """A page of this agent's memories passing `where` (a `MemoryFilter` or a dict of its
+        fields), newest or oldest event first; pass the page's `cursor` for the next one."""
+        return governance.list_page(self, where, order=order, limit=limit, cursor=cursor)
+
+    def update(self, trace_id: str, *, content: str | None = None, tags: Sequence[str] | None = None,
+               metadata: Mapping[str, Any] | None = None, pinned: bool | None = None,
+               type: MemoryType | str | None = None) -> governance.MemoryRecord:  # noqa: A002
+        """Correct a memory: new `content` is a new version superseding the old (kept for
+        `history`, timeline and as_of); tags, metadata, pinned and type change in place."""
+        return governance.update(self, trace_id, content=content, tags=tags, metadata=metadata, pinned=pinned,
+                                 type=type)
+
+    def history(self, trace_id: str) -> list[governance.MemoryRecord]:
+        """Every version of a memory, oldest first, each with when and by which agent."""
+        return governance.history(self, trace_id)
+
+    def forget(self, ids: str | Sequence[str] | None = None, *, where: MemoryFilter | Mapping[str, Any] | None = None,
+               force: bool = False, compact: bool = False) -> governance.ForgetReceipt:
+        """Delete memories for good (by id, or all matching `where`): the trace, its versions,
+        edges, vectors, archive copies and what was made from it. Pinned ones only with
+        `force=True`. Gone from the files at the next consolidation, or now with `compact=True`."""
+        return governance.forget(self, ids, where=where, force=force, compact=compact)
+
+    def export(self, out: TextIO) -> Any:
+        """This agent's user's memories (user and thread scopes it sees) as JSON Lines that
+        `import` takes into another store."""
+        keys = [k for k in self.visible_scope_keys if k.startswith(("user:", "thread:"))] \
+            or [self.identity.scope_key(Scope.AGENT)]
+        from cogmem_graph.portable import export_store
+
+        self.store._check_open()
+        counts = export_store(self.store, out, scope_keys=keys)
+        AuditLog(self.store.home).record("export", at_ms=self.store.clock.now_ms(),
+                                         actor=governance.actor_of(self), scope_keys=keys,
+                                         counts={"traces": counts.traces})
+        return counts
+
+    def working_memory_forget(self, trace_ids: Sequence[str]) -> None:
+        """Drop deleted memories from this handle's working memory."""
+        for trace_id in trace_ids:
+            if trace_id in self.working_memory.trace_ids:
+                self.working_memory.remove(trace_id)
+
     # ------------------------------------------------------------ truth anchors
 
     def pin(self, trace_ids: str | Sequence[str]) -> list[str]:
@@ -205,19 +260,22 @@ class AgentMemory:
 
     def retrieve(self, query: str, top_k: int | None = None, *, strategy: read_path.Strategy = "full",
                  record_access: bool = True, mood: Mood | None = None, as_of: int | datetime | None = None,
-                 timeline: bool = False) -> RetrievalResult:
+                 timeline: bool = False, where: MemoryFilter | Mapping[str, Any] | None = None) -> RetrievalResult:
         """The memories that best answer `query`, with the signals that ranked them.
 
         By default the current state: what has expired ("in Lisbon until Friday", once Friday
         is over) is left out, and a replaced fact ranks just below its correction. `as_of`
         (epoch ms or an aware datetime) asks about a point in time: what held true then, by
-        all the memory knows now. `timeline=True` returns every version, in event order."""
+        all the memory knows now. `timeline=True` returns every version, in event order.
+        `where` (a `MemoryFilter` or a dict of its fields) keeps to matching memories: the
+        top_k returned all match whenever that many exist."""
         cfg = self.store.config.retrieval
         k = _checked_query(query, cfg.top_k if top_k is None else top_k, cfg)
         when = _checked_when(as_of, timeline)
+        f = as_filter(where)
         self.store._check_open()
         result = read_path.retrieve(self.context(), query, top_k=k, strategy=strategy, record_access=record_access,
-                                    mood=mood, when=when)
+                                    mood=mood, when=when, where=f)
         if record_access:
             self._focus(result.traces)
         return result
@@ -227,7 +285,8 @@ class AgentMemory:
         for item in recalled[: self.store.config.working_memory.focus_per_retrieval]:
             self.working_memory.focus(item.trace.id, item.trace.content)
 
-    def multi_hop(self, query: str, hops: int | None = None, top_k: int | None = None) -> MultiHopResult:
+    def multi_hop(self, query: str, hops: int | None = None, top_k: int | None = None, *,
+                  where: MemoryFilter | Mapping[str, Any] | None = None) -> MultiHopResult:
         """GraphRAG multi-hop retrieval: the query's entities → traces that mention them →
         co-mentioned entities → their traces (`hops` entity crossings, default 2), seeded also by
         the text matches and, for global questions, by community summaries; ranked by
@@ -237,17 +296,20 @@ class AgentMemory:
         hops = cfg.multi_hop.default_hops if hops is None else hops
         top_k = cfg.top_k if top_k is None else top_k
         check_arguments(query, hops, top_k, cfg)
+        f = as_filter(where)
         self.store._check_open()
-        return multi_hop(self.context(), query, hops=hops, top_k=top_k)
+        return multi_hop(self.context(), query, hops=hops, top_k=top_k, where=f)
 
     def assemble_for_prompt(self, query: str, token_budget: int | None = None, *, top_k: int = 20,
-                            events: Sequence[str] = ()) -> AssembledContext:
+                            events: Sequence[str] = (),
+                            where: MemoryFilter | Mapping[str, Any] | None = None) -> AssembledContext:
         """Retrieve for `query` and lay the memories out in six sections within `token_budget`.
         `query` is also the turn that prospective memory checks: reminders it triggers (and
         any due by time, or named in `events`) fire and lead the Reminders section."""
         top_k = _checked_query(query, top_k, self.store.config.retrieval)
+        f = as_filter(where)
         self.store._check_open()
-        result = read_path.retrieve(self.context(), query, top_k=top_k)
+        result = read_path.retrieve(self.context(), query, top_k=top_k, where=f)
         fired = self.check_reminders(query, events=events)
         self._forget_gone_from_working_memory({item.trace.id for item in result.traces})
         gate = self.store.config.prompt.injection

@@ -12,9 +12,11 @@ import threading
 import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
+from cogmem_graph.api import governance
 from cogmem_graph.api.agent import AgentMemory, MoodSource, as_mood_source, as_traits
+from cogmem_graph.api.audit import AuditLog, private_dir
 from cogmem_graph.clock import Clock, SystemClock
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.config.graph import FALKOR_SCHEMES
@@ -207,6 +209,46 @@ class MemoryStore:
         result.reactivated_vectors = len(to_reactivate)
         return result
 
+    # ------------------------------------------------------------ governance (owner)
+
+    def erase(self, user_id: str, *, organization_id: str | None = None, include_shared: bool = False,
+              compact: bool = True) -> governance.EraseReceipt:
+        """Erase everything of one user (see `api.governance.erase`): an owner operation."""
+        return governance.erase(self, user_id, organization_id=organization_id, include_shared=include_shared,
+                                compact=compact)
+
+    def export(self, out: TextIO, *, user_id: str | None = None, organization_id: str | None = None,
+               on_progress: Any = None) -> Any:
+        """Write JSON Lines that `import` reads: the whole store, or one user's scopes (their
+        user and thread memories, with what hangs off them) with `user_id`. Audited."""
+        from cogmem_graph.portable import export_store
+
+        self._check_open()
+        keys = None
+        if user_id is not None or organization_id is not None:
+            _, keys = governance.user_scopes(self, user_id, organization_id)
+        counts = export_store(self, out, scope_keys=keys, on_progress=on_progress)
+        AuditLog(self.home).record("export", at_ms=self.clock.now_ms(), actor={"owner": True},
+                                   scope_keys=keys or ["*"], counts={"traces": counts.traces})
+        return counts
+
+    COMPACTION_DUE = "compaction.due"
+
+    def compaction_due(self) -> None:
+        """Note that deleted data waits to leave the files (the next consolidation compacts)."""
+        path = self.home / self.COMPACTION_DUE
+        private_dir(self.home)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+        os.close(fd)
+
+    def compact(self) -> dict[str, Any]:
+        """Rewrite the embedded graph's files and the vector segments so that deleted memories
+        are in no file under the home. With servers, see docs/privacy.md."""
+        self._check_open()
+        report = {"graph": self.graph.compact_storage(), "vectors": self.vectors.compact()}
+        (self.home / self.COMPACTION_DUE).unlink(missing_ok=True)
+        return report
+
     def close(self) -> None:
         with self._lock:
             if self._closed:
@@ -231,7 +273,10 @@ class MemoryStore:
         the traits of the agent that stated its newer side (`agent_traits`). Overlapping runs
         are refused (`skipped`)."""
         self._check_open()
-        return consolidator_for(self).run(scope_keys, traits=traits)
+        result = consolidator_for(self).run(scope_keys, traits=traits)
+        if (self.home / self.COMPACTION_DUE).exists():  # a forget since the last run: out of the files too
+            self.compact()
+        return result
 
     def rehydrate(self, trace_id: str) -> str:
         """The verbatim original of any (gisted or rewritten) trace in the store, whatever its

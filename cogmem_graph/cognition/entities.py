@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from cogmem_graph.model import entity_key  # noqa: F401 - the key is part of this module's vocabulary
+
 KNOWN_TERMS: dict[str, str] = {
     term: "tech"
     for term in (
@@ -55,11 +57,6 @@ class ExtractedEntity:
     key: str
     name: str
     kind: str
-
-
-def entity_key(name: str) -> str:
-    """Normalised identity of an entity: lower case, single spaces, no edge punctuation."""
-    return " ".join(name.lower().replace("’", "'").split()).strip(" .,;:!?'\"")
 
 
 def _term_pattern(term: str) -> re.Pattern[str]:

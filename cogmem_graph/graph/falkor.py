@@ -367,6 +367,25 @@ class FalkorGraphStore(CypherGraphStore):
             self._graph.delete()
         self._graph = self._db.select_graph(self.config.graph_name)
 
+    def compact_storage(self) -> dict[str, Any]:
+        """Leave what was deleted in no file of the embedded server's data directory.
+
+        FalkorDB keeps a graph in memory and on disk only in the append-only log: a base
+        snapshot (FalkorDB's own encoding of the live nodes and edges, in RDB format) and the
+        writes since, deletes and what they deleted included. Rewriting the log writes a new
+        base of what is live and drops the old files (see `EmbeddedFalkorDB.purge_deleted`).
+        An external server's disk is its own: the answer says what to run there."""
+        self._check_open()
+        self.confirm_writes()  # a delete still on its way must be in memory before the rewrite forks
+        if self._server is None:
+            return {"graph": "external", "url": self.url,
+                    "note": "this FalkorDB's files are on its server: run BGREWRITEAOF there (and remove "
+                            "old RDB dumps and AOF history files) for deleted data to leave its disk; with "
+                            "CMD_INFO on (FalkorDB's default) its telemetry{<graph>} stream also keeps recent "
+                            "queries with their parameters"}
+        return {"graph": "embedded falkordb", "data_dir": str(self._server.data_dir),
+                **self._server.purge_deleted()}
+
     def close(self) -> None:
         if self._closed:
             return

@@ -34,6 +34,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from cogmem_graph.errors import EmbeddedServerError, HomeLocked
 
@@ -41,6 +42,11 @@ SERVER_FILE = "server.json"
 LOCK_FILE = "server.lock"
 LOG_FILE = "server.log"
 AOF_DIR = "appendonlydir"
+AOF_MANIFEST = "appendonly.aof.manifest"
+"""The log folder's index of its files (the server's default `appendfilename` + ".manifest")."""
+AUTO_REWRITE = "auto-aof-rewrite-percentage"
+TELEMETRY_KEYS = "telemetry{*}"
+"""FalkorDB's per-graph streams of finished queries (when its CMD_INFO option is on)."""
 COMPACT_ON_STOP_BYTES = 1 << 20
 """A clean stop rewrites the append-only log when its incremental part is larger than this."""
 QUERY_PROBE_S = 15.0
@@ -194,7 +200,10 @@ class EmbeddedFalkorDB:
             # Writes go to the log as their effects (the nodes and edges they changed), not as the
             # query text: replaying a query re-runs its MATCHes, which on reopen ran ~60x slower
             # than the original writes (a 10k-trace home: 405 s); effects replay in a fraction of a second.
-            "--loadmodule", str(module), "EFFECTS_THRESHOLD", "0",
+            # CMD_INFO off: FalkorDB otherwise copies every finished query, parameters (memories' text)
+            # included, into a `telemetry{<graph>}` stream of up to MAX_INFO_QUERIES entries, which is
+            # written to the log like any key and outlives the nodes it describes.
+            "--loadmodule", str(module), "EFFECTS_THRESHOLD", "0", "CMD_INFO", "no",
         ]
 
     def _wait_ready(self) -> str:
@@ -311,6 +320,143 @@ class EmbeddedFalkorDB:
             return False
         finally:
             client.close()
+
+    def purge_deleted(self, timeout_s: float = 300.0) -> dict[str, Any]:
+        """Rewrite the append-only log so that what was deleted before this call is in no file
+        of the data directory, and say what the directory held before and after.
+
+        The log is a base (an RDB snapshot FalkorDB writes its graphs into: live entities only)
+        and an incremental file replaying every write since, deletes and what they deleted
+        included. A rewrite writes a new base from memory and starts an empty incremental file;
+        the server then unlinks the old pair (its "history"). What this adds to `compact()`:
+        - FalkorDB's query telemetry streams, copies of queries with their parameters, are
+          deleted first (a server started with CMD_INFO on, as this library did before it
+          turned it off, kept up to MAX_INFO_QUERIES of them per graph);
+        - the rewrite must *start* after the caller's deletes: one already running may have
+          forked before them, so it is waited out first, and automatic rewrites are paused
+          until the end;
+        - the history is waited for until the manifest names none;
+        - files no running server reads are removed: a crashed rewrite's or dump's `temp-*`
+          files, a `dump.rdb` (never read while the log is on), files of the log folder the
+          manifest does not name.
+        Raises EmbeddedServerError when the rewrite fails or outlasts `timeout_s`."""
+        import redis
+
+        started = time.monotonic()
+        deadline = started + timeout_s
+        before = self._data_files()
+        client = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=10)
+        try:
+            automatic = client.config_get(AUTO_REWRITE)[AUTO_REWRITE]
+            client.config_set(AUTO_REWRITE, 0)
+            try:
+                telemetry = self._drop_query_telemetry(client)
+                self._rewrite_from_now(client, deadline)
+                self._wait_history_gone(deadline)
+                removed = self._remove_unread_files(client)
+            finally:
+                client.config_set(AUTO_REWRITE, automatic)
+        except redis.RedisError as exc:
+            raise EmbeddedServerError(
+                f"embedded FalkorDB in {self.data_dir} could not rewrite its append-only log: {exc}"
+            ) from exc
+        finally:
+            client.close()
+        after = self._data_files()
+        return {
+            "files_before": len(before), "bytes_before": sum(before.values()),
+            "files_after": len(after), "bytes_after": sum(after.values()),
+            "removed": removed, "query_telemetry_dropped": telemetry, "seconds": round(time.monotonic() - started, 3),
+        }
+
+    @staticmethod
+    def _drop_query_telemetry(client) -> int:
+        """Delete FalkorDB's `telemetry{<graph>}` streams: copies of finished queries with their
+        parameters, which a server started before CMD_INFO was turned off kept. Entries dropped."""
+        dropped = 0
+        for key in client.scan_iter(match=TELEMETRY_KEYS, count=1000, _type="stream"):
+            dropped += int(client.xlen(key))
+            client.delete(key)
+        return dropped
+
+    def _rewrite_from_now(self, client, deadline: float) -> None:
+        """Start a rewrite that forks after this call began, and wait until it is done."""
+        import redis
+
+        while True:  # a rewrite already running may predate the caller's deletes: let it end first
+            info = client.info("persistence")
+            if not info.get("aof_rewrite_in_progress") and not info.get("aof_rewrite_scheduled"):
+                rewrites = int(info.get("aof_rewrites", 0))
+                try:
+                    client.execute_command("BGREWRITEAOF")  # "started", or "scheduled" after a dump
+                    break
+                except redis.ResponseError as exc:
+                    if "in progress" not in str(exc):
+                        raise
+            self._check_deadline(deadline, "waiting for an earlier log rewrite to finish")
+            time.sleep(0.05)
+        while True:
+            info = client.info("persistence")
+            if (int(info.get("aof_rewrites", 0)) > rewrites and not info.get("aof_rewrite_in_progress")
+                    and not info.get("aof_rewrite_scheduled")):
+                status = info.get("aof_last_bgrewrite_status")
+                if status != "ok":
+                    raise EmbeddedServerError(f"embedded FalkorDB in {self.data_dir}: the append-only log rewrite "
+                                              f"ended with status {status!r}: {self._log_tail(3)}")
+                return
+            self._check_deadline(deadline, "rewriting the append-only log")
+            time.sleep(0.02)
+
+    def _check_deadline(self, deadline: float, doing: str) -> None:
+        if time.monotonic() > deadline:
+            raise EmbeddedServerError(f"embedded FalkorDB in {self.data_dir} is still {doing}; "
+                                      "try again when it is less busy")
+
+    def _manifest(self) -> list[tuple[str, str]]:
+        """(file name, type) of each file the log's manifest names: b base, i incremental, h history."""
+        manifest = self.data_dir / AOF_DIR / AOF_MANIFEST
+        entries = []
+        for line in manifest.read_text().splitlines():
+            words = line.split()
+            fields = dict(zip(words[::2], words[1::2], strict=False))
+            if "file" in fields:
+                entries.append((fields["file"], fields.get("type", "")))
+        return entries
+
+    def _wait_history_gone(self, deadline: float) -> None:
+        """The server unlinks the files a rewrite replaced, then drops them from the manifest."""
+        while any(kind == "h" for _name, kind in self._manifest()):
+            self._check_deadline(deadline, "removing the files its log rewrite replaced")
+            time.sleep(0.02)
+
+    def _remove_unread_files(self, client) -> list[str]:
+        """Files of the data directory the running server will never read, removed. Only called
+        while no rewrite or dump runs and automatic rewrites are paused, so the manifest and the
+        file list cannot change under it."""
+        info = client.info("persistence")
+        if info.get("aof_rewrite_in_progress") or info.get("rdb_bgsave_in_progress"):
+            return []
+        aof_dir = self.data_dir / AOF_DIR
+        named = {name for name, _kind in self._manifest()} | {AOF_MANIFEST}
+        unread = [p for p in aof_dir.iterdir() if p.is_file() and p.name not in named]
+        dump = client.config_get("dbfilename").get("dbfilename") or "dump.rdb"
+        unread += [p for p in self.data_dir.iterdir()
+                   if p.is_file() and (p.name == dump or (p.name.startswith("temp-") and p.suffix in (".aof", ".rdb")))]
+        removed = []
+        for path in unread:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+                removed.append(str(path.relative_to(self.data_dir)))
+        return removed
+
+    def _data_files(self) -> dict[str, int]:
+        """Size of each file of the data directory (its log, dumps and the server's own files)."""
+        sizes = {}
+        for path in self.data_dir.rglob("*"):
+            with contextlib.suppress(FileNotFoundError):  # the server may unlink one meanwhile
+                if path.is_file():
+                    sizes[str(path.relative_to(self.data_dir))] = path.stat().st_size
+        return sizes
 
     def _log_tail(self, lines: int = 8) -> str:
         log = self.data_dir / LOG_FILE

@@ -106,6 +106,15 @@ class Neo4jGraphStore(CypherGraphStore):
         """Delete every node and relationship in the database (tests and replace-imports)."""
         self.run("clear_all", write=True)
 
+    def compact_storage(self) -> dict[str, Any]:
+        """Neo4j manages its own files; nothing here can rewrite them."""
+        return {"graph": "neo4j", "url": self.url,
+                "note": "Neo4j manages its store files itself: a deleted record's space is marked free and "
+                        "reused by later writes, and transaction logs are pruned by the server's retention "
+                        "policy (db.tx_log.rotation.retention_policy); until then deleted values can remain "
+                        "on the server's disk. An offline `neo4j-admin database copy` rewrites the store "
+                        "without them."}
+
     def close(self) -> None:
         if self._closed:
             return

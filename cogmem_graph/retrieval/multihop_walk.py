@@ -91,9 +91,11 @@ def check_arguments(query: Any, hops: Any, top_k: Any, config: RetrievalConfig) 
 
 
 def walk(ctx: MemoryContext, query: str, *, hops: int, top_k: int, relevance: dict[str, float],
-         entities: list[QueryEntity] | None = None) -> MultiHopResult:
+         entities: list[QueryEntity] | None = None,
+         keep: Callable[[list[str]], list[str]] | None = None) -> MultiHopResult:
     """The walk from the traces that match the query (`relevance`: trace id -> score) and the
-    query's entities (looked up when not given). `retrieval.multihop_search` picks the seeds."""
+    query's entities (looked up when not given). `retrieval.multihop_search` picks the seeds.
+    `keep`: which reached traces a caller's filter lets through, asked before the top-k cut."""
     cfg = ctx.config.retrieval.multi_hop
     keys = ctx.visible_scope_keys
     if entities is None:
@@ -114,6 +116,9 @@ def walk(ctx: MemoryContext, query: str, *, hops: int, top_k: int, relevance: di
     pagerank = _pagerank(ctx, walk, entities, shares.get("entities", 0.0)) if scores else None
     if pagerank:
         scores, ranking = pagerank, "personalized_pagerank"
+    if keep is not None and scores:
+        allowed = set(keep(list(scores)))
+        scores = {tid: score for tid, score in scores.items() if tid in allowed}
     ranked = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))[:top_k]
 
     chains = {tid: walk.chain(tid, cfg.evidence_min_share) for tid, _ in ranked}

@@ -52,10 +52,11 @@ from cogmem_graph.cognition.scoring import (
 from cogmem_graph.cognition.validity import expired, held_at
 from cogmem_graph.config.query import IntentRoute
 from cogmem_graph.config.retention import RetentionConfig
+from cogmem_graph.filters import MemoryFilter, PayloadCondition, payload_conditions
 from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import AccessUpdate, TraceVitals
 from cogmem_graph.lexical import bm25_query_vector
-from cogmem_graph.model import MemoryTrace, Mood
+from cogmem_graph.model import MemoryTrace, Mood, entity_key
 from cogmem_graph.results import RetrievalResult, ScoredTrace
 from cogmem_graph.retrieval import multihop_walk as multihop
 from cogmem_graph.retrieval.fusion import fuse_hits, reciprocal_rank_fusion
@@ -86,29 +87,57 @@ NOW = When()
 
 def retrieve(
     ctx: MemoryContext, query: str, *, top_k: int, strategy: Strategy = "full",
-    record_access: bool = True, mood: Mood | None = None, when: When = NOW,
+    record_access: bool = True, mood: Mood | None = None, when: When = NOW, where: MemoryFilter | None = None,
 ) -> RetrievalResult:
     """One retrieval, with the cyclic garbage collector paused (`CogmemConfig.pause_gc`): a
-    full collection inside it would add 60-110 ms at 10k memories and find nothing."""
+    full collection inside it would add 60-110 ms at 10k memories and find nothing.
+    `where` filters the candidates where they are found (see `Filtered`)."""
     with collector_paused(ctx.config.pause_gc):
         return _retrieve(ctx, query, top_k=top_k, strategy=strategy, record_access=record_access, mood=mood,
-                         when=when)
+                         when=when, where=Filtered.of(ctx, where))
+
+
+@dataclass(frozen=True)
+class Filtered:
+    """A caller's filter as the read path applies it: in the vector searches' payload filter,
+    and on every candidate that came from the graph (activation, multi-hop, versions) by one
+    graph read before ranking, so the top-k returned all match whenever that many exist."""
+
+    scope_keys: tuple[str, ...]
+    payload: tuple[PayloadCondition, ...]
+    graph_params: dict
+
+    @staticmethod
+    def of(ctx: MemoryContext, where: MemoryFilter | None) -> Filtered | None:
+        if where is None or where.is_empty:
+            return None
+        entity_keys = [entity_key(n) for n in where.entity] if where.entity else None
+        return Filtered(tuple(where.narrow_scope_keys(ctx.visible_scope_keys)),
+                        tuple(payload_conditions(where, entity_keys)), where.graph_params(entity_keys))
+
+    def keep(self, ctx: MemoryContext, ids: list[str]) -> list[str]:
+        allowed = ctx.graph.filter_ids(ids, self.scope_keys, self.graph_params)
+        return [i for i in ids if i in allowed]
 
 
 def _retrieve(
     ctx: MemoryContext, query: str, *, top_k: int, strategy: Strategy = "full",
-    record_access: bool = True, mood: Mood | None = None, when: When = NOW,
+    record_access: bool = True, mood: Mood | None = None, when: When = NOW, where: Filtered | None = None,
 ) -> RetrievalResult:
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
     cfg = ctx.config.retrieval
-    keys = ctx.visible_scope_keys
+    keys = list(where.scope_keys) if where is not None else ctx.visible_scope_keys
+    if not keys:  # the filter's scopes are none the caller sees
+        return RetrievalResult(query=query, strategy=strategy)
+    payload = where.payload if where is not None else ()
     pool = top_k * cfg.candidate_multiplier
     if strategy == "full" and cfg.query.gate and skips_retrieval(query):
         return RetrievalResult(query=query, strategy=strategy, gated=True)
     plan = plan_query(ctx, query) if strategy == "full" else None
     if plan is not None and len(plan.parts) > 1:
-        return _retrieve_parts(ctx, query, plan, top_k=top_k, record_access=record_access, mood=mood, when=when)
+        return _retrieve_parts(ctx, query, plan, top_k=top_k, record_access=record_access, mood=mood, when=when,
+                               where=where)
     route = plan.route if plan is not None else None
 
     # The graph looks up the entities the query names while the vector store finds candidates.
@@ -116,15 +145,18 @@ def _retrieve(
     dense = lexical = []
     if strategy in ("full", "dense"):
         vector = query_vector(ctx, query, plan) if plan is not None else ctx.embedder.embed_query(query)
-        dense = ctx.vectors.search_dense(vector, keys, pool)
+        dense = ctx.vectors.search_dense(vector, keys, pool, where=payload)
     # A question about what is still to come (the what-is-ahead rule, read once here).
     ahead = strategy == "full" and bool(cfg.query.ahead_boost) and asks_about_what_is_ahead(query)
     if strategy in ("full", "lexical"):
         # "coming up" is when, not what: searched as words it finds everything that came up.
         words = without_time_cues(query) if ahead else query
-        lexical = ctx.vectors.search_sparse(bm25_query_vector(words), keys, pool)
+        lexical = ctx.vectors.search_sparse(bm25_query_vector(words), keys, pool, where=payload)
     if strategy != "full":
         hits = dense or lexical
+        if where is not None:
+            kept = set(where.keep(ctx, [h.trace_id for h in hits]))
+            hits = [h for h in hits if h.trace_id in kept]
         traces = {t.id: t for t in ctx.graph.get_traces([h.trace_id for h in hits[:top_k]], keys)}
         baseline = [
             ScoredTrace(traces[h.trace_id], h.score, {"similarity": h.score}, (strategy,))
@@ -182,6 +214,8 @@ def _retrieve(
         sources.setdefault(new, set()).add("newer_version")
     candidate_ids = list(dict.fromkeys(
         fused_ids + list(activation) + list(blended) + list(caused) + [n for _, n in versions]))
+    if where is not None:  # the vector hits passed the payload filter; the graph's candidates pass here
+        candidate_ids = where.keep(ctx, candidate_ids)
     # Rank on the candidates' vitals (active, indexed traces only); whole traces are loaded
     # only for what is returned.
     vitals = {v.id: v for v in fused_vitals()}
@@ -249,13 +283,14 @@ def _retrieve(
 
 def _retrieve_parts(
     ctx: MemoryContext, query: str, plan: QueryPlan, *, top_k: int, record_access: bool,
-    mood: Mood | None, when: When,
+    mood: Mood | None, when: When, where: Filtered | None = None,
 ) -> RetrievalResult:
     """A compound question: each part retrieved on its own (read-only), each part's best
     answer first, then the rest as reciprocal rank fusion of the parts' lists ranks them (RRF
     alone would put a memory loosely matching every part above each part's answer); the
     after-retrieval writes run once, for what is returned."""
-    results = [_retrieve(ctx, part, top_k=top_k, record_access=False, mood=mood, when=when) for part in plan.parts]
+    results = [_retrieve(ctx, part, top_k=top_k, record_access=False, mood=mood, when=when, where=where)
+               for part in plan.parts]
     fused = reciprocal_rank_fusion([[item.trace.id for item in r.traces] for r in results],
                                    k=ctx.config.retrieval.rrf_k)
     found: dict[str, ScoredTrace] = {}

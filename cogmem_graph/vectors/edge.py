@@ -15,6 +15,14 @@ on that keyword.
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import os
+import shutil
+import sys
+import tempfile
+import time
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -37,6 +45,8 @@ from qdrant_edge import (
     Query,
     QueryBatchRequest,
     QueryRequest,
+    RangeDateTime,
+    RangeFloat,
     ScrollRequest,
     SparseVector,
     UpdateOperation,
@@ -44,6 +54,7 @@ from qdrant_edge import (
 
 from cogmem_graph.config.vectors import VectorConfig
 from cogmem_graph.errors import VectorStoreUnavailable
+from cogmem_graph.filters import PayloadCondition
 from cogmem_graph.lexical import SparseVector as BM25Vector
 from cogmem_graph.vectors.port import VectorHit, VectorPoint, clamp_cosine
 from cogmem_graph.vectors.qdrant import DENSE, SPARSE, collection_name, point_id
@@ -56,6 +67,34 @@ _PAYLOAD_INDEXES = (("scope_key", KeywordIndexParams(is_tenant=True)), (STATE, K
 
 def _state(active: bool) -> str:
     return "active" if active else "inactive"
+
+
+def _edge_value(value: Any) -> Any:
+    """Version 0.9 of the binding turns a boolean match value into 1, which matches no
+    boolean payload: booleans travel as the keywords "true" / "false" both ways."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return [_edge_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _edge_value(v) for k, v in value.items()}
+    return value
+
+
+def _edge_payload(payload: dict) -> dict:
+    return {k: _edge_value(v) for k, v in payload.items()}
+
+
+def _condition(c: PayloadCondition) -> FieldCondition:
+    if c.kind == "any":
+        values = [_edge_value(v) for v in c.values]
+        if len(values) == 1:
+            return FieldCondition(key=c.key, match=MatchValue(value=values[0]))
+        return FieldCondition(key=c.key, match=MatchAny(any=values))
+    bounds = dict(c.bounds)
+    if any(isinstance(v, str) for v in bounds.values()):
+        return FieldCondition(key=c.key, range=RangeDateTime(**bounds))
+    return FieldCondition(key=c.key, range=RangeFloat(**bounds))
 
 
 def _close_shard(shard: EdgeShard) -> None:
@@ -87,6 +126,72 @@ def _open_shard(path: Path, dim: int) -> EdgeShard:
     return shard
 
 
+# Every open index by folder, so that compact() can hand all of them the rebuilt shard.
+_indexes: dict[Path, weakref.WeakSet[EdgeVectorIndex]] = {}
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def _exchange_folders(a: Path, b: Path) -> bool:
+    """Swap two folders in one step (Linux renameat2 with RENAME_EXCHANGE): a crash leaves
+    either the old or the new folder in place, never neither. False where the system or the
+    file system cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # a libc without it (glibc before 2.28)
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    renameat2.restype = ctypes.c_int
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), str(a), None, str(b))
+
+
+def _swap_folders(fresh: Path, live: Path) -> str:
+    """Put `fresh` at `live` and the old `live` at `fresh`; how it was done. Without an atomic
+    exchange, two renames: a crash between them leaves `live` missing (its data intact at
+    `fresh`'s name, a hidden folder beside it)."""
+    if _exchange_folders(fresh, live):
+        return "exchange"
+    aside = fresh.with_name(fresh.name + "-old")
+    os.rename(live, aside)
+    try:
+        os.rename(fresh, live)
+    except BaseException:
+        os.rename(aside, live)
+        raise
+    os.rename(aside, fresh)
+    return "rename"
+
+
+def _make_private(folder: Path) -> None:
+    """Folders 0700, files 0600: the shard holds memories' payloads."""
+    folder.chmod(0o700)
+    for root, dirs, files in os.walk(folder):
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o700)
+        for name in files:
+            os.chmod(os.path.join(root, name), 0o600)
+
+
+def _disk_bytes(folder: Path) -> int:
+    """Bytes a folder takes on disk (the engine's files are sparse: their sizes overstate it)."""
+    total = 0
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.stat(os.path.join(root, name)).st_blocks * 512
+            except FileNotFoundError:
+                continue
+    return total
+
+
 class EdgeVectorIndex:
     """Dense + BM25 sparse search over one embedding space, filtered by scope keys."""
 
@@ -104,13 +209,27 @@ class EdgeVectorIndex:
     def __repr__(self) -> str:
         return f"EdgeVectorIndex(location={self.location!r}, collection={self.name!r})"
 
+    @property
+    def shard(self) -> EdgeShard:
+        """The folder's open shard, shared by every index on the folder. compact() replaces it
+        (for all of them, under their shared lock), so it is read through here."""
+        return self._shard
+
+    @shard.setter
+    def shard(self, handle: EdgeShard) -> None:
+        with _shards._lock:  # a compact() that swapped the folder's handle meanwhile wins
+            _indexes.setdefault(self._path, weakref.WeakSet()).add(self)
+            entry = _shards._handles.get(self._path)
+            self._shard = entry[0] if entry is not None else handle
+
     # ------------------------------------------------------------ plumbing
 
     @staticmethod
     def filter(scope_keys: Sequence[str] | None, *, active: bool | None = True,
-               exclude_ids: Sequence[str] = ()) -> Filter:
-        """The scope + active filter every read sends (the benchmark's floor sends it too)."""
-        must: list[Any] = []
+               exclude_ids: Sequence[str] = (), where: Sequence[PayloadCondition] = ()) -> Filter:
+        """The scope + active filter every read sends (the benchmark's floor sends it too),
+        and a caller's filter conditions (`cogmem_graph.filters.payload_conditions`)."""
+        must: list[Any] = [_condition(c) for c in where]
         if scope_keys is not None:
             keys = list(scope_keys)
             if not keys:
@@ -151,6 +270,7 @@ class EdgeVectorIndex:
             if p.sparse:
                 vector[SPARSE] = SparseVector(p.sparse.indices, p.sparse.values)
             structs.append(Point(point_id(p.trace_id), vector, {
+                **_edge_payload(p.payload),
                 "trace_id": p.trace_id, "scope_key": p.scope_key, "type": p.type, "created_at": p.created_at,
                 "active": p.active, STATE: _state(p.active), "content_hash": p.content_hash}))
         size = self.config.upsert_batch
@@ -163,24 +283,35 @@ class EdgeVectorIndex:
             self._update(UpdateOperation.set_payload([point_id(i) for i in trace_ids],
                                                      {"active": active, STATE: _state(active)}))
 
+    def set_payload(self, trace_id: str, payload: dict) -> None:
+        """Replace a point's filter fields (after a memory's tags or metadata were edited)."""
+        self._update(UpdateOperation.set_payload([point_id(trace_id)], _edge_payload(payload)))
+
     def delete(self, trace_ids: Sequence[str]) -> None:
         if trace_ids:
             self._update(UpdateOperation.delete_points([point_id(i) for i in trace_ids]))
 
+    def delete_scopes(self, scope_keys: Sequence[str]) -> None:
+        """Every point of these scopes (erasing a user)."""
+        if scope_keys:
+            self._update(UpdateOperation.delete_points_by_filter(self.filter(scope_keys, active=None)))
+
     # ------------------------------------------------------------ reads
 
     def _request(self, query, scope_keys: Sequence[str], limit: int, *, score_threshold: float | None = None,
-                 exclude_ids: Sequence[str] = ()) -> QueryRequest:
-        return QueryRequest(limit=limit, query=query, filter=self.filter(scope_keys, exclude_ids=exclude_ids),
+                 exclude_ids: Sequence[str] = (), where: Sequence[PayloadCondition] = ()) -> QueryRequest:
+        return QueryRequest(limit=limit, query=query,
+                            filter=self.filter(scope_keys, exclude_ids=exclude_ids, where=where),
                             score_threshold=score_threshold, with_payload=True)
 
     def search_dense(
         self, vector: Sequence[float], scope_keys: Sequence[str], limit: int, *,
         score_threshold: float | None = None, exclude_ids: Sequence[str] = (),
+        where: Sequence[PayloadCondition] = (),
     ) -> list[VectorHit]:
         self._check_dim(vector)
         request = self._request(Query.Nearest(list(vector), using=DENSE), scope_keys, limit,
-                                score_threshold=score_threshold, exclude_ids=exclude_ids)
+                                score_threshold=score_threshold, exclude_ids=exclude_ids, where=where)
         with self._serial:
             return self._hits(self.shard.query(request), cosine=True)
 
@@ -205,11 +336,12 @@ class EdgeVectorIndex:
         with self._serial:
             return [self._hits(r, cosine=True) for r in self.shard.query_batch(QueryBatchRequest(requests))]
 
-    def search_sparse(self, vector: BM25Vector, scope_keys: Sequence[str], limit: int) -> list[VectorHit]:
+    def search_sparse(self, vector: BM25Vector, scope_keys: Sequence[str], limit: int, *,
+                      where: Sequence[PayloadCondition] = ()) -> list[VectorHit]:
         if not vector:
             return []
         request = self._request(Query.Nearest(SparseVector(vector.indices, vector.values), using=SPARSE),
-                                scope_keys, limit)
+                                scope_keys, limit, where=where)
         with self._serial:
             return self._hits(self.shard.query(request))
 
@@ -235,6 +367,94 @@ class EdgeVectorIndex:
     def count(self, scope_keys: Sequence[str] | None = None, *, active: bool | None = True) -> int:
         with self._serial:
             return int(self.shard.count(CountRequest(exact=True, filter=self.filter(scope_keys, active=active))))
+
+    def compact(self) -> dict[str, Any]:
+        """Leave deleted points in no file of the shard's folder, and say what it did.
+
+        A deleted point stays in the engine's files: its payload and vectors in the segment
+        files (only flagged deleted; a vacuum drops them only past the optimizer's thresholds),
+        and the upsert that wrote it in the write-ahead log, which this binding (0.9) cannot
+        truncate. So the shard is rebuilt: every live point, with its vectors and payload, is
+        copied into a new shard in a hidden folder beside it (indexed like the old one when the
+        old one was), the count is checked, and the two folders are swapped in one step; the
+        old folder is then deleted. Until the swap the old shard is untouched, so a failure or
+        a crash loses nothing (a crash leaves a hidden `.<name>.compact-*` folder, removed by
+        the next compaction). Every index on the folder in this process waits on the shared
+        lock meanwhile and then reads the new shard. 10k points of 384 dimensions: about a
+        second to copy, plus the optimizer's (about 8 s on two cores) when the old shard had
+        built indexes, which a new shard is given too, so searches stay as fast after."""
+        started = time.monotonic()
+        with self._serial:
+            if self._closed:
+                raise VectorStoreUnavailable(f"vector index {self.location} is closed", url=self.location)
+            old = self.shard
+            old.flush()
+            before = _disk_bytes(self._path)
+            for leftover in self._path.parent.glob(f".{self.name}.compact-*"):
+                shutil.rmtree(leftover, ignore_errors=True)
+            work = Path(tempfile.mkdtemp(prefix=f".{self.name}.compact-", dir=self._path.parent))
+            try:
+                points, optimized = self._copy_live_points(old, work)
+            except BaseException:
+                shutil.rmtree(work, ignore_errors=True)
+                raise
+            try:
+                _close_shard(old)
+            except BaseException:
+                shutil.rmtree(work, ignore_errors=True)
+                raise
+            try:
+                swap = _swap_folders(work, self._path)
+            except BaseException:
+                shutil.rmtree(work, ignore_errors=True)
+                self._use_shard(_open_shard(self._path, self.dim))
+                raise
+            try:
+                rebuilt = _open_shard(self._path, self.dim)
+            except BaseException:
+                _swap_folders(work, self._path)  # the old folder back in place
+                self._use_shard(_open_shard(self._path, self.dim))
+                shutil.rmtree(work, ignore_errors=True)
+                raise
+            self._use_shard(rebuilt)
+            shutil.rmtree(work)  # the old shard: deleted points' payloads, vectors and log
+        return {"vectors": "qdrant-edge", "location": self.location, "points": points, "optimized": optimized,
+                "disk_bytes_before": before, "disk_bytes_after": _disk_bytes(self._path), "swap": swap,
+                "seconds": round(time.monotonic() - started, 3)}
+
+    def _copy_live_points(self, old: EdgeShard, folder: Path) -> tuple[int, bool]:
+        """Every point of `old` into a new shard at `folder`, closed when it returns: (points, optimized)."""
+        fresh = _open_shard(folder, self.dim)
+        try:
+            copied, offset = 0, None
+            while True:
+                records, offset = old.scroll(ScrollRequest(
+                    offset=offset, limit=_SCROLL_PAGE, with_payload=True, with_vector=True))
+                if records:
+                    fresh.update(UpdateOperation.upsert_points([Point(r.id, r.vector, r.payload) for r in records]))
+                    copied += len(records)
+                if offset is None:
+                    break
+            expected = int(old.count(CountRequest(exact=True)))
+            if int(fresh.count(CountRequest(exact=True))) != expected or copied != expected:
+                raise VectorStoreUnavailable(
+                    f"compacting {self.location}: {copied} points copied of {expected}; the shard was left as it was",
+                    url=self.location)
+            optimized = old.info().indexed_vectors_count > 0 and fresh.optimize()
+        except BaseException:
+            fresh.close()
+            raise
+        _close_shard(fresh)
+        _make_private(folder)
+        return copied, bool(optimized)
+
+    def _use_shard(self, handle: EdgeShard) -> None:
+        """Hand every index on this folder (and the shared registry) the folder's new shard."""
+        with _shards._lock:
+            _handle, refs, serial = _shards._handles[self._path]
+            _shards._handles[self._path] = (handle, refs, serial)
+            for index in list(_indexes.get(self._path, ())):
+                index._shard = handle
 
     def close(self) -> None:
         if self._closed:

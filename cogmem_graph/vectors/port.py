@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
+from cogmem_graph.filters import PayloadCondition
 from cogmem_graph.lexical import SparseVector
 
 
@@ -25,6 +26,9 @@ class VectorPoint:
     sparse: SparseVector | None = None
     active: bool = True
     content_hash: str = ""
+    payload: dict = field(default_factory=dict)
+    """What filters read besides scope, type and time: tags, source type, validity bounds,
+    entity keys, metadata (see `cogmem_graph.filters.payload_conditions`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,15 +55,22 @@ class VectorIndex(Protocol):
     def search_dense(
         self, vector: Sequence[float], scope_keys: Sequence[str], limit: int, *,
         score_threshold: float | None = None, exclude_ids: Sequence[str] = (),
+        where: Sequence[PayloadCondition] = (),
     ) -> list[VectorHit]: ...
     def search_dense_many(
         self, vectors: Sequence[Sequence[float]], scope_keys: Sequence[Sequence[str]], limit: int, *,
         score_threshold: float | None = None,
     ) -> list[list[VectorHit]]: ...
-    def search_sparse(self, vector: SparseVector, scope_keys: Sequence[str], limit: int) -> list[VectorHit]: ...
+    def search_sparse(self, vector: SparseVector, scope_keys: Sequence[str], limit: int, *,
+                      where: Sequence[PayloadCondition] = ()) -> list[VectorHit]: ...
     def set_active(self, trace_ids: Sequence[str], active: bool) -> None: ...
+    def set_payload(self, trace_id: str, payload: dict) -> None: ...
     def delete(self, trace_ids: Sequence[str]) -> None: ...
+    def delete_scopes(self, scope_keys: Sequence[str]) -> None: ...
     def existing_ids(self, trace_ids: Sequence[str]) -> set[str]: ...
     def all_ids(self, *, active: bool | None = None) -> set[str]: ...
     def count(self, scope_keys: Sequence[str] | None = None, *, active: bool | None = True) -> int: ...
+    # After delete(): leave deleted points in no file the index keeps (where it can), and say
+    # what it did, or why it cannot (a server's disk is the server's).
+    def compact(self) -> dict[str, Any]: ...
     def close(self) -> None: ...

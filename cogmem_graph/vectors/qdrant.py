@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sqlite3
 import threading
+import time
 import uuid
 import warnings
 from collections.abc import Sequence
@@ -19,10 +21,12 @@ from typing import Any
 
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+from qdrant_client.local.persistence import STORAGE_FILE_NAME
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from cogmem_graph.config.vectors import VectorConfig
 from cogmem_graph.errors import VectorStoreUnavailable
+from cogmem_graph.filters import PayloadCondition
 from cogmem_graph.lexical import SparseVector
 from cogmem_graph.redact import redact_url
 from cogmem_graph.vectors.port import VectorHit, VectorPoint, clamp_cosine
@@ -36,6 +40,17 @@ _SCROLL_PAGE = 1024
 
 def point_id(trace_id: str) -> str:
     return str(uuid.uuid5(_ID_NAMESPACE, trace_id))
+
+
+def _condition(c: PayloadCondition) -> models.FieldCondition:
+    if c.kind == "any":
+        if len(c.values) == 1:
+            return models.FieldCondition(key=c.key, match=models.MatchValue(value=c.values[0]))
+        return models.FieldCondition(key=c.key, match=models.MatchAny(any=list(c.values)))
+    bounds = dict(c.bounds)
+    if any(isinstance(v, str) for v in bounds.values()):
+        return models.FieldCondition(key=c.key, range=models.DatetimeRange(**bounds))
+    return models.FieldCondition(key=c.key, range=models.Range(**bounds))
 
 
 def collection_name(prefix: str, model: str, dim: int) -> str:
@@ -145,8 +160,8 @@ class QdrantVectorIndex:
 
     @staticmethod
     def _filter(scope_keys: Sequence[str] | None, *, active: bool | None = True,
-                exclude_ids: Sequence[str] = ()) -> models.Filter:
-        must: list[Any] = []
+                exclude_ids: Sequence[str] = (), where: Sequence[PayloadCondition] = ()) -> models.Filter:
+        must: list[Any] = [_condition(c) for c in where]
         if scope_keys is not None:
             keys = list(scope_keys)
             if not keys:
@@ -184,7 +199,7 @@ class QdrantVectorIndex:
                 vector[SPARSE] = models.SparseVector(indices=p.sparse.indices, values=p.sparse.values)
             structs.append(models.PointStruct(
                 id=point_id(p.trace_id), vector=vector,
-                payload={"trace_id": p.trace_id, "scope_key": p.scope_key, "type": p.type,
+                payload={**p.payload, "trace_id": p.trace_id, "scope_key": p.scope_key, "type": p.type,
                          "created_at": p.created_at, "active": p.active, "content_hash": p.content_hash},
             ))
         size = self.config.upsert_batch
@@ -197,6 +212,17 @@ class QdrantVectorIndex:
             self._call("set_payload", self._client.set_payload, self.name, payload={"active": active},
                        points=[point_id(i) for i in trace_ids], wait=True)
 
+    def set_payload(self, trace_id: str, payload: dict) -> None:
+        """Replace a point's filter fields (after a memory's tags or metadata were edited)."""
+        self._call("set_payload", self._client.set_payload, self.name, payload=payload,
+                   points=[point_id(trace_id)], wait=True)
+
+    def delete_scopes(self, scope_keys: Sequence[str]) -> None:
+        """Every point of these scopes (erasing a user)."""
+        if scope_keys:
+            self._call("delete", self._client.delete, self.name,
+                       points_selector=models.FilterSelector(filter=self._filter(scope_keys, active=None)), wait=True)
+
     def delete(self, trace_ids: Sequence[str]) -> None:
         if trace_ids:
             self._call("delete", self._client.delete, self.name,
@@ -207,11 +233,12 @@ class QdrantVectorIndex:
     def search_dense(
         self, vector: Sequence[float], scope_keys: Sequence[str], limit: int, *,
         score_threshold: float | None = None, exclude_ids: Sequence[str] = (),
+        where: Sequence[PayloadCondition] = (),
     ) -> list[VectorHit]:
         self._check_dim(vector)
         result = self._call(
             "query_points", self._client.query_points, self.name, query=list(vector), using=DENSE,
-            query_filter=self._filter(scope_keys, exclude_ids=exclude_ids), limit=limit,
+            query_filter=self._filter(scope_keys, exclude_ids=exclude_ids, where=where), limit=limit,
             score_threshold=score_threshold, with_payload=True,
         )
         return self._hits(result.points, cosine=True)
@@ -235,13 +262,14 @@ class QdrantVectorIndex:
         responses = self._call("query_batch_points", self._client.query_batch_points, self.name, requests=requests)
         return [self._hits(r.points, cosine=True) for r in responses]
 
-    def search_sparse(self, vector: SparseVector, scope_keys: Sequence[str], limit: int) -> list[VectorHit]:
+    def search_sparse(self, vector: SparseVector, scope_keys: Sequence[str], limit: int, *,
+                      where: Sequence[PayloadCondition] = ()) -> list[VectorHit]:
         if not vector:
             return []
         result = self._call(
             "query_points", self._client.query_points, self.name,
             query=models.SparseVector(indices=vector.indices, values=vector.values), using=SPARSE,
-            query_filter=self._filter(scope_keys), limit=limit, with_payload=True,
+            query_filter=self._filter(scope_keys, where=where), limit=limit, with_payload=True,
         )
         return self._hits(result.points)
 
@@ -268,6 +296,35 @@ class QdrantVectorIndex:
         result = self._call("count", self._client.count, self.name,
                             count_filter=self._filter(scope_keys, active=active), exact=True)
         return int(result.count)
+
+    def compact(self) -> dict[str, Any]:
+        """Leave deleted points in no file of the local storage folder.
+
+        Local mode keeps a collection's points as rows of one SQLite file; a deleted row's
+        bytes stay in the file's free pages until SQLite rebuilds the file, which VACUUM does
+        (through the rollback journal, which SQLite deletes when it commits). The client's own
+        connection is idle between calls, and calls on this folder are serialised, so a second
+        connection can run it. In memory there is no file; a Qdrant server compacts its own
+        segments (its optimizer's vacuum) and write-ahead log, on its disk."""
+        if self._local_path is None:
+            where = "in memory: nothing on disk" if self.location == ":memory:" else (
+                "a Qdrant server: its optimizer vacuums deleted points from segments and its write-ahead "
+                "log drops old entries by its own retention, on the server's disk")
+            return {"vectors": "qdrant", "location": self.location, "note": where}
+        started = time.monotonic()
+        storage = self._local_path / "collection" / self.name / STORAGE_FILE_NAME
+        with self._serial:
+            if not storage.is_file():
+                return {"vectors": "qdrant-local", "location": self.location, "note": f"no storage file at {storage}"}
+            before = storage.stat().st_size
+            connection = sqlite3.connect(storage, isolation_level=None)
+            try:
+                connection.execute("VACUUM")
+            finally:
+                connection.close()
+            after = storage.stat().st_size
+        return {"vectors": "qdrant-local", "location": self.location, "file": str(storage),
+                "bytes_before": before, "bytes_after": after, "seconds": round(time.monotonic() - started, 3)}
 
     def close(self) -> None:
         if self._closed:

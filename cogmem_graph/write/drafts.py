@@ -63,6 +63,7 @@ def build_trace(ctx: MemoryContext, request: EncodeRequest, now: int,
                         valid_from=request.valid_from, valid_until=request.valid_until)
     return MemoryTrace(
         type=request.type, scope=scope, scope_id=scope_id, agent_id=ctx.identity.agent_id,
+        author=ctx.identity.user_key(),
         content=request.content, tags=request.tags, entities=[e.name for e in entities],
         structured_data=request.structured_data, metadata=request.metadata,
         source_type=request.source_type, source_id=request.source_id, confidence=request.confidence,

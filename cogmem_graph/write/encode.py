@@ -32,9 +32,7 @@ from cogmem_graph.cognition.entities import extract_entities
 from cogmem_graph.cognition.retention import carries_different_facts
 from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import Edge, Mention
-from cogmem_graph.lexical import bm25_document_vector
 from cogmem_graph.model import EdgeType, MemoryTrace
-from cogmem_graph.vectors.port import VectorPoint
 from cogmem_graph.write.conflicts import (
     contradiction_candidates,
     contradiction_edges,
@@ -42,6 +40,7 @@ from cogmem_graph.write.conflicts import (
 )
 from cogmem_graph.write.context_vectors import index_vectors, previous_turns_later
 from cogmem_graph.write.drafts import build_trace, schema_centroids_later, schema_encoding
+from cogmem_graph.write.indexing import point_for
 from cogmem_graph.write.request import EncodeRequest, as_request
 
 if TYPE_CHECKING:
@@ -66,15 +65,18 @@ class EncodeOutcome:
 
 
 def encode_batch(
-    ctx: MemoryContext, requests: Sequence[EncodeRequest], *, on_progress: Callable[[int], None] | None = None
+    ctx: MemoryContext, requests: Sequence[EncodeRequest], *, on_progress: Callable[[int], None] | None = None,
+    reinforce_duplicates: bool = True,
 ) -> EncodeOutcome:
-    """Encode one batch, with the cyclic garbage collector paused (`CogmemConfig.pause_gc`)."""
+    """Encode one batch, with the cyclic garbage collector paused (`CogmemConfig.pause_gc`).
+    `reinforce_duplicates=False` stores a near-duplicate as new (a corrected version)."""
     with collector_paused(ctx.config.pause_gc):
-        return _encode_batch(ctx, requests, on_progress=on_progress)
+        return _encode_batch(ctx, requests, on_progress=on_progress, reinforce_duplicates=reinforce_duplicates)
 
 
 def _encode_batch(
-    ctx: MemoryContext, requests: Sequence[EncodeRequest], *, on_progress: Callable[[int], None] | None = None
+    ctx: MemoryContext, requests: Sequence[EncodeRequest], *, on_progress: Callable[[int], None] | None = None,
+    reinforce_duplicates: bool = True,
 ) -> EncodeOutcome:
     cfg = ctx.config
     now = ctx.clock.now_ms()
@@ -127,7 +129,7 @@ def _encode_batch(
         dup = next((h for h in live if h.payload.get("content_hash") == draft.content_hash
                     or (h.score >= wcfg.near_duplicate_similarity
                         and not distinct(draft.content, existing[h.trace_id].content))), None)
-        if dup is not None:
+        if dup is not None and reinforce_duplicates:
             duplicate_of[i] = dup.trace_id
             continue
         near = []
@@ -159,11 +161,7 @@ def _encode_batch(
             # The engine writes the traces while their vector points, MENTIONS rows and
             # CONTRADICTS edges are computed here.
             written = graph.upsert_traces_later(new, fresh=True)  # their ids were minted in build_trace
-            points = [
-                VectorPoint(trace_id=t.id, scope_key=t.scope_key, type=t.type.value, created_at=t.created_at,
-                            dense=indexed_as[i], sparse=bm25_document_vector(t.content), content_hash=t.content_hash)
-                for i, t in ((i, drafts[i]) for i in new_at)
-            ]
+            points = [point_for(drafts[i], indexed_as[i]) for i in new_at]
             mentions = [Mention(drafts[i].id, e.key, e.name, e.kind) for i in new_at for e in found[i]]
             for i in new_at:
                 # (none gathered for a near-duplicate whose old trace was gone by the time it was loaded)
@@ -195,7 +193,7 @@ def _encode_batch(
 
 
 def encode_many(ctx: MemoryContext, items: Iterable[Mapping[str, Any] | EncodeRequest], *,
-                batch_size: int = 500) -> list[MemoryTrace]:
+                batch_size: int = 500, reinforce_duplicates: bool = True) -> list[MemoryTrace]:
     """Encode `items` one batch of `batch_size` (at most `MAX_ENCODE_BATCH`) at a time, so the
     work in flight stays one batch whatever the number of items.
 
@@ -213,7 +211,8 @@ def encode_many(ctx: MemoryContext, items: Iterable[Mapping[str, Any] | EncodeRe
     ctx.check_open()
     out: list[MemoryTrace] = []
     for start, chunk in _chunks(items, size):
-        out += encode_batch(ctx, [as_request(item, start + i) for i, item in enumerate(chunk)]).traces
+        out += encode_batch(ctx, [as_request(item, start + i) for i, item in enumerate(chunk)],
+                            reinforce_duplicates=reinforce_duplicates).traces
     return out
 
 

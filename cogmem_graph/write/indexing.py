@@ -7,7 +7,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from cogmem_graph.filters import (
+    FOREVER_MS,
+        PAYLOAD_ENTITIES,
+    PAYLOAD_METADATA,
+    PAYLOAD_SOURCE_TYPE,
+    PAYLOAD_TAGS,
+    PAYLOAD_VALID_FROM,
+    PAYLOAD_VALID_UNTIL,
+)
 from cogmem_graph.lexical import bm25_document_vector
+from cogmem_graph.model import MemoryTrace, entity_key
 from cogmem_graph.vectors.port import VectorPoint
 from cogmem_graph.write.context_vectors import embed_for_index
 
@@ -17,6 +27,25 @@ if TYPE_CHECKING:
 INDEX_BATCH = 500
 
 
+def filter_payload(trace: MemoryTrace) -> dict:
+    """What a memory's vector carries so a filtered search is filtered in the vector index."""
+    return {
+        PAYLOAD_TAGS: list(trace.tags), PAYLOAD_SOURCE_TYPE: trace.source_type.value,
+        PAYLOAD_VALID_FROM: trace.valid_from if trace.valid_from is not None else trace.created_at,
+        PAYLOAD_VALID_UNTIL: trace.valid_until if trace.valid_until is not None else FOREVER_MS,
+        PAYLOAD_ENTITIES: list(dict.fromkeys(entity_key(n) for n in trace.entities)),
+        PAYLOAD_METADATA: dict(trace.metadata),
+    }
+
+
+def point_for(trace: MemoryTrace, dense: list[float], *, active: bool = True) -> VectorPoint:
+    """The vector point of a memory: its dense vector, its BM25 words and its filter payload."""
+    return VectorPoint(trace_id=trace.id, scope_key=trace.scope_key, type=trace.type.value,
+                       created_at=trace.created_at, dense=dense, sparse=bm25_document_vector(trace.content),
+                       active=active, content_hash=trace.content_hash, payload=filter_payload(trace))
+
+
+
 def index_unindexed(ctx: MemoryContext, *, batch_size: int = INDEX_BATCH,
                     on_batch: Callable[[int], None] | None = None) -> int:
     """Embed and index every trace the graph holds with `indexed = false` (all scopes: an
@@ -24,12 +53,7 @@ def index_unindexed(ctx: MemoryContext, *, batch_size: int = INDEX_BATCH,
     done = 0
     while pending := ctx.graph.unindexed_traces(limit=batch_size):
         vectors = embed_for_index(ctx, pending)
-        ctx.vectors.upsert([
-            VectorPoint(trace_id=t.id, scope_key=t.scope_key, type=t.type.value, created_at=t.created_at,
-                        dense=v, sparse=bm25_document_vector(t.content), active=t.is_active,
-                        content_hash=t.content_hash)
-            for t, v in zip(pending, vectors, strict=True)
-        ])
+        ctx.vectors.upsert([point_for(t, v, active=t.is_active) for t, v in zip(pending, vectors, strict=True)])
         ctx.graph.set_indexed([t.id for t in pending], True)
         done += len(pending)
         if on_batch:

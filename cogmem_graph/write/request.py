@@ -49,6 +49,16 @@ class EncodeRequest(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     structured_data: dict[str, Any] | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _no_importance(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "importance" in data:
+            raise ValueError(
+                "importance is not an encode field: a memory's strength comes from its content, the "
+                "mood and the agent's traits. Pass pinned=True for a fact that must never fade, or "
+                "confidence= (0 to 1) for how far its source is trusted")
+        return data
+
     @model_validator(mode="after")
     def _validity_ordered(self) -> EncodeRequest:
         start = self.valid_from if self.valid_from is not None else self.created_at

@@ -15,9 +15,8 @@ from cogmem_graph.cognition.mechanisms import (
     select_for_gist,
     source_confidence_decay,
 )
-from cogmem_graph.lexical import bm25_document_vector
 from cogmem_graph.model import MemoryTrace, MemoryType
-from cogmem_graph.vectors.port import VectorPoint
+from cogmem_graph.write.indexing import point_for
 
 if TYPE_CHECKING:
     from cogmem_graph.pipeline.consolidation.consolidator import Consolidator
@@ -103,10 +102,7 @@ def temporal_gist(c: Consolidator, key: str, result: ConsolidationResult) -> Non
     reindex = [new for old, new in rewritten if old.id in archived and old.id in applied]
     if reindex and reindexing:
         vectors = c.ctx.embedder.embed([t.content for t in reindex])
-        c.ctx.vectors.upsert([
-            VectorPoint(trace_id=t.id, scope_key=t.scope_key, type=t.type.value, created_at=t.created_at,
-                        dense=v, sparse=bm25_document_vector(t.content), content_hash=t.content_hash)
-            for t, v in zip(reindex, vectors, strict=True)])
+        c.ctx.vectors.upsert([point_for(t, v) for t, v in zip(reindex, vectors, strict=True)])
         c.ctx.graph.set_indexed([t.id for t in reindex], True)
     result.gisted += len(reindex)
 

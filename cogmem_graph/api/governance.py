@@ -1,0 +1,396 @@
+"""Control over what the memory holds: get, list, update, history, forget, erase, export.
+
+Forgetting by decay makes a memory dormant; forgetting on request deletes it: the trace
+and its edges, its versions and merged duplicates, its vectors, archived originals,
+the observation notes it came from, schemas it belonged to and entities nobody else
+mentions. Each forget, erase, update and export leaves a line in the audit file. What was
+deleted leaves the files under the home at the next `store.compact()` (run by the next
+consolidation, or at once with `compact=True`).
+
+An agent acts within its visible scopes: a memory outside them is "not found", never
+"forbidden". `erase` and the store's `export` are the owner's.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from cogmem_graph.api.audit import AuditLog
+from cogmem_graph.errors import CogmemError
+from cogmem_graph.filters import (
+    NO_FILTER_PARAMS,
+    MemoryFilter,
+    MemoryState,
+    as_filter,
+    metadata_graph_props,
+    state_of,
+)
+from cogmem_graph.identity import SEPARATOR
+from cogmem_graph.model import MemoryTrace, MemoryType, Scope, check_text, entity_key, scope_key
+from cogmem_graph.write.indexing import filter_payload
+
+if TYPE_CHECKING:
+    from cogmem_graph.api.agent import AgentMemory
+    from cogmem_graph.api.store import MemoryStore
+
+MAX_PAGE = 1000
+DEFAULT_PAGE = 100
+MAX_FORGET_IDS = 1000
+FORGET_BATCH = 500
+UPDATED_REASON = "superseded_by_update"
+SAME_MEMORY = ("updated", "merged")
+"""SUPERSEDES reasons that join versions of one memory (an edit, a merged duplicate); a
+correction ('superseded') is another memory."""
+ORDERS = ("newest", "oldest")
+
+
+class MemoryNotFound(CogmemError, LookupError):
+    """No memory with that id is visible to the caller (it may not exist, or be another tenant's)."""
+
+
+@dataclass(frozen=True)
+class MemoryRecord:
+    """One memory as `get` and `list` return it: the trace and where it is in its life."""
+
+    trace: MemoryTrace
+    state: MemoryState
+    archived: bool = False
+    """An archived verbatim original exists (the content was condensed into a gist)."""
+    version: int = 1
+    superseded_by: tuple[str, ...] = ()
+    updated_by: str | None = None
+
+    @property
+    def id(self) -> str:
+        return self.trace.id
+
+
+@dataclass(frozen=True)
+class MemoryPage:
+    items: list[MemoryRecord]
+    cursor: str | None
+    """Pass to the next `list` call for the next page; None when this was the last."""
+
+
+@dataclass
+class ForgetReceipt:
+    """What `forget` deleted, per kind (no content)."""
+
+    forgotten: list[str] = field(default_factory=list)
+    """Trace ids deleted, the versions and merged duplicates of the requested ones included."""
+    not_found: list[str] = field(default_factory=list)
+    skipped_pinned: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    compacted: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class EraseReceipt:
+    user: str
+    scope_keys: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    compacted: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# ---------------------------------------------------------------- reading
+
+
+def record_of(props: Mapping[str, Any], archived: bool = False, superseded_by: Sequence[str] = ()) -> MemoryRecord:
+    trace = MemoryTrace.from_graph_props(dict(props))
+    state = state_of(trace.is_active, trace.dormant, props.get("deactivatedReason"))
+    return MemoryRecord(trace, state, archived=archived, version=int(props.get("version") or 1),
+                        superseded_by=tuple(superseded_by), updated_by=props.get("updatedBy"))
+
+
+def _checked_id(trace_id: object, argument: str = "trace_id") -> str:
+    if not isinstance(trace_id, str) or not trace_id.strip():
+        raise ValueError(f"{argument} must be a non-empty string, got {trace_id!r}")
+    return check_text(trace_id, argument, allow_empty=False, max_len=200)
+
+
+def get(agent: AgentMemory, trace_id: str) -> MemoryRecord:
+    trace_id = _checked_id(trace_id)
+    agent.store._check_open()
+    rows = agent.store.graph.memories([trace_id], agent.visible_scope_keys)
+    if not rows:
+        raise MemoryNotFound(f"no memory with id {trace_id!r} is visible to agent {agent.identity.agent_id!r}")
+    row = rows[0]
+    return record_of(row["trace"], bool(row["archived"]), row["supersededBy"])
+
+
+def graph_filter(where: MemoryFilter | None, visible: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
+    """The scope keys a filter leaves of `visible`, and its Cypher parameters."""
+    if where is None:
+        return list(visible), NO_FILTER_PARAMS
+    keys = where.narrow_scope_keys(visible)
+    entity_keys = [entity_key(n) for n in where.entity] if where.entity else None
+    return keys, where.graph_params(entity_keys=entity_keys)
+
+
+def _encode_cursor(created_at: int, trace_id: str, order: str) -> str:
+    raw = json.dumps([created_at, trace_id, order], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str, order: str) -> tuple[int, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        created_at, trace_id, cursor_order = json.loads(raw)
+        if not isinstance(created_at, int) or not isinstance(trace_id, str):
+            raise ValueError
+    except (ValueError, TypeError, binascii.Error, json.JSONDecodeError):
+        raise ValueError("cursor is not one a list call returned; pass the `cursor` of the previous page") from None
+    if cursor_order != order:
+        raise ValueError(f"cursor belongs to a list in {cursor_order!r} order, not {order!r}")
+    return created_at, trace_id
+
+
+def list_page(agent: AgentMemory, where: MemoryFilter | Mapping[str, Any] | None = None, *,
+              order: str = "newest", limit: int = DEFAULT_PAGE, cursor: str | None = None) -> MemoryPage:
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {ORDERS}, not {order!r}")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
+        raise ValueError(f"limit must be an integer from 1 to {MAX_PAGE}, got {limit!r}")
+    if cursor is not None and not isinstance(cursor, str):
+        raise ValueError("cursor must be the string a previous list call returned")
+    f = as_filter(where)
+    agent.store._check_open()
+    keys, params = graph_filter(f, agent.visible_scope_keys)
+    if not keys:
+        return MemoryPage([], None)
+    after = _decode_cursor(cursor, order) if cursor else None
+    rows = agent.store.graph.filter_page(keys, params, after=after, newest_first=order == "newest", limit=limit + 1)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    items = [record_of(props) for props, _ in rows]
+    next_cursor = _encode_cursor(items[-1].trace.created_at, items[-1].id, order) if more and items else None
+    return MemoryPage(items, next_cursor)
+
+
+def iter_matching(store: MemoryStore, scope_keys: Sequence[str], where: MemoryFilter | None,
+                  page: int = FORGET_BATCH) -> Iterator[list[MemoryRecord]]:
+    """Pages of every memory of `scope_keys` passing `where` (oldest first), for forget and export."""
+    keys, params = graph_filter(where, scope_keys)
+    if not keys:
+        return
+    after: tuple[int, str] | None = None
+    while True:
+        rows = store.graph.filter_page(keys, params, after=after, newest_first=False, limit=page)
+        if not rows:
+            return
+        records = [record_of(props) for props, _ in rows]
+        yield records
+        if len(rows) < page:
+            return
+        after = (records[-1].trace.created_at, records[-1].id)
+
+
+def history(agent: AgentMemory, trace_id: str) -> list[MemoryRecord]:
+    """Every version of a memory, oldest first: what it said, when, and who wrote it."""
+    trace_id = _checked_id(trace_id)
+    agent.store._check_open()
+    versions = agent.store.graph.versions(trace_id, agent.visible_scope_keys)
+    if not versions:
+        raise MemoryNotFound(f"no memory with id {trace_id!r} is visible to agent {agent.identity.agent_id!r}")
+    records = [record_of(v) for v in versions]
+    return sorted(records, key=lambda r: (r.version, r.trace.recorded_at, r.id))
+
+
+# ---------------------------------------------------------------- changing
+
+
+def actor_of(agent: AgentMemory) -> dict[str, Any]:
+    return {k: v for k, v in agent.identity.model_dump().items() if v is not None}
+
+
+def _audit(store: MemoryStore, operation: str, actor: Mapping[str, Any], scope_keys: Sequence[str],
+           counts: Mapping[str, Any]) -> None:
+    AuditLog(store.home).record(operation, at_ms=store.clock.now_ms(), actor=actor, scope_keys=scope_keys,
+                                counts=counts)
+
+
+def update(agent: AgentMemory, trace_id: str, *, content: str | None = None, tags: Sequence[str] | None = None,
+           metadata: Mapping[str, Any] | None = None, pinned: bool | None = None,
+           type: MemoryType | str | None = None) -> MemoryRecord:  # noqa: A002 - the field's name
+    """Correct a memory. New `content` makes a new version that supersedes this one (which stays
+    for history, timeline and as_of); tags, metadata, pinned and type change in place."""
+    current = get(agent, trace_id)
+    if all(v is None for v in (content, tags, metadata, pinned, type)):
+        raise ValueError("update needs at least one of content, tags, metadata, pinned or type")
+    if current.state is MemoryState.SUPERSEDED or current.superseded_by:
+        raise ValueError(f"memory {trace_id!r} was replaced by {list(current.superseded_by)}; update the "
+                         "current version")
+    # Validated as a memory would be (tags, metadata, type) before anything is written.
+    old = current.trace
+    changes: dict[str, Any] = {}
+    if tags is not None:
+        changes["tags"] = list(tags)
+    if metadata is not None:
+        changes["metadata"] = dict(metadata)
+    if type is not None:
+        changes["type"] = MemoryType(type)
+    checked = MemoryTrace.model_validate({**old.model_dump(), **changes})
+    store = agent.store
+    by = agent.identity.agent_id
+    edited = {"tags": tags, "metadata": metadata, "pinned": pinned, "type": type}
+    counts: dict[str, Any] = {"versions": 0, "fields": sorted(k for k, v in edited.items() if v is not None)}
+    if content is not None and content != old.content:
+        new = _new_version(agent, old, content, checked)
+        store.graph.supersede_by_update(old.id, new.id, agent.visible_scope_keys, by=by, reason=UPDATED_REASON,
+                                        weight=store.config.graph.edges.supersedes_weight)
+        counts["versions"] = 1
+        result = get(agent, new.id)
+    else:
+        fields: dict[str, Any] = {"pinned": pinned}
+        if tags is not None:
+            fields["tags"] = checked.tags
+        if metadata is not None:
+            fields["metadata"] = json.dumps(checked.metadata, sort_keys=True)
+            fields.update(metadata_graph_props(checked.metadata))
+        store.graph.update_fields(old.id, agent.visible_scope_keys, fields, by=by)
+        if type is not None and checked.type is not old.type:
+            store.graph.retype(old.id, checked.type.value)
+        result = get(agent, old.id)
+        if old.indexed and (tags is not None or metadata is not None):
+            store.vectors.set_payload(old.id, filter_payload(result.trace))
+    _audit(store, "update", actor_of(agent), [old.scope_key], counts)
+    return result
+
+
+def _new_version(agent: AgentMemory, old: MemoryTrace, content: str, checked: MemoryTrace) -> MemoryTrace:
+    """The new version, encoded like any memory in the old one's scope, as new (a near-duplicate
+    of the old text must not just reinforce the memory it replaces)."""
+    from cogmem_graph.write.encode import encode_many
+
+    now = agent.store.clock.now_ms()
+    request = {
+        "content": content, "type": checked.type, "scope": old.scope, "tags": checked.tags,
+        "metadata": checked.metadata, "source_type": old.source_type, "confidence": old.confidence,
+        "created_at": now, "valid_from": now, "pinned": checked.pinned,
+        "structured_data": old.structured_data,
+    }
+    (new,) = encode_many(agent.context(), [request], reinforce_duplicates=False)
+    return new
+
+
+def forget(agent: AgentMemory, ids: str | Sequence[str] | None = None, *,
+           where: MemoryFilter | Mapping[str, Any] | None = None, force: bool = False,
+           compact: bool = False) -> ForgetReceipt:
+    """Delete memories for good (see the module's docstring). `ids` or `where`, not both;
+    pinned memories only with `force=True`."""
+    store = agent.store
+    if (ids is None) == (where is None):
+        raise ValueError("forget needs ids or where= (a filter), not both and not neither")
+    store._check_open()
+    visible = agent.visible_scope_keys
+    receipt = ForgetReceipt()
+    if ids is not None:
+        requested = [ids] if isinstance(ids, str) else list(ids)
+        if not requested or len(requested) > MAX_FORGET_IDS:
+            raise ValueError(f"ids must name 1 to {MAX_FORGET_IDS} memories, got {len(requested)}")
+        requested = [_checked_id(i, "ids") for i in requested]
+        batches: Iterator[list[str]] = iter([requested[i:i + FORGET_BATCH]
+                                              for i in range(0, len(requested), FORGET_BATCH)])
+        scope_keys = visible
+    else:
+        f = as_filter(where)
+        if f is None or f.is_empty:
+            raise ValueError("where= must filter something; to forget everything of a user, the owner runs "
+                             "store.erase(user_id=...)")
+        scope_keys, _ = graph_filter(f, visible)
+        batches = ([r.id for r in page] for page in list(iter_matching(store, visible, f)))
+    totals: dict[str, int] = {"traces": 0, "archived": 0, "observation_notes": 0, "schemas": 0, "entities": 0,
+                              "vectors": 0}
+    for batch in batches:
+        rows = store.graph.forget_expand(batch, visible, SAME_MEMORY)
+        found = {r["id"] for r in rows}
+        receipt.not_found += [i for i in batch if i not in found]
+        doomed: list[str] = []
+        for row in rows:
+            if row["pinned"] and not force:
+                receipt.skipped_pinned.append(row["id"])
+                continue
+            doomed += [row["id"], *row["related"]]
+        doomed = list(dict.fromkeys(doomed))
+        counts = store.graph.hard_delete(doomed, visible)  # the graph first: a vector without its trace is never shown
+        store.vectors.delete(doomed)
+        agent.working_memory_forget(doomed)
+        for key, n in counts.items():
+            totals[key] += n
+        totals["vectors"] += len(doomed)
+        receipt.forgotten += doomed
+    receipt.counts = totals
+    _audit(store, "forget", actor_of(agent), scope_keys, {**totals, "not_found": len(receipt.not_found),
+                                                        "skipped_pinned": len(receipt.skipped_pinned)})
+    if receipt.forgotten:
+        store.compaction_due()
+        if compact:
+            store.compact()
+            receipt.compacted = True
+    return receipt
+
+
+# ---------------------------------------------------------------- a whole user
+
+
+def user_scopes(store: MemoryStore, user_id: str, organization_id: str | None) -> tuple[str, list[str]]:
+    """The user's qualified id and the scope keys in use that are theirs (user and threads)."""
+    for name, value in (("user_id", user_id), ("organization_id", organization_id)):
+        if value is not None and (not isinstance(value, str) or not value.strip() or SEPARATOR in value):
+            raise ValueError(f"{name} must be a non-empty id without {SEPARATOR!r}, got {value!r}")
+    if user_id is None:
+        raise ValueError("user_id is required: whose memories to erase or export")
+    qualified = f"{organization_id}{SEPARATOR}{user_id}" if organization_id else user_id
+    user_key = scope_key(Scope.USER, qualified)
+    keys = store.graph.user_scope_keys(user_key, scope_key(Scope.THREAD, qualified + SEPARATOR))
+    return qualified, sorted(set(keys) | {user_key})
+
+
+def erase(store: MemoryStore, user_id: str, *, organization_id: str | None = None,
+          include_shared: bool = False, compact: bool = True) -> EraseReceipt:
+    """Everything of one user: their user and thread scopes (memories, reminders, notes,
+    buffered turns, archive, schemas), their vectors, and the files under the home
+    (compacted unless `compact=False`). What they wrote into shared scopes (organization,
+    agent, persona) stays, without its author, unless `include_shared=True`. Run twice,
+    the second run finds nothing."""
+    store._check_open()
+    qualified, keys = user_scopes(store, user_id, organization_id)
+    receipt = EraseReceipt(user=qualified, scope_keys=keys)
+    counts: dict[str, int] = {"traces": 0, "archived": 0, "observation_notes": 0, "schemas": 0, "entities": 0,
+                              "other_nodes": 0, "shared_deleted": 0, "shared_kept_without_author": 0}
+    while ids := store.graph.trace_ids_in_scopes(keys, FORGET_BATCH):
+        for kind, n in store.graph.hard_delete(ids, keys).items():
+            counts[kind] += n
+        store.vectors.delete(ids)
+    counts["other_nodes"] = store.graph.delete_scope_leftovers(keys)
+    store.vectors.delete_scopes(keys)
+    while authored := store.graph.authored_elsewhere(qualified, keys, FORGET_BATCH):
+        if include_shared:
+            by_scope: dict[str, list[str]] = {}
+            for trace_id, key in authored:
+                by_scope.setdefault(key, []).append(trace_id)
+            for key, ids in by_scope.items():
+                deleted = store.graph.hard_delete(ids, [key])
+                counts["shared_deleted"] += deleted["traces"]
+                counts["entities"] += deleted["entities"]
+                store.vectors.delete(ids)
+        else:
+            counts["shared_kept_without_author"] += store.graph.remove_author([i for i, _ in authored], qualified)
+    receipt.counts = counts
+    _audit(store, "erase", {"owner": True, "user": qualified}, keys, {**counts, "include_shared": include_shared})
+    store.compaction_due()
+    if compact:
+        store.compact()
+        receipt.compacted = True
+    return receipt

@@ -1,0 +1,32 @@
+// Which of $ids the caller sees and that pass a MemoryFilter (cogmem_graph/filters.py): the
+// exact check a filtered retrieval makes of its candidates before ranking them. The WHERE
+// below is the shared filter; memory_filter_page.cypher holds the same text.
+UNWIND $ids AS id
+MATCH (t:Trace {id: id})
+WITH t, t.scopeKey AS scopeKey
+WHERE scopeKey IN $scopeKeys
+WITH t, CASE
+    WHEN coalesce(t.deactivatedReason, '') STARTS WITH $fSupersededPrefix THEN 'superseded'
+    WHEN t.isActive = false THEN 'inactive'
+    WHEN coalesce(t.dormant, false) THEN 'dormant'
+    ELSE 'active' END AS state
+WHERE ($fStates IS NULL OR state IN $fStates)
+  AND ($fTypes IS NULL OR t.type IN $fTypes)
+  AND ($fTagsAny IS NULL OR any(x IN $fTagsAny WHERE x IN coalesce(t.tags, [])))
+  AND ($fTagsAll IS NULL OR all(x IN $fTagsAll WHERE x IN coalesce(t.tags, [])))
+  AND ($fSourceTypes IS NULL OR t.sourceType IN $fSourceTypes)
+  AND ($fCreatedFrom IS NULL OR t.createdAt >= $fCreatedFrom)
+  AND ($fCreatedTo IS NULL OR t.createdAt < $fCreatedTo)
+  AND ($fValidTo IS NULL OR coalesce(t.validFrom, t.createdAt) < $fValidTo)
+  AND ($fValidFrom IS NULL OR t.validUntil IS NULL OR t.validUntil > $fValidFrom)
+  AND all(c IN $fMetaIn WHERE any(p IN c WHERE p IN coalesce(t.metaPairs, [])))
+  AND all(r IN $fMetaNum WHERE any(i IN range(0, size(coalesce(t.metaNumKeys, [])) - 1)
+      WHERE t.metaNumKeys[i] = r.key
+        AND (r.gte IS NULL OR t.metaNumValues[i] >= r.gte) AND (r.gt IS NULL OR t.metaNumValues[i] > r.gt)
+        AND (r.lte IS NULL OR t.metaNumValues[i] <= r.lte) AND (r.lt IS NULL OR t.metaNumValues[i] < r.lt)))
+  AND all(r IN $fMetaText WHERE any(i IN range(0, size(coalesce(t.metaTextKeys, [])) - 1)
+      WHERE t.metaTextKeys[i] = r.key
+        AND (r.gte IS NULL OR t.metaTextValues[i] >= r.gte) AND (r.gt IS NULL OR t.metaTextValues[i] > r.gt)
+        AND (r.lte IS NULL OR t.metaTextValues[i] <= r.lte) AND (r.lt IS NULL OR t.metaTextValues[i] < r.lt)))
+  AND ($fEntityKeys IS NULL OR any(k IN coalesce(t.entityKeys, []) WHERE k IN $fEntityKeys))
+RETURN t.id AS id
