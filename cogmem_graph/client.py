@@ -4,7 +4,9 @@ It has the methods of the embedded handle (`encode`, `encode_many`, `retrieve`,
 `assemble_for_prompt`, `multi_hop`, `observe`, `remind`, `reminders`,
 `cancel_reminder`, `pin`, `unpin`, `consolidate`) and returns the same result types
 where they carry a memory (`MemoryTrace`, `RetrievalResult`, `AssembledContext`,
-`Intention`); the rest come back as the server's JSON. Who it acts as is the key's
+`Intention`); the rest come back as the server's JSON. Each method runs one entry of
+`cogmem_graph.operations` (the entry's `client` names it) through `call(name, args)`,
+which reaches any entry and finds its route in that table. Who it acts as is the key's
 identity: there is no way to pass one. Errors: `ServerError` with the HTTP status;
 4xx refusals of the request are also `ValueError`s; an unreachable server is
 `BackendUnavailable` naming the URL (credentials redacted).
@@ -12,7 +14,6 @@ identity: there is no way to pass one. Errors: `ServerError` with the HTTP statu
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,7 @@ from urllib.parse import quote
 
 from cogmem_graph.errors import BackendUnavailable, CogmemError
 from cogmem_graph.model import MemoryTrace
+from cogmem_graph.operations import MAX_BATCH, OPERATIONS
 from cogmem_graph.redact import redact_url
 from cogmem_graph.results import AssembledContext, RetrievalResult, ScoredTrace
 
@@ -27,26 +29,10 @@ if TYPE_CHECKING:
     from cogmem_graph.cognition.prospective import Intention
 
 DEFAULT_TIMEOUT_S = 60.0
-BATCH = 500
+BATCH = MAX_BATCH
 
-OPERATION_ROUTES: dict[str, tuple[str, str]] = {
-    "whoami": ("GET", "/v1/whoami"),
-    "remember": ("POST", "/v1/memories"),
-    "remember_many": ("POST", "/v1/memories/batch"),
-    "memory": ("GET", "/v1/memories/{trace_id}"),
-    "pin": ("POST", "/v1/memories/pin"),
-    "unpin": ("POST", "/v1/memories/unpin"),
-    "recall": ("POST", "/v1/recall"),
-    "context": ("POST", "/v1/context"),
-    "multi_hop": ("POST", "/v1/multi-hop"),
-    "observe": ("POST", "/v1/observe"),
-    "remind": ("POST", "/v1/reminders"),
-    "reminders": ("GET", "/v1/reminders"),
-    "cancel_reminder": ("DELETE", "/v1/reminders/{reminder_id}"),
-    "consolidate": ("POST", "/v1/admin/consolidate"),
-    "stats": ("GET", "/v1/admin/stats"),
-    "repair": ("POST", "/v1/admin/repair"),
-}
+# The REST route of each operation, read from the one table (kept for callers that used it).
+OPERATION_ROUTES: dict[str, tuple[str, str]] = {op.name: (op.method, op.path) for op in OPERATIONS.values()}
 
 
 class ServerError(CogmemError):
@@ -123,19 +109,22 @@ class RemoteAgent:
     # ------------------------------------------------------------ transport
 
     def call(self, op: str, args: Mapping[str, Any] | None = None) -> Any:
-        """Run one server operation by name (as the MCP tools and the REST routes name them)."""
+        """Run one server operation by name (as `cogmem_graph.operations` declares it), with
+        its arguments as a mapping: path parameters go in the path, the rest in the query
+        (GET, DELETE) or the JSON body."""
         import httpx
 
-        if op not in OPERATION_ROUTES:
+        entry = OPERATIONS.get(op)
+        if entry is None:
             raise ValueError(f"unknown operation {op!r}")
-        method, path = OPERATION_ROUTES[op]
+        method, path = entry.method, entry.path
         args = {k: v for k, v in (args or {}).items() if v is not None}
-        for name in re.findall(r"{(\w+)}", path):
+        for name in entry.path_params:
             if name not in args:
                 raise ValueError(f"{op}: {name} is required")
             path = path.replace("{" + name + "}", quote(str(args.pop(name)), safe=""))
         try:
-            if method in ("GET", "DELETE"):
+            if entry.in_query:
                 response = self._http.request(method, path, params=args)
             else:
                 response = self._http.request(method, path, json=args)

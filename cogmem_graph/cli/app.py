@@ -48,5 +48,7 @@ def _main(
         "--key", envvar="COGMEM_API_KEY", help="API key for --server (env COGMEM_API_KEY)")] = None,
 ) -> None:
     """Cognitive memory for LLM agents: ingest conversations, recall, inspect, back up."""
+    given = frozenset(name for name in ctx.params
+                      if getattr(ctx.get_parameter_source(name), "name", None) == "COMMANDLINE")
     ctx.obj = Settings(home=home, graph=graph, vectors=vectors, embedder=embedder, agent=agent, user=user,
-                       thread=thread, persona=persona, org=org, server=server, key=key)
+                       thread=thread, persona=persona, org=org, server=server, key=key, given=given)

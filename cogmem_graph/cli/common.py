@@ -62,6 +62,7 @@ class Settings:
     org: str | None = None
     server: str | None = None
     key: str | None = None
+    given: frozenset[str] = frozenset()  # the options given on the command line (not from the environment)
 
     def identity(self, thread: str | None = None) -> dict[str, Any]:
         return {"user_id": self.user, "thread_id": thread or self.thread, "persona_id": self.persona,
@@ -126,6 +127,36 @@ def open_store(settings: Settings) -> MemoryStore:
                        embedder=settings.embedder)
 
 
+# The commands that work on a local memory home (or its key file) and have no server
+# operation behind them, with what to do instead. With --server they refuse (exit 2) rather
+# than act, silently, on a home the user did not mean; every other command goes through
+# the server (`agent_session`), and `session` refuses --server for any command that would
+# still open a local store. A command that gains a server operation leaves this table.
+LOCAL_ONLY: dict[str, str] = {
+    "export": "a backup is written where the store is: run `cogmem --home <the server's memory home> export FILE` "
+              "on the server's host",
+    "import": "a backup is restored where the store is: run `cogmem --home <the server's memory home> import FILE` "
+              "on the server's host",
+    "viz": "the page is drawn from the graph itself: run `cogmem --home <the server's memory home> viz ...` "
+           "on the server's host",
+    "demo": "the demo runs on a temporary embedded store of its own: run `cogmem demo`",
+    "keys": "API keys live in the server's key file: run `cogmem --home <the server's memory home> keys ...` "
+            "on the server's host",
+    "serve": "`serve` starts a server on this host's memory home (only `serve --stdio` goes through --server, "
+             "as a bridge to it): run `cogmem --home HOME serve`",
+}
+
+
+def refuse_server(ctx: typer.Context, command: str, advice: str | None = None) -> None:
+    """Exit 2 when --server (or COGMEM_SERVER) is given to a command that does not go
+    through a server, saying what to do instead."""
+    settings = settings_of(ctx)
+    if settings.server:
+        advice = advice or LOCAL_ONLY.get(command, "run it on the server's host with --home")
+        raise fail(f"`cogmem {command}` does not go through --server ({settings.server}): {advice}, "
+                   "without --server (and with COGMEM_SERVER unset)", EXIT_USAGE)
+
+
 IDENTITY_OPTIONS = (("user", "--user"), ("thread", "--thread"), ("persona", "--persona"), ("org", "--org"))
 
 
@@ -144,6 +175,9 @@ def session(ctx: typer.Context, *, owner: tuple[str, str] | None = None) -> Iter
     """An open store for one command, closed after it, with errors mapped to exit codes.
     `owner=(command, what it does)` marks an owner command, which refuses the identity options."""
     settings = settings_of(ctx)
+    if settings.server:  # a command that has no way through the server never opens a local store instead
+        refuse_server(ctx, ctx.info_name or "this command",
+                      "it works on a local memory home only: run it where the store is, with --home")
     if owner is not None:
         refuse_identity(settings, *owner)
     with handled():
@@ -169,11 +203,15 @@ def agent_session(ctx: typer.Context) -> Iterator[AgentMemory | RemoteAgent]:
             yield agent_of(store, settings)
         return
     with handled():
+        # An identity is refused from the command line or the environment alike; the store options
+        # only when given on the command line (COGMEM_HOME and the like describe the local store, which
+        # a command through the server does not open).
         chosen = [flag for flag, value in (("--user", settings.user), ("--thread", settings.thread),
-                                           ("--persona", settings.persona), ("--org", settings.org),
-                                           ("--home", settings.home), ("--graph", settings.graph)) if value]
+                                           ("--persona", settings.persona), ("--org", settings.org)) if value]
+        chosen += [f"--{name}" for name in ("home", "graph", "vectors", "embedder") if name in settings.given]
         if chosen:
             raise UsageProblem(f"{', '.join(chosen)}: with --server the API key decides the identity and the store")
+        require_key(settings)
         from cogmem_graph.client import connect
 
         remote = connect(settings.server, settings.key)
@@ -181,6 +219,13 @@ def agent_session(ctx: typer.Context) -> Iterator[AgentMemory | RemoteAgent]:
             yield remote
         finally:
             remote.close()
+
+
+def require_key(settings: Settings) -> None:
+    """With --server, the API key is what the server knows the caller by."""
+    if settings.server and not settings.key:
+        raise UsageProblem(f"--server {redact_url(settings.server)} needs an API key: pass --key or set "
+                           "COGMEM_API_KEY (the server's owner makes one with `cogmem keys add`)")
 
 
 def progress_bars(*, bytes_: bool = False) -> Progress:

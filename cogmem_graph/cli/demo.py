@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from cogmem_graph.cli.app import app
-from cogmem_graph.cli.common import handled, settings_of
+from cogmem_graph.cli.common import handled, refuse_server, settings_of
 
 
 @app.command()
@@ -22,6 +22,7 @@ def demo(
     embedder: Annotated[str | None, typer.Option(help="embedder spec: local, hash, openai:<model>")] = None,
 ) -> None:
     """Run the memory on the embedded default with a built-in two-session conversation."""
+    refuse_server(ctx, "demo")
     from cogmem_graph.demo import run_demo
 
     settings = settings_of(ctx)

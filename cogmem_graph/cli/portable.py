@@ -26,6 +26,7 @@ from cogmem_graph.cli.common import (
     out,
     progress_bars,
     refuse_identity,
+    refuse_server,
     session,
     settings_of,
 )
@@ -53,9 +54,11 @@ def export(
 ) -> None:
     """Back up the whole store as JSON Lines (traces, entities, schemas, reminders, observation
     notes, buffered turns, mentions, edges); restores into FalkorDB or Neo4j with `import`.
-    An owner command: it takes no identity (--user, --thread, --persona, --org)."""
+    An owner command: it takes no identity (--user, --thread, --persona, --org). It runs where
+    the store is, not through --server."""
     from cogmem_graph.portable import export_store
 
+    refuse_server(ctx, "export")
     refuse_identity(settings_of(ctx), "export", "backs up the memories")
     to_stdout = target == "-"
     path = Path(target)
@@ -103,9 +106,10 @@ def import_(
 ) -> None:
     """Restore a backup into this store (merged by id): traces keep their ids, scopes,
     timestamps and strengths; edges keep their weights; vectors are re-embedded. An owner
-    command: it takes no identity."""
+    command: it takes no identity. It runs where the store is, not through --server."""
     from cogmem_graph.portable import check_header, import_store
 
+    refuse_server(ctx, "import")
     refuse_identity(settings_of(ctx), "import", "restores a backup into the memories")
     from_stdin = source == "-"
     path = Path(source)

@@ -5,6 +5,7 @@ to identities.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated
 
@@ -13,11 +14,27 @@ from rich.markup import escape
 from rich.table import Table
 
 from cogmem_graph.cli.app import app
-from cogmem_graph.cli.common import EXIT_USAGE, err, fail, handled, open_store, out, settings_of
+from cogmem_graph.cli.common import (
+    EXIT_USAGE,
+    err,
+    fail,
+    handled,
+    open_store,
+    out,
+    refuse_server,
+    require_key,
+    settings_of,
+)
 
 keys_app = typer.Typer(help="API keys of `cogmem serve`: each maps a client to one identity, or to the owner.",
                        no_args_is_help=True)
 app.add_typer(keys_app, name="keys")
+
+
+@keys_app.callback()
+def _keys(ctx: typer.Context) -> None:
+    # The key file is the server host's: a --server given here would be ignored, so it is refused.
+    refuse_server(ctx, "keys")
 
 
 def _keyring(ctx: typer.Context, keys_file: Path | None):
@@ -56,10 +73,10 @@ def serve(
     settings = settings_of(ctx)
     if stdio and settings.server:
         with handled():
+            require_key(dataclasses.replace(settings, key=key or settings.key))
             runner.serve_stdio_bridge(settings.server, key or settings.key)
         return
-    if settings.server:
-        raise fail("--server is for clients; `serve` without --stdio starts a server itself", EXIT_USAGE)
+    refuse_server(ctx, "serve")
     keys = _keyring(ctx, keys_file)
     with handled():
         keys.entries()  # a broken key file fails before the store opens

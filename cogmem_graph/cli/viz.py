@@ -11,7 +11,16 @@ import typer
 from rich.markup import escape
 
 from cogmem_graph.cli.app import app
-from cogmem_graph.cli.common import EXIT_USAGE, agent_of, err, fail, out, session, settings_of
+from cogmem_graph.cli.common import (
+    EXIT_USAGE,
+    agent_of,
+    err,
+    fail,
+    out,
+    refuse_server,
+    session,
+    settings_of,
+)
 
 
 @app.command()
@@ -23,7 +32,8 @@ def viz(
 ) -> None:
     """Write an interactive HTML page of the traces QUERY retrieves and their neighbourhood
     (coloured by node type and edge type; select an element and open Details for its
-    content, weights and signals)."""
+    content, weights and signals). It runs where the store is, not through --server."""
+    refuse_server(ctx, "viz")
     from cogmem_graph.viz import write_viz
 
     settings = settings_of(ctx)

@@ -147,11 +147,7 @@ def _refuse_chosen_identity(scope: Scope, body: bytes) -> None:
     except ValueError:
         return  # the route answers 422 for a body that is not JSON
     if isinstance(data, dict):
-        refuse_identity_arguments(data)
-        items = data.get("items")
-        for item in items if isinstance(items, list) else ():
-            if isinstance(item, dict):
-                refuse_identity_arguments(item)
+        refuse_identity_arguments(data)  # its top level and its batch items
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

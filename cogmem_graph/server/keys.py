@@ -26,6 +26,13 @@ from cogmem_graph.identity import AgentIdentity
 KEY_PREFIX = "cgm_"
 KEYS_FILE = "server-keys.json"
 ROLES = ("agent", "owner")
+# Which operation roles (`cogmem_graph.operations.Role`) a key of each role may call. There
+# is no read-only key yet: "read" operations are an agent key's. A read-only key role would
+# be ("read",) here and a new entry of ROLES.
+GRANTS: dict[str, frozenset[str]] = {
+    "agent": frozenset({"agent", "read"}),
+    "owner": frozenset({"owner", "agent", "read"}),
+}
 IDENTITY_FIELDS = ("agent_id", "user_id", "thread_id", "persona_id", "organization_id")
 
 
@@ -51,6 +58,10 @@ class Principal:
     @property
     def is_owner(self) -> bool:
         return self.role == "owner"
+
+    def may(self, operation_role: str) -> bool:
+        """True when this key may call an operation of `operation_role` ("agent", "read", "owner")."""
+        return operation_role in GRANTS.get(self.role, frozenset())
 
     def describe(self) -> dict[str, Any]:
         ident = self.identity.model_dump(exclude_none=True) if self.identity else None

@@ -3,8 +3,14 @@
 Built on the official SDK's `MCPServer`. Every tool forwards to one `Caller`, given the
 request's headers (None on stdio) and the operation: in the HTTP server it authenticates
 the key in the headers and runs the service; on stdio it runs the service for the key
-the process was started with, or forwards to a remote server. Descriptions say when to
-use a tool, because the model reads them to choose.
+the process was started with, or forwards to a remote server.
+
+The tools are written by hand, because their signatures are what the model sees, but each
+declares the entry of `cogmem_graph.operations` it serves: `@tool("recall")` registers the
+function under that entry's MCP name with its description (which says when to use the
+tool, because the model reads it to choose). `served(mcp)` lists which tool serves which
+entry, and the operations-table test fails when an entry with an MCP name has no tool or
+a tool serves no entry.
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from pydantic import Field
+
+from cogmem_graph.operations import OPERATIONS, Operation, operation
 
 Caller = Callable[[Mapping[str, str] | None, str, dict[str, Any]], Any]
 
@@ -62,8 +70,37 @@ def slim_multi_hop(data: Mapping[str, Any]) -> dict[str, Any]:
          "hops": sum(1 for step in t["path"]["steps"] if step["kind"] == "entity")} for t in data["traces"]]}
 
 
+SERVED_ATTRIBUTE = "cogmem_served"
+
+
+def served(mcp: MCPServer) -> dict[str, str]:
+    """The MCP name (tool or resource) of each function `build_mcp` registered, mapped to the
+    operation it serves."""
+    return dict(getattr(mcp, SERVED_ATTRIBUTE, {}))
+
+
 def build_mcp(call: Caller, *, name: str = "cogmem") -> MCPServer:
     mcp = MCPServer(name=name, instructions=INSTRUCTIONS, version="0.1.0", log_level="WARNING")
+    registered: dict[str, str] = {}
+    setattr(mcp, SERVED_ATTRIBUTE, registered)
+
+    def serving(op_name: str, kind: str) -> Operation:
+        entry = operation(op_name)
+        if entry.mcp is None or (kind == "resource") != (entry.mcp_resource is not None):
+            raise ValueError(f"operation {op_name!r} declares no MCP {kind} (see cogmem_graph.operations)")
+        registered[entry.mcp] = op_name
+        return entry
+
+    def tool(op_name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Register the function as the MCP tool of operation `op_name`, named and described by its entry."""
+        entry = serving(op_name, "tool")
+        return mcp.tool(name=entry.mcp, description=entry.description)
+
+    def resource(op_name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Register the function as the MCP resource of operation `op_name`."""
+        entry = serving(op_name, "resource")
+        return mcp.resource(entry.mcp_resource or "", name=entry.mcp, mime_type="application/json",
+                            description=entry.description)
 
     def run(ctx: Context | None, op: str, **args: Any) -> Any:
         try:
@@ -73,15 +110,10 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MCPServer:
             if status is None:
                 raise
             # A refusal or bad input is the model's to read and correct: its message goes back.
-            error = ResourceError if op == "memory" else ToolError
+            error = ResourceError if OPERATIONS[op].mcp_resource else ToolError
             raise error(f"{status}: {getattr(exc, 'message', exc)}") from None
 
-    @mcp.tool(description=(
-        "Store one memory for later. Use for facts about the user or the world (type 'semantic'), "
-        "things that happened (type 'episodic', the default), how-tos ('procedural'). "
-        "scope: 'user' (default when the key has a user: only this user sees it), 'organization' "
-        "(every agent of the organization sees it: shared knowledge), 'thread', 'agent', 'persona'. "
-        "Returns the stored memory with its id; a near-duplicate reinforces the existing one instead."))
+    @tool("remember")
     def remember(
         content: Annotated[str, Field(description="the memory, one self-contained statement")],
         ctx: Context,
@@ -95,11 +127,7 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MCPServer:
         return slim_trace(run(ctx, "remember", content=content, type=type, scope=scope, tags=tags,
                               entities=entities, confidence=confidence, pinned=pinned))
 
-    @mcp.tool(description=(
-        "Search memory for what answers a question or relates to a topic. Returns ranked memories, "
-        "each with its score, the signals behind it (relevance, recency, importance, ...) and "
-        "`sources`: how it was found ('dense' meaning, 'lexical' words, 'activation' association "
-        "through the memory graph). Use before answering questions about the user or past work."))
+    @tool("recall")
     def recall(
         query: Annotated[str, Field(description="a question or a few keywords")],
         ctx: Context,
@@ -112,10 +140,7 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MCPServer:
     ) -> dict[str, Any]:
         return slim_recall(run(ctx, "recall", query=query, top_k=top_k, as_of=as_of, timeline=timeline))
 
-    @mcp.tool(description=(
-        "Build the memory context to put in front of a reply: relevant facts, recent events, "
-        "graph associations, working memory and reminders that this turn triggers, laid out in "
-        "sections within a token budget. Use once per user turn with the user's message as query."))
+    @tool("context")
     def build_context(
         query: Annotated[str, Field(description="the user's message or the task at hand")],
         ctx: Context,
@@ -123,10 +148,7 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MCPServer:
     ) -> dict[str, Any]:
         return run(ctx, "context", query=query, token_budget=token_budget)
 
-    @mcp.tool(description=(
-        "Answer a question that connects several things (\"where does the company Alice joined have "
-        "its office?\") by walking the memory graph: entities the question names, memories that "
-        "mention them, entities those mention. Each result has its evidence path from the question."))
+    @tool("multi_hop")
     def multi_hop(
         query: str, ctx: Context,
         hops: Annotated[int | None, Field(ge=1, le=4, description="entity crossings, default 2")] = None,
@@ -134,17 +156,11 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MCPServer:
     ) -> dict[str, Any]:
         return slim_multi_hop(run(ctx, "multi_hop", query=query, hops=hops, top_k=top_k))
 
-    @mcp.tool(description=(
-        "Feed one conversation turn to the observer, which distils buffered turns into notes and "
-        "later into long-term memories on its own. Use to log a conversation without deciding "
-        "yourself what is worth remembering."))
+    @tool("observe")
     def observe(role: Literal["user", "assistant", "system", "tool"], text: str, ctx: Context) -> dict[str, Any]:
         return run(ctx, "observe", role=role, text=text)
 
-    @mcp.tool(description=(
-        "Set a reminder to bring something up later: at a time (`at`, epoch ms), every interval "
-        "(`every`, ms), when a turn mentions words (`on_keywords`) or resembles a situation "
-        "(`on_context`). Fired reminders appear in build_context's Reminders section."))
+    @tool("remind")
     def remind(
         content: str, ctx: Context, at: int | None = None, every: int | None = None,
         on_keywords: list[str] | None = None, on_context: str | None = None,
@@ -153,42 +169,39 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MCPServer:
         return run(ctx, "remind", content=content, at=at, every=every, on_keywords=on_keywords,
                    on_context=on_context, scope=scope)
 
-    @mcp.tool(description="List the pending reminders this agent can see (with their ids, to cancel one).")
+    @tool("reminders")
     def list_reminders(ctx: Context, include_inactive: bool = False) -> list[dict[str, Any]]:
         return run(ctx, "reminders", include_inactive=include_inactive)
 
-    @mcp.tool(description="Cancel a pending reminder by its id.")
+    @tool("cancel_reminder")
     def cancel_reminder(reminder_id: str, ctx: Context) -> dict[str, Any]:
         return run(ctx, "cancel_reminder", reminder_id=reminder_id)
 
-    @mcp.tool(description=(
-        "Pin memories by id: truth anchors that are never forgotten, merged or superseded. Use when "
-        "the user states something as permanently true."))
+    @tool("pin")
     def pin(ids: list[str], ctx: Context) -> dict[str, Any]:
         return run(ctx, "pin", ids=ids)
 
-    @mcp.tool(description="Unpin memories by id: they may fade like any other again.")
+    @tool("unpin")
     def unpin(ids: list[str], ctx: Context) -> dict[str, Any]:
         return run(ctx, "unpin", ids=ids)
 
-    @mcp.tool(description="Who this memory connection acts as: the key's agent, user, organization and visible scopes.")
+    @tool("whoami")
     def whoami(ctx: Context) -> dict[str, Any]:
         return run(ctx, "whoami")
 
-    @mcp.tool(description="Owner only: run memory consolidation now (decay, merge, schemas, contradictions).")
+    @tool("consolidate")
     def consolidate(ctx: Context) -> dict[str, Any]:
         return run(ctx, "consolidate")
 
-    @mcp.tool(description="Owner only: counts of the whole store and the last scheduled consolidation.")
+    @tool("stats")
     def stats(ctx: Context) -> dict[str, Any]:
         return run(ctx, "stats")
 
-    @mcp.tool(description="Owner only: reconcile the vector index with the graph after a crash.")
+    @tool("repair")
     def repair(ctx: Context) -> dict[str, Any]:
         return run(ctx, "repair")
 
-    @mcp.resource("memory://{trace_id}", name="memory", mime_type="application/json",
-                  description="One memory and its graph neighbourhood: associative edges and the memories at their ends.")
+    @resource("memory")
     def memory(trace_id: str, ctx: Context) -> str:
         return json.dumps(run(ctx, "memory", trace_id=trace_id))
 

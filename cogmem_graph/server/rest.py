@@ -1,75 +1,30 @@
-"""The REST API: the service's operations as routes with an OpenAPI schema (`/docs`).
+"""The REST API: one route per entry of `cogmem_graph.operations`, with an OpenAPI schema (`/docs`).
 
-Bodies are validated by the models below (the encode fields are the facade's own
-`EncodeRequest`); none of them has an identity field, since the identity comes from the
-key the guard checked. Handlers are plain functions, so FastAPI runs them on its worker
-threads and a slow store call never blocks the event loop.
+Each route is one generic handler built from its entry: `{name}` segments of the path are
+path parameters, the other fields of the entry's argument model are query parameters for
+GET and DELETE and the JSON body otherwise (the body model is the argument model, so the
+schema shows it; with path parameters, the model less those fields). None of them has an
+identity field, since the identity comes from the key the guard checked. Handlers are
+plain functions, so FastAPI runs them on its worker threads and a slow store call never
+blocks the event loop.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+import inspect
+from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, Path, Query, Request
+from fastapi import Body, FastAPI, Path, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, create_model
+from pydantic.fields import FieldInfo
 
-from cogmem_graph.api import EncodeRequest
+from cogmem_graph.operations import OPERATIONS, Operation
 from cogmem_graph.server.keys import Principal
-from cogmem_graph.server.service import MAX_BATCH, MemoryService, ServiceError
+from cogmem_graph.server.service import MemoryService, ServiceError
 
-
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class RecallBody(_Body):
-    query: str = Field(..., min_length=1, description="what to remember")
-    top_k: int | None = Field(None, ge=1, le=1000)
-    strategy: Literal["full", "dense", "lexical"] = "full"
-    record_access: bool = Field(True, description="false: look without reinforcing what is found")
-    as_of: int | None = Field(None, ge=0, description="epoch ms: what the memory knew then and held true then")
-    timeline: bool = Field(False, description="every version, expired and superseded ones too, in event order")
-
-
-class ContextBody(_Body):
-    query: str = Field(..., min_length=1, description="what the prompt is about")
-    token_budget: int | None = Field(None, ge=1, le=200_000)
-    top_k: int = Field(20, ge=1, le=1000)
-    events: list[str] = Field(default_factory=list, description="events this turn, for event reminders")
-
-
-class MultiHopBody(_Body):
-    query: str = Field(..., min_length=1)
-    hops: int | None = Field(None, ge=1, le=4)
-    top_k: int | None = Field(None, ge=1, le=1000)
-
-
-class ObserveBody(_Body):
-    role: Literal["user", "assistant", "system", "tool"]
-    text: str = Field(..., min_length=1)
-    created_at: int | None = Field(None, ge=0)
-
-
-class RemindBody(_Body):
-    content: str = Field(..., min_length=1)
-    at: int | None = Field(None, ge=0, description="epoch ms")
-    every: int | None = Field(None, gt=0, description="ms between occurrences (recurring)")
-    on_keywords: list[str] | None = None
-    on_context: str | None = None
-    recurring: bool | None = None
-    cooldown: int | None = Field(None, ge=0, description="ms")
-    threshold: float | None = Field(None, ge=0.0, le=1.0)
-    importance: float | None = Field(None, ge=0.0, le=1.0)
-    scope: Literal["agent", "thread", "user", "persona", "organization"] | None = None
-
-
-class IdsBody(_Body):
-    ids: list[str] = Field(..., min_length=1, max_length=MAX_BATCH)
-
-
-class BatchBody(_Body):
-    items: list[EncodeRequest] = Field(..., min_length=1, max_length=MAX_BATCH)
+BODY = "body"
+_CONSTRAINTS = ("gt", "ge", "lt", "le", "multiple_of", "min_length", "max_length", "pattern")
 
 
 def _principal(request: Request) -> Principal:
@@ -79,83 +34,62 @@ def _principal(request: Request) -> Principal:
     return principal
 
 
-def _body(model: BaseModel) -> dict[str, Any]:
-    return model.model_dump(mode="json", exclude_unset=True)
+def _parameter(name: str, field: FieldInfo, where: Any) -> inspect.Parameter:
+    """A path or query parameter with the field's type, constraints, description and default."""
+    options: dict[str, Any] = {"description": field.description} if field.description else {}
+    for constraint in field.metadata:
+        for key in _CONSTRAINTS:
+            value = getattr(constraint, key, None)
+            if value is not None:
+                options[key] = value
+    default = inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                             annotation=Annotated[field.annotation, where(**options)])
 
 
-def router(service: MemoryService) -> APIRouter:
-    api = APIRouter(prefix="/v1")
+def body_model(op: Operation) -> type[BaseModel] | None:
+    """The JSON body of `op`'s route: its argument model (less the path parameters), or None
+    when the arguments travel in the path and query, or there are none."""
+    fields = {n: f for n, f in op.args.model_fields.items() if n not in op.path_params}
+    if op.in_query or not fields:
+        return None
+    if len(fields) == len(op.args.model_fields):
+        return op.args
+    return create_model(f"{op.args.__name__}Body", __config__=op.args.model_config,
+                        **{n: (f.annotation, f) for n, f in fields.items()})
 
-    def run(request: Request, op: str, args: dict[str, Any] | None = None) -> Any:
-        return service.call(_principal(request), op, args)
 
-    @api.get("/whoami", summary="The identity and role of the presented key")
-    def whoami(request: Request) -> dict:
-        return run(request, "whoami")
+def endpoint(service: MemoryService, op: Operation) -> Any:
+    """The handler of `op`'s route: its signature (what FastAPI reads and documents) is
+    built from the entry; the call collects path, query and body into the arguments."""
+    body = body_model(op)
 
-    @api.post("/memories", summary="Remember one thing (encode)")
-    def remember(request: Request, body: EncodeRequest) -> dict:
-        return run(request, "remember", _body(body))
+    def handle(request: Request, **params: Any) -> Any:
+        payload = params.pop(BODY, None)
+        args = dict(params)
+        if payload is not None:
+            args.update(payload.model_dump(mode="json", exclude_unset=True))
+        return service.call(_principal(request), op.name, args)
 
-    @api.post("/memories/batch", summary="Remember many things in one batch")
-    def remember_many(request: Request, body: BatchBody) -> list:
-        return run(request, "remember_many", {"items": [_body(i) for i in body.items]})
+    parameters = [inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY, annotation=Request)]
+    parameters += [_parameter(name, op.args.model_fields[name], Path) for name in op.path_params]
+    if op.in_query:
+        parameters += [_parameter(name, field, Query) for name, field in op.args.model_fields.items()
+                       if name not in op.path_params]
+    elif body is not None:
+        parameters.append(inspect.Parameter(BODY, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[body, Body()]))
+    handle.__signature__ = inspect.Signature(parameters, return_annotation=op.result)  # type: ignore[attr-defined]
+    handle.__name__ = op.name
+    handle.__doc__ = op.description
+    return handle
 
-    @api.get("/memories/{trace_id}", summary="One memory and its graph neighbourhood")
-    def memory(request: Request, trace_id: Annotated[str, Path(min_length=1)],
-               limit: Annotated[int, Query(ge=0, le=500)] = 25) -> dict:
-        return run(request, "memory", {"trace_id": trace_id, "limit": limit})
 
-    @api.post("/memories/pin", summary="Pin memories (truth anchors)")
-    def pin(request: Request, body: IdsBody) -> dict:
-        return run(request, "pin", {"ids": body.ids})
-
-    @api.post("/memories/unpin", summary="Unpin memories")
-    def unpin(request: Request, body: IdsBody) -> dict:
-        return run(request, "unpin", {"ids": body.ids})
-
-    @api.post("/recall", summary="Retrieve memories with their signals and sources")
-    def recall(request: Request, body: RecallBody) -> dict:
-        return run(request, "recall", _body(body))
-
-    @api.post("/context", summary="The memory context for a prompt, within a token budget")
-    def context(request: Request, body: ContextBody) -> dict:
-        return run(request, "context", _body(body))
-
-    @api.post("/multi-hop", summary="Multi-hop retrieval with evidence paths")
-    def multi_hop(request: Request, body: MultiHopBody) -> dict:
-        return run(request, "multi_hop", _body(body))
-
-    @api.post("/observe", summary="Feed one conversation turn to the observer")
-    def observe(request: Request, body: ObserveBody) -> dict:
-        return run(request, "observe", _body(body))
-
-    @api.post("/reminders", summary="Remember to bring something up later")
-    def remind(request: Request, body: RemindBody) -> dict:
-        return run(request, "remind", _body(body))
-
-    @api.get("/reminders", summary="The reminders this key can see")
-    def reminders(request: Request, include_inactive: bool = False,
-                  limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> list:
-        return run(request, "reminders", {"include_inactive": include_inactive, "limit": limit})
-
-    @api.delete("/reminders/{reminder_id}", summary="Cancel a pending reminder")
-    def cancel_reminder(request: Request, reminder_id: str) -> dict:
-        return run(request, "cancel_reminder", {"reminder_id": reminder_id})
-
-    @api.post("/admin/consolidate", summary="Owner: run consolidation now")
-    def consolidate(request: Request) -> dict:
-        return run(request, "consolidate")
-
-    @api.get("/admin/stats", summary="Owner: counts of the store and the last consolidation")
-    def stats(request: Request) -> dict:
-        return run(request, "stats")
-
-    @api.post("/admin/repair", summary="Owner: reconcile the vectors with the graph")
-    def repair(request: Request) -> dict:
-        return run(request, "repair")
-
-    return api
+def add_routes(app: FastAPI, service: MemoryService) -> None:
+    """One route per entry of the table, on the app itself (so `app.routes` lists them)."""
+    for op in OPERATIONS.values():
+        app.add_api_route(op.path, endpoint(service, op), methods=[op.method], name=op.name, operation_id=op.name,
+                          summary=op.summary, description=op.description, response_model=op.result,
+                          tags=["owner" if op.role == "owner" else "memory"])
 
 
 def install(app: FastAPI, service: MemoryService, ready: Any) -> None:
@@ -174,4 +108,4 @@ def install(app: FastAPI, service: MemoryService, ready: Any) -> None:
         ok = ready()
         return JSONResponse({"ready": ok}, status_code=200 if ok else 503)
 
-    app.include_router(router(service))
+    add_routes(app, service)

@@ -1,9 +1,11 @@
 """The operations the server offers, each run for the identity of the caller's key.
 
 REST routes and MCP tools both call `MemoryService.call(principal, op, args)`, so the
-two surfaces cannot drift apart and every operation is checked in one place: the
-identity comes from the key (arguments naming one are refused), owner operations need
-an owner key, and bad arguments come back as 400 with the facade's message.
+two surfaces cannot drift apart and every operation is checked in one place, by its
+entry in `cogmem_graph.operations`: the identity comes from the key (arguments naming
+one are refused), the key's role must be allowed the entry's role, the arguments are
+validated by the entry's model, and bad arguments come back as 400 with the facade's
+message. Each entry is run by the `_op_<name>` method here, given the validated model.
 """
 
 from __future__ import annotations
@@ -14,20 +16,35 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from cogmem_graph.errors import field_problems
-from cogmem_graph.server.keys import IDENTITY_FIELDS, Principal
+from cogmem_graph.operations import (
+    IDENTITY_ARGUMENTS,
+    MAX_BATCH,
+    OPERATIONS,
+    BatchArgs,
+    CancelReminderArgs,
+    ContextArgs,
+    IdsArgs,
+    MemoryArgs,
+    MultiHopArgs,
+    ObserveArgs,
+    RecallArgs,
+    RemindArgs,
+    RemindersArgs,
+    identity_arguments,
+)
+from cogmem_graph.server.keys import Principal
 from cogmem_graph.server.wire import multi_hop_json, retrieval_json, to_jsonable
 
 if TYPE_CHECKING:
+    from cogmem_graph.api import EncodeRequest
     from cogmem_graph.api.agent import AgentMemory
     from cogmem_graph.api.store import MemoryStore
     from cogmem_graph.server.scheduler import ConsolidationScheduler
 
-MAX_BATCH = 500
-IDENTITY_ARGUMENTS = frozenset(IDENTITY_FIELDS) | {"agent", "user", "thread", "persona", "organization",
-                                                  "org", "scope_key", "scope_keys", "scope_id"}
+__all__ = ["IDENTITY_ARGUMENTS", "MAX_BATCH", "MemoryService", "ServiceError", "refuse_identity_arguments"]
 
 
 class ServiceError(Exception):
@@ -46,17 +63,20 @@ class _Handle:
 
 
 def refuse_identity_arguments(args: dict[str, Any]) -> None:
-    chosen = sorted(IDENTITY_ARGUMENTS & set(args))
+    """403 when `args` (or its batch items) name an identity."""
+    chosen = identity_arguments(args)
     if chosen:
         raise ServiceError(403, f"{', '.join(chosen)}: the identity comes from the API key; "
                                 "a request cannot choose whose memory it reads or writes")
 
 
+def _a(word: str) -> str:
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
+
+
 class MemoryService:
     """One store, many keys: an agent handle per key (its working memory lives across
     requests), calls of one handle serialised where they change its working memory."""
-
-    OWNER_OPS = frozenset({"consolidate", "stats", "repair"})
 
     def __init__(self, store: MemoryStore, scheduler: ConsolidationScheduler | None = None) -> None:
         self.store = store
@@ -64,11 +84,8 @@ class MemoryService:
         self.started_at = time.time()
         self._handles: dict[tuple[str, str], _Handle] = {}
         self._lock = threading.Lock()
-        self._ops: dict[str, Callable[..., Any]] = {
-            name: getattr(self, f"_op_{name}") for name in (
-                "whoami", "remember", "remember_many", "recall", "context", "multi_hop", "observe",
-                "remind", "reminders", "cancel_reminder", "pin", "unpin", "memory",
-                "consolidate", "stats", "repair")}
+        self._ops: dict[str, Callable[[Principal, Any], Any]] = {
+            name: getattr(self, f"_op_{name}") for name in OPERATIONS}
 
     @property
     def operations(self) -> list[str]:
@@ -80,13 +97,13 @@ class MemoryService:
 
         args = {k: v for k, v in (args or {}).items() if v is not None}
         refuse_identity_arguments(args)
-        fn = self._ops.get(op)
-        if fn is None:
+        entry = OPERATIONS.get(op)
+        if entry is None:
             raise ServiceError(404, f"unknown operation {op!r}")
-        if op in self.OWNER_OPS and not principal.is_owner:
-            raise ServiceError(403, f"{op} is an owner operation; this key is an agent key")
+        if not principal.may(entry.role):
+            raise ServiceError(403, f"{op} is {_a(entry.role)} operation; this key is {_a(principal.role)} key")
         try:
-            return fn(principal, **args)
+            return self._ops[op](principal, entry.args.model_validate(args))
         except ServiceError:
             raise
         except TypeError as exc:
@@ -115,83 +132,73 @@ class MemoryService:
     def _agent(self, principal: Principal) -> AgentMemory:
         return self._handle(principal).agent
 
-    # ------------------------------------------------------------ operations
+    # ------------------------------------------------------------ operations (one per table entry)
 
-    def _op_whoami(self, p: Principal) -> dict[str, Any]:
+    def _op_whoami(self, p: Principal, a: BaseModel) -> dict[str, Any]:
         return p.describe()
 
-    def _op_remember(self, p: Principal, content: str, **fields: Any) -> dict[str, Any]:
-        return to_jsonable(self._agent(p).encode(content, **fields))
+    def _op_remember(self, p: Principal, a: EncodeRequest) -> dict[str, Any]:
+        return to_jsonable(self._agent(p).encode(**a.model_dump(mode="json", exclude_unset=True)))
 
-    def _op_remember_many(self, p: Principal, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        if not isinstance(items, list) or not items:
-            raise ValueError("items must be a non-empty list of memories")
-        if len(items) > MAX_BATCH:
-            raise ValueError(f"items: at most {MAX_BATCH} memories per call, got {len(items)}")
-        for item in items:
-            if isinstance(item, dict):
-                refuse_identity_arguments(item)
-        return [to_jsonable(t) for t in self._agent(p).encode_many(items)]
+    def _op_remember_many(self, p: Principal, a: BatchArgs) -> list[dict[str, Any]]:
+        return [to_jsonable(t) for t in self._agent(p).encode_many(a.items)]
 
-    def _op_recall(self, p: Principal, query: str, top_k: int | None = None, strategy: str = "full",
-                   record_access: bool = True, as_of: int | None = None, timeline: bool = False) -> dict[str, Any]:
+    def _op_recall(self, p: Principal, a: RecallArgs) -> dict[str, Any]:
         handle = self._handle(p)
         with handle.lock:
-            result = handle.agent.retrieve(query, top_k=top_k, strategy=strategy, record_access=record_access,
-                                           as_of=as_of, timeline=timeline)
+            result = handle.agent.retrieve(a.query, top_k=a.top_k, strategy=a.strategy,
+                                           record_access=a.record_access, as_of=a.as_of, timeline=a.timeline)
         return retrieval_json(result)
 
-    def _op_context(self, p: Principal, query: str, token_budget: int | None = None, top_k: int = 20,
-                    events: list[str] | None = None) -> dict[str, Any]:
+    def _op_context(self, p: Principal, a: ContextArgs) -> dict[str, Any]:
         handle = self._handle(p)
         with handle.lock:
-            assembled = handle.agent.assemble_for_prompt(query, token_budget, top_k=top_k, events=events or ())
+            assembled = handle.agent.assemble_for_prompt(a.query, a.token_budget, top_k=a.top_k, events=a.events)
         return to_jsonable(assembled)
 
-    def _op_multi_hop(self, p: Principal, query: str, hops: int | None = None,
-                      top_k: int | None = None) -> dict[str, Any]:
-        return multi_hop_json(self._agent(p).multi_hop(query, hops=hops, top_k=top_k))
+    def _op_multi_hop(self, p: Principal, a: MultiHopArgs) -> dict[str, Any]:
+        return multi_hop_json(self._agent(p).multi_hop(a.query, hops=a.hops, top_k=a.top_k))
 
-    def _op_observe(self, p: Principal, role: str, text: str, created_at: int | None = None) -> dict[str, Any]:
+    def _op_observe(self, p: Principal, a: ObserveArgs) -> dict[str, Any]:
         handle = self._handle(p)
         with handle.lock:
-            return to_jsonable(handle.agent.observe(role, text, created_at=created_at))
+            return to_jsonable(handle.agent.observe(a.role, a.text, created_at=a.created_at))
 
-    def _op_remind(self, p: Principal, content: str, **fields: Any) -> dict[str, Any]:
-        return to_jsonable(self._agent(p).remind(content, **fields))
+    def _op_remind(self, p: Principal, a: RemindArgs) -> dict[str, Any]:
+        return to_jsonable(self._agent(p).remind(**a.model_dump(exclude_unset=True)))
 
-    def _op_reminders(self, p: Principal, include_inactive: bool = False, limit: int = 100) -> list[dict[str, Any]]:
-        return to_jsonable(self._agent(p).reminders(include_inactive=include_inactive, limit=limit))
+    def _op_reminders(self, p: Principal, a: RemindersArgs) -> list[dict[str, Any]]:
+        return to_jsonable(self._agent(p).reminders(include_inactive=a.include_inactive, limit=a.limit))
 
-    def _op_cancel_reminder(self, p: Principal, reminder_id: str) -> dict[str, Any]:
-        return {"cancelled": self._agent(p).cancel_reminder(reminder_id)}
+    def _op_cancel_reminder(self, p: Principal, a: CancelReminderArgs) -> dict[str, Any]:
+        return {"cancelled": self._agent(p).cancel_reminder(a.reminder_id)}
 
-    def _op_pin(self, p: Principal, ids: list[str]) -> dict[str, Any]:
-        return {"pinned": self._agent(p).pin(ids)}
+    def _op_pin(self, p: Principal, a: IdsArgs) -> dict[str, Any]:
+        return {"pinned": self._agent(p).pin(a.ids)}
 
-    def _op_unpin(self, p: Principal, ids: list[str]) -> dict[str, Any]:
-        return {"unpinned": self._agent(p).unpin(ids)}
+    def _op_unpin(self, p: Principal, a: IdsArgs) -> dict[str, Any]:
+        return {"unpinned": self._agent(p).unpin(a.ids)}
 
-    def _op_memory(self, p: Principal, trace_id: str, limit: int = 25) -> dict[str, Any]:
-        trace, edges, neighbours = self._agent(p).neighbourhood(trace_id, limit=limit)
+    def _op_memory(self, p: Principal, a: MemoryArgs) -> dict[str, Any]:
+        trace, edges, neighbours = self._agent(p).neighbourhood(a.trace_id, limit=a.limit)
         if trace is None:
-            raise ServiceError(404, f"no memory visible to this key with id {trace_id!r}")
+            raise ServiceError(404, f"no memory visible to this key with id {a.trace_id!r}")
         return {"trace": to_jsonable(trace),
                 "edges": [{"src": e.src, "dst": e.dst, "type": to_jsonable(e.type), "weight": e.weight}
                           for e in edges],
                 "neighbours": [to_jsonable(t) for t in neighbours]}
 
-    def _op_consolidate(self, p: Principal) -> dict[str, Any]:
+    def _op_consolidate(self, p: Principal, a: BaseModel) -> dict[str, Any]:
         result = self.store.consolidate()
         if self.scheduler is not None:
             self.scheduler.record(result, trigger="request")
         return to_jsonable(result)
 
-    def _op_stats(self, p: Principal) -> dict[str, Any]:
+    def _op_stats(self, p: Principal, a: BaseModel) -> dict[str, Any]:
         stats = to_jsonable(self.store.stats())
         return {"store": stats, "uptime_s": round(time.time() - self.started_at, 1),
                 "agent_handles": len(self._handles),
                 "consolidation": self.scheduler.status() if self.scheduler else None}
 
-    def _op_repair(self, p: Principal) -> dict[str, Any]:
+    def _op_repair(self, p: Principal, a: BaseModel) -> dict[str, Any]:
         return to_jsonable(self.store.repair())

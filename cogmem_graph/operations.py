@@ -1,0 +1,389 @@
+"""Every operation `cogmem serve` offers, declared once.
+
+An `Operation` names the operation, its argument model, who may call it, its REST method
+and path, its MCP tool (or resource), its `cg.connect` method and its CLI command, with
+a summary and the description a model reads to choose it. The surfaces follow from the
+table: `server.service` dispatches and checks the caller's role by it, `server.rest`
+generates one route per entry, `client.RemoteAgent.call` finds its route in it,
+`server.mcp_tools` registers each hand-written tool under the entry it serves, and
+`tests/unit/test_operations_table.py` fails when a surface misses an entry.
+
+Argument models forbid unknown fields and never carry an identity: whose memory an
+operation reaches is the API key's to say (`IDENTITY_ARGUMENTS` are refused, 403).
+
+Adding an operation: an args model and an `Operation(...)` below; a `_op_<name>` method on
+`server.service.MemoryService`; a `RemoteAgent` method calling `self.call(name, ...)`
+(or `client=None`: reachable through `call` only); an MCP function decorated with
+`@tool("<name>")` in `server.mcp_tools` when the entry names `mcp`; a CLI command when it
+names `cli`. REST needs nothing more.
+
+This module sits below the facade (it imports pydantic, the domain model and the
+facade's `EncodeRequest`, nothing with I/O), so the server, the client, the CLI and the
+facade itself may all import it.
+"""
+
+from __future__ import annotations
+
+import re
+import types
+import typing
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from cogmem_graph.write.request import EncodeRequest
+
+Role = Literal["agent", "read", "owner"]
+"""Who may call an operation: "read" ones look without changing memory (a read-only key
+may call them, where the key file has such a role), "agent" ones change the key's
+memories, "owner" ones act on the whole store."""
+ROLES: tuple[str, ...] = typing.get_args(Role)
+HttpMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
+QUERY_METHODS = frozenset({"GET", "DELETE"})
+API_PREFIX = "/v1/"
+
+MAX_BATCH = 500
+IDENTITY_ARGUMENTS = frozenset({
+    "agent_id", "user_id", "thread_id", "persona_id", "organization_id",
+    "agent", "user", "thread", "persona", "organization", "org", "scope_key", "scope_keys", "scope_id"})
+
+
+# ---------------------------------------------------------------- argument models
+
+
+class Args(BaseModel):
+    """The base of every argument model: unknown fields are refused."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class NoArgs(Args):
+    """An operation that takes no argument."""
+
+
+class MemoryArgs(Args):
+    trace_id: str = Field(..., min_length=1, description="the memory's id")
+    limit: int = Field(25, ge=0, le=500, description="at most this many neighbours")
+
+
+class IdsArgs(Args):
+    ids: list[str] = Field(..., min_length=1, max_length=MAX_BATCH, description="memory ids")
+
+
+class BatchArgs(Args):
+    items: list[EncodeRequest] = Field(..., min_length=1, max_length=MAX_BATCH)
+
+
+class RecallArgs(Args):
+    query: str = Field(..., min_length=1, description="what to remember")
+    top_k: int | None = Field(None, ge=1, le=1000)
+    strategy: Literal["full", "dense", "lexical"] = "full"
+    record_access: bool = Field(True, description="false: look without reinforcing what is found")
+    as_of: int | None = Field(None, ge=0, description="epoch ms: what the memory knew then and held true then")
+    timeline: bool = Field(False, description="every version, expired and superseded ones too, in event order")
+
+
+class ContextArgs(Args):
+    query: str = Field(..., min_length=1, description="what the prompt is about")
+    token_budget: int | None = Field(None, ge=1, le=200_000)
+    top_k: int = Field(20, ge=1, le=1000)
+    events: list[str] = Field(default_factory=list, description="events this turn, for event reminders")
+
+
+class MultiHopArgs(Args):
+    query: str = Field(..., min_length=1)
+    hops: int | None = Field(None, ge=1, le=4)
+    top_k: int | None = Field(None, ge=1, le=1000)
+
+
+class ObserveArgs(Args):
+    role: Literal["user", "assistant", "system", "tool"]
+    text: str = Field(..., min_length=1)
+    created_at: int | None = Field(None, ge=0)
+
+
+class RemindArgs(Args):
+    content: str = Field(..., min_length=1)
+    at: int | None = Field(None, ge=0, description="epoch ms")
+    every: int | None = Field(None, gt=0, description="ms between occurrences (recurring)")
+    on_keywords: list[str] | None = None
+    on_context: str | None = None
+    recurring: bool | None = None
+    cooldown: int | None = Field(None, ge=0, description="ms")
+    threshold: float | None = Field(None, ge=0.0, le=1.0)
+    importance: float | None = Field(None, ge=0.0, le=1.0)
+    scope: Literal["agent", "thread", "user", "persona", "organization"] | None = None
+
+
+class RemindersArgs(Args):
+    include_inactive: bool = False
+    limit: int = Field(100, ge=1, le=1000)
+
+
+class CancelReminderArgs(Args):
+    reminder_id: str = Field(..., min_length=1)
+
+
+# ---------------------------------------------------------------- the declaration
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation and where it shows.
+
+    name: the operation's name (`MemoryService.call`, `RemoteAgent.call`, the REST route's name).
+    args: the pydantic model of its arguments (extra="forbid", no identity field).
+    role: who may call it ("agent", "read" or "owner"; see `Role`).
+    method, path: its REST route; `{field}` segments are path parameters, the other fields
+        are query parameters for GET/DELETE and the JSON body otherwise.
+    summary: one line for the OpenAPI schema.
+    description: what it does and when to use it, for a model choosing a tool (MCP) and the docs.
+    mcp: the MCP tool's name, or the resource's name when `mcp_resource` is set; None: not on MCP.
+    mcp_resource: the URI template of the MCP resource serving it (then it is not a tool).
+    client: the `cg.connect` (`RemoteAgent`) method; None: reachable through `call(name, args)` only.
+    cli: the `cogmem` command that runs it (with `--server` too); None: no command.
+    result: the JSON shape of the answer (`dict` or `list`), the REST response model.
+    """
+
+    name: str
+    args: type[BaseModel]
+    role: Role
+    method: HttpMethod
+    path: str
+    summary: str
+    description: str
+    mcp: str | None = None
+    mcp_resource: str | None = None
+    client: str | None = None
+    cli: str | None = None
+    result: Any = dict
+
+    def __post_init__(self) -> None:
+        where = f"operation {self.name!r}"
+        if not self.name.isidentifier():
+            raise ValueError(f"{where}: the name must be an identifier")
+        if self.role not in ROLES:
+            raise ValueError(f"{where}: role must be one of {', '.join(ROLES)}, not {self.role!r}")
+        if self.method not in typing.get_args(HttpMethod):
+            raise ValueError(f"{where}: method {self.method!r} is not one of {typing.get_args(HttpMethod)}")
+        if not self.path.startswith(API_PREFIX):
+            raise ValueError(f"{where}: the path must start with {API_PREFIX} (the guard checks identities there)")
+        if self.args.model_config.get("extra") != "forbid":
+            raise ValueError(f"{where}: {self.args.__name__} must forbid unknown fields (extra='forbid')")
+        chosen = sorted(IDENTITY_ARGUMENTS & set(_all_field_names(self.args)))
+        if chosen:
+            raise ValueError(f"{where}: {self.args.__name__} has identity fields {chosen}; "
+                             "the identity comes from the API key")
+        for name in self.path_params:
+            field = self.args.model_fields.get(name)
+            if field is None or not field.is_required():
+                raise ValueError(f"{where}: path parameter {{{name}}} must be a required field of "
+                                 f"{self.args.__name__}")
+        if self.in_query:
+            nested = [name for name, field in self.args.model_fields.items()
+                      if name not in self.path_params and not _flat(field.annotation)]
+            if nested:
+                raise ValueError(f"{where}: {self.method} arguments travel in the query string, which holds "
+                                 f"scalars and lists of scalars; {', '.join(nested)} is not one (flatten it, "
+                                 "or use POST with a JSON body)")
+        if self.mcp_resource is not None and self.mcp is None:
+            raise ValueError(f"{where}: an MCP resource needs a name (mcp=...)")
+        if not self.summary.strip() or not self.description.strip():
+            raise ValueError(f"{where}: summary and description are required")
+
+    @property
+    def path_params(self) -> tuple[str, ...]:
+        return tuple(re.findall(r"{(\w+)}", self.path))
+
+    @property
+    def mcp_tool(self) -> str | None:
+        """The MCP tool's name, None when the entry is not a tool (no MCP, or a resource)."""
+        return self.mcp if self.mcp_resource is None else None
+
+    @property
+    def in_query(self) -> bool:
+        """True when the arguments other than path parameters travel in the query string."""
+        return self.method in QUERY_METHODS
+
+
+def _all_field_names(model: type[BaseModel], seen: frozenset[type] = frozenset()) -> Iterator[str]:
+    """The field names of `model` and of the models nested in its fields (batch items)."""
+    if model in seen:
+        return
+    for name, field in model.model_fields.items():
+        yield name
+        for nested in _models_in(field.annotation):
+            yield from _all_field_names(nested, seen | {model})
+
+
+def _models_in(annotation: Any) -> Iterator[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        yield annotation
+    for arg in typing.get_args(annotation):
+        yield from _models_in(arg)
+
+
+def _flat(annotation: Any) -> bool:
+    """True for a scalar, a Literal, an optional one or a list of them: what a query string carries."""
+    origin = typing.get_origin(annotation)
+    if origin is Literal:
+        return True
+    if origin is list:
+        return all(_flat(arg) and typing.get_origin(arg) is not list for arg in typing.get_args(annotation))
+    if origin is typing.Union or origin is types.UnionType:  # X | None
+        return all(_flat(arg) for arg in typing.get_args(annotation))
+    if origin is not None:  # dict[...], tuple[...], ...
+        return False
+    return annotation in (str, int, float, bool, type(None)) or (
+        isinstance(annotation, type) and issubclass(annotation, str | int))  # str and int enums
+
+
+def _table(*operations: Operation) -> dict[str, Operation]:
+    table: dict[str, Operation] = {}
+    seen: dict[tuple[str, Any], str] = {}
+    for op in operations:
+        keys = [("name", op.name), ("route", (op.method, op.path))]
+        keys += [(kind, value) for kind, value in (("mcp", op.mcp), ("client", op.client), ("cli", op.cli)) if value]
+        for key in keys:
+            if key in seen:
+                raise ValueError(f"operations {seen[key]!r} and {op.name!r} share {key[0]} {key[1]!r}")
+            seen[key] = op.name
+        table[op.name] = op
+    return table
+
+
+OPERATIONS: dict[str, Operation] = _table(
+    Operation(
+        "whoami", NoArgs, "read", "GET", "/v1/whoami",
+        summary="The identity and role of the presented key",
+        description="Who this memory connection acts as: the key's agent, user, organization and visible scopes.",
+        mcp="whoami", client="whoami"),
+    Operation(
+        "remember", EncodeRequest, "agent", "POST", "/v1/memories",
+        summary="Remember one thing (encode)",
+        description=(
+            "Store one memory for later. Use for facts about the user or the world (type 'semantic'), "
+            "things that happened (type 'episodic', the default), how-tos ('procedural'). "
+            "scope: 'user' (default when the key has a user: only this user sees it), 'organization' "
+            "(every agent of the organization sees it: shared knowledge), 'thread', 'agent', 'persona'. "
+            "Returns the stored memory with its id; a near-duplicate reinforces the existing one instead."),
+        mcp="remember", client="encode"),
+    Operation(
+        "remember_many", BatchArgs, "agent", "POST", "/v1/memories/batch",
+        summary="Remember many things in one batch",
+        description=(
+            f"Store up to {MAX_BATCH} memories in one call, each with the fields of `remember`; the batch "
+            "is checked whole before anything is stored. Returns the stored memories in order."),
+        client="encode_many", cli="ingest", result=list),
+    Operation(
+        "memory", MemoryArgs, "read", "GET", "/v1/memories/{trace_id}",
+        summary="One memory and its graph neighbourhood",
+        description="One memory and its graph neighbourhood: associative edges and the memories at their ends.",
+        mcp="memory", mcp_resource="memory://{trace_id}", client="neighbourhood"),
+    Operation(
+        "pin", IdsArgs, "agent", "POST", "/v1/memories/pin",
+        summary="Pin memories (truth anchors)",
+        description=(
+            "Pin memories by id: truth anchors that are never forgotten, merged or superseded. Use when "
+            "the user states something as permanently true."),
+        mcp="pin", client="pin", cli="pin"),
+    Operation(
+        "unpin", IdsArgs, "agent", "POST", "/v1/memories/unpin",
+        summary="Unpin memories",
+        description="Unpin memories by id: they may fade like any other again.",
+        mcp="unpin", client="unpin", cli="unpin"),
+    Operation(
+        "recall", RecallArgs, "read", "POST", "/v1/recall",
+        summary="Retrieve memories with their signals and sources",
+        description=(
+            "Search memory for what answers a question or relates to a topic. Returns ranked memories, "
+            "each with its score, the signals behind it (relevance, recency, importance, ...) and "
+            "`sources`: how it was found ('dense' meaning, 'lexical' words, 'activation' association "
+            "through the memory graph). Use before answering questions about the user or past work."),
+        mcp="recall", client="retrieve", cli="recall"),
+    Operation(
+        "context", ContextArgs, "read", "POST", "/v1/context",
+        summary="The memory context for a prompt, within a token budget",
+        description=(
+            "Build the memory context to put in front of a reply: relevant facts, recent events, "
+            "graph associations, working memory and reminders that this turn triggers, laid out in "
+            "sections within a token budget. Use once per user turn with the user's message as query."),
+        mcp="build_context", client="assemble_for_prompt", cli="context"),
+    Operation(
+        "multi_hop", MultiHopArgs, "read", "POST", "/v1/multi-hop",
+        summary="Multi-hop retrieval with evidence paths",
+        description=(
+            "Answer a question that connects several things (\"where does the company Alice joined have "
+            "its office?\") by walking the memory graph: entities the question names, memories that "
+            "mention them, entities those mention. Each result has its evidence path from the question."),
+        mcp="multi_hop", client="multi_hop"),
+    Operation(
+        "observe", ObserveArgs, "agent", "POST", "/v1/observe",
+        summary="Feed one conversation turn to the observer",
+        description=(
+            "Feed one conversation turn to the observer, which distils buffered turns into notes and "
+            "later into long-term memories on its own. Use to log a conversation without deciding "
+            "yourself what is worth remembering."),
+        mcp="observe", client="observe"),
+    Operation(
+        "remind", RemindArgs, "agent", "POST", "/v1/reminders",
+        summary="Remember to bring something up later",
+        description=(
+            "Set a reminder to bring something up later: at a time (`at`, epoch ms), every interval "
+            "(`every`, ms), when a turn mentions words (`on_keywords`) or resembles a situation "
+            "(`on_context`). Fired reminders appear in build_context's Reminders section."),
+        mcp="remind", client="remind"),
+    Operation(
+        "reminders", RemindersArgs, "read", "GET", "/v1/reminders",
+        summary="The reminders this key can see",
+        description="List the pending reminders this agent can see (with their ids, to cancel one).",
+        mcp="list_reminders", client="reminders", result=list),
+    Operation(
+        "cancel_reminder", CancelReminderArgs, "agent", "DELETE", "/v1/reminders/{reminder_id}",
+        summary="Cancel a pending reminder",
+        description="Cancel a pending reminder by its id.",
+        mcp="cancel_reminder", client="cancel_reminder"),
+    Operation(
+        "consolidate", NoArgs, "owner", "POST", "/v1/admin/consolidate",
+        summary="Owner: run consolidation now",
+        description="Owner only: run memory consolidation now (decay, merge, schemas, contradictions).",
+        mcp="consolidate", client="consolidate", cli="consolidate"),
+    Operation(
+        "stats", NoArgs, "owner", "GET", "/v1/admin/stats",
+        summary="Owner: counts of the store and the last consolidation",
+        description="Owner only: counts of the whole store and the last scheduled consolidation.",
+        mcp="stats", client="stats", cli="stats"),
+    Operation(
+        "repair", NoArgs, "owner", "POST", "/v1/admin/repair",
+        summary="Owner: reconcile the vectors with the graph",
+        description="Owner only: reconcile the vector index with the graph after a crash.",
+        mcp="repair", client="repair", cli="repair"),
+)
+
+
+def operation(name: str) -> Operation:
+    """The entry named `name`; ValueError for an operation the table does not declare."""
+    try:
+        return OPERATIONS[name]
+    except KeyError:
+        raise ValueError(f"unknown operation {name!r}") from None
+
+
+def identity_arguments(args: typing.Mapping[str, Any]) -> list[str]:
+    """The identity arguments a request names, at its top level or in its batch items
+    (empty when none): the server refuses a request naming any with 403."""
+    chosen = set(IDENTITY_ARGUMENTS & set(args))
+    items = args.get("items")
+    for item in items if isinstance(items, list) else ():
+        if isinstance(item, dict):
+            chosen |= IDENTITY_ARGUMENTS & set(item)
+    return sorted(chosen)
+
+
+__all__ = [
+    "IDENTITY_ARGUMENTS", "MAX_BATCH", "OPERATIONS", "ROLES", "Args", "BatchArgs", "CancelReminderArgs",
+    "ContextArgs", "IdsArgs", "MemoryArgs", "MultiHopArgs", "NoArgs", "ObserveArgs", "Operation", "RecallArgs",
+    "RemindArgs", "RemindersArgs", "Role", "identity_arguments", "operation",
+]
