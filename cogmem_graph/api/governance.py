@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -358,12 +358,14 @@ def user_scopes(store: MemoryStore, user_id: str, organization_id: str | None) -
 
 
 def erase(store: MemoryStore, user_id: str, *, organization_id: str | None = None,
-          include_shared: bool = False, compact: bool = True) -> EraseReceipt:
+          include_shared: bool = False, compact: bool = True,
+          on_progress: Callable[[str, int], None] | None = None) -> EraseReceipt:
     """Everything of one user: their user and thread scopes (memories, reminders, notes,
     buffered turns, archive, schemas), their vectors, and the files under the home
     (compacted unless `compact=False`). What they wrote into shared scopes (organization,
     agent, persona) stays, without its author, unless `include_shared=True`. Run twice,
-    the second run finds nothing."""
+    the second run finds nothing. `on_progress(kind, n)` hears of each batch deleted."""
+    progress = on_progress or (lambda kind, n: None)
     store._check_open()
     qualified, keys = user_scopes(store, user_id, organization_id)
     receipt = EraseReceipt(user=qualified, scope_keys=keys)
@@ -373,6 +375,7 @@ def erase(store: MemoryStore, user_id: str, *, organization_id: str | None = Non
         for kind, n in store.graph.hard_delete(ids, keys).items():
             counts[kind] += n
         store.vectors.delete(ids)
+        progress("traces", len(ids))
     counts["other_nodes"] = store.graph.delete_scope_leftovers(keys)
     store.vectors.delete_scopes(keys)
     while authored := store.graph.authored_elsewhere(qualified, keys, FORGET_BATCH):

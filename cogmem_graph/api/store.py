@@ -212,10 +212,11 @@ class MemoryStore:
     # ------------------------------------------------------------ governance (owner)
 
     def erase(self, user_id: str, *, organization_id: str | None = None, include_shared: bool = False,
-              compact: bool = True) -> governance.EraseReceipt:
-        """Erase everything of one user (see `api.governance.erase`): an owner operation."""
+              compact: bool = True, on_progress: Any = None) -> governance.EraseReceipt:
+        """Erase everything of one user (see `api.governance.erase`): an owner operation.
+        `on_progress(kind, n)` is called after each batch (for a progress bar)."""
         return governance.erase(self, user_id, organization_id=organization_id, include_shared=include_shared,
-                                compact=compact)
+                                compact=compact, on_progress=on_progress)
 
     def export(self, out: TextIO, *, user_id: str | None = None, organization_id: str | None = None,
                on_progress: Any = None) -> Any:
