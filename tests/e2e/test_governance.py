@@ -297,3 +297,40 @@ def test_one_users_export_imports_into_another_store(tmp_path: Path, clock: Manu
         assert {r.trace.content for r in ines.list().items} == {"Ines studies marine biology",
                                                                  "Ines is in Lisbon this week"}
         assert ines.retrieve("marine biology").traces[0].trace.content == "Ines studies marine biology"
+
+
+def test_forget_takes_the_archived_original_and_the_notes_it_came_from(store: cg.MemoryStore) -> None:
+    from cogmem_graph.pipeline.archive import ArchiveNotFound, MemoryArchive
+
+    agent = store.agent("listener", user_id="eli", thread_id="s1")
+    agent.observe("user", "My sister Ana is getting married in Lisbon on 4 October, I am her witness.")
+    agent.observe("assistant", "Congratulations to Ana! I will remember the date.")
+    flushed = agent.flush_observations()
+    reflected = flushed.reflection.traces if flushed.reflection else []
+    assert reflected, "the offline observer and reflector turn the conversation into memories"
+    target = reflected[0]
+    notes_before = agent.observations(limit=50)
+    assert any(target.id in (n.trace_ids or ()) for n in notes_before)
+    MemoryArchive(store.graph, store.clock).store([target], reason="test_gist")  # as a gist would
+    assert agent.rehydrate(target.id) == target.content
+
+    receipt = agent.forget(target.id, force=True)
+    assert receipt.counts["archived"] == 1 and receipt.counts["observation_notes"] >= 1
+    assert not any(target.id in (n.trace_ids or ()) for n in agent.observations(limit=50))
+    with pytest.raises(ArchiveNotFound):
+        agent.rehydrate(target.id)
+
+
+def test_forget_leaves_the_files_at_the_next_consolidation(tmp_path: Path, clock: ManualClock) -> None:
+    marker = "NUMBAT-2290-LATER"
+    with cg.open(home=tmp_path / "home", embedder="hash", clock=clock) as store:
+        agent = store.agent("a", user_id="u")
+        doomed = agent.encode(f"The safe combination is {marker}")
+        agent.encode("Lunch is at noon on Fridays")
+        agent.forget(doomed.id)
+        assert (store.home / "compaction.due").exists()
+        assert _files_holding(store.home, marker), "deleted, not yet compacted: still in the log"
+        clock.advance(DAY)
+        store.consolidate()
+        assert not (store.home / "compaction.due").exists()
+        assert _files_holding(store.home, marker) == []
