@@ -2,9 +2,14 @@
 
 It has the methods of the embedded handle (`encode`, `encode_many`, `retrieve`,
 `assemble_for_prompt`, `multi_hop`, `observe`, `remind`, `reminders`,
-`cancel_reminder`, `pin`, `unpin`, `consolidate`) and returns the same result types
-where they carry a memory (`MemoryTrace`, `RetrievalResult`, `AssembledContext`,
-`Intention`); the rest come back as the server's JSON. Each method runs one entry of
+`cancel_reminder`, `pin`, `unpin`, `consolidate`, and the governance ones: `get`,
+`list`, `update`, `history`, `forget`, `export`) plus the store owner's `erase` and
+`export_user`, and returns the same result types where they carry a memory
+(`MemoryTrace`, `RetrievalResult`, `AssembledContext`, `Intention`, `MemoryRecord`,
+`MemoryPage`, `ForgetReceipt`, `EraseReceipt`, `PortableCounts`, rebuilt from the JSON by
+the `*_from_json` functions here); the rest come back as the server's JSON. The record
+and receipt types are imported when the first one comes back (they load the facade).
+Filters (`where=`) are a `MemoryFilter` or a dict of its fields. Each method runs one entry of
 `cogmem_graph.operations` (the entry's `client` names it) through `call(name, args)`,
 which reaches any entry and finds its route in that table. Who it acts as is the key's
 identity: there is no way to pass one. Errors: `ServerError` with the HTTP status;
@@ -14,19 +19,23 @@ identity: there is no way to pass one. Errors: `ServerError` with the HTTP statu
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
 
 from cogmem_graph.errors import BackendUnavailable, CogmemError
-from cogmem_graph.model import MemoryTrace
+from cogmem_graph.filters import MemoryFilter, as_filter
+from cogmem_graph.model import MemoryTrace, MemoryType
 from cogmem_graph.operations import MAX_BATCH, OPERATIONS
 from cogmem_graph.redact import redact_url
 from cogmem_graph.results import AssembledContext, RetrievalResult, ScoredTrace
 
 if TYPE_CHECKING:
+    from cogmem_graph.api.governance import EraseReceipt, ForgetReceipt, MemoryPage, MemoryRecord
     from cogmem_graph.cognition.prospective import Intention
+    from cogmem_graph.portable import PortableCounts
 
 DEFAULT_TIMEOUT_S = 60.0
 BATCH = MAX_BATCH
@@ -45,7 +54,10 @@ class ServerError(CogmemError):
 
 
 class RequestRejected(ServerError, ValueError):
-    """The server refused this request as it was (400, 403, 404, 413, 422): fix the request."""
+    """The server refused this request as it was (400, 403, 404, 409, 413, 422): fix the request."""
+
+
+REJECTED = (400, 403, 404, 409, 413, 422)
 
 
 def _ms(value: int | datetime | timedelta | None) -> int | None:
@@ -64,6 +76,83 @@ def _trace(data: Mapping[str, Any]) -> MemoryTrace:
 
 def _scored(data: Mapping[str, Any]) -> ScoredTrace:
     return ScoredTrace(_trace(data["trace"]), data["score"], dict(data["signals"]), tuple(data["sources"]))
+
+
+def where_json(where: MemoryFilter | Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A filter as the server takes it: checked here (a ValueError names the bad field) and as JSON."""
+    checked = as_filter(where)
+    return None if checked is None else checked.model_dump(mode="json", exclude_none=True)
+
+
+def record_from_json(data: Mapping[str, Any]) -> MemoryRecord:
+    """A `MemoryRecord` from the JSON of `get`, `update`, `history` and `list` items."""
+    from cogmem_graph.api.governance import MemoryRecord
+    from cogmem_graph.filters import MemoryState
+
+    return MemoryRecord(_trace(data["trace"]), MemoryState(data["state"]), archived=bool(data.get("archived")),
+                        version=int(data.get("version") or 1), superseded_by=tuple(data.get("superseded_by") or ()),
+                        updated_by=data.get("updated_by"))
+
+
+def page_from_json(data: Mapping[str, Any]) -> MemoryPage:
+    from cogmem_graph.api.governance import MemoryPage
+
+    return MemoryPage([record_from_json(r) for r in data["items"]], data.get("cursor"))
+
+
+def forget_receipt_from_json(data: Mapping[str, Any]) -> ForgetReceipt:
+    from cogmem_graph.api.governance import ForgetReceipt
+
+    return ForgetReceipt(forgotten=list(data["forgotten"]), not_found=list(data["not_found"]),
+                         skipped_pinned=list(data["skipped_pinned"]), counts=dict(data["counts"]),
+                         compacted=bool(data["compacted"]))
+
+
+def erase_receipt_from_json(data: Mapping[str, Any]) -> EraseReceipt:
+    from cogmem_graph.api.governance import EraseReceipt
+
+    return EraseReceipt(user=data["user"], scope_keys=list(data["scope_keys"]), counts=dict(data["counts"]),
+                        compacted=bool(data["compacted"]))
+
+
+def footer_counts(last: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The counts of an export's footer (its last record); ServerError when the stream ended
+    without one: the export is incomplete (the server failed while writing it)."""
+    if not isinstance(last, Mapping) or last.get("record") != "footer" or not isinstance(last.get("counts"), dict):
+        raise ServerError(500, "the export ended before its footer: it is incomplete (see the server's log)")
+    return dict(last["counts"])
+
+
+def counts_from_json(counts: Mapping[str, Any]) -> PortableCounts:
+    from cogmem_graph.portable import PortableCounts
+
+    known = set(PortableCounts.__dataclass_fields__)
+    return PortableCounts(**{k: v for k, v in counts.items() if k in known})
+
+
+class _LastLine:
+    """Writes through to `out`, keeping the last complete line (an export's footer)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.tail = ""
+        self.last = ""
+
+    def write(self, text: str) -> None:
+        self.out.write(text)
+        lines = (self.tail + text).split("\n")
+        self.tail = lines.pop()
+        for line in reversed(lines):
+            if line.strip():
+                self.last = line
+                break
+
+    def record(self) -> Any:
+        line = self.tail if self.tail.strip() else self.last
+        try:
+            return json.loads(line) if line else None
+        except ValueError:
+            return None
 
 
 def _intention(data: Mapping[str, Any]) -> Intention:
@@ -108,10 +197,12 @@ class RemoteAgent:
 
     # ------------------------------------------------------------ transport
 
-    def call(self, op: str, args: Mapping[str, Any] | None = None) -> Any:
+    def call(self, op: str, args: Mapping[str, Any] | None = None, *, out: Any = None) -> Any:
         """Run one server operation by name (as `cogmem_graph.operations` declares it), with
         its arguments as a mapping: path parameters go in the path, the rest in the query
-        (GET, DELETE) or the JSON body."""
+        (GET, DELETE) or the JSON body. Returns the answer's JSON; for an operation answering
+        JSON Lines (an export), the text, or with `out` (a text file object) writes the lines
+        to it as they arrive and returns the last record (an export's footer), None if none."""
         import httpx
 
         entry = OPERATIONS.get(op)
@@ -123,22 +214,35 @@ class RemoteAgent:
             if name not in args:
                 raise ValueError(f"{op}: {name} is required")
             path = path.replace("{" + name + "}", quote(str(args.pop(name)), safe=""))
+        request = self._http.build_request(method, path, **({"params": args} if entry.in_query else {"json": args}))
         try:
-            if entry.in_query:
-                response = self._http.request(method, path, params=args)
-            else:
-                response = self._http.request(method, path, json=args)
+            response = self._http.send(request, stream=entry.streams)
+            try:
+                if response.status_code >= 400:
+                    response.read()
+                    raise self._refusal(response)
+                if not entry.streams:
+                    return response.json()
+                if out is None:
+                    return response.read().decode("utf-8")
+                sink = _LastLine(out)
+                for text in response.iter_text():
+                    sink.write(text)
+                return sink.record()
+            finally:
+                response.close()
         except httpx.HTTPError as exc:
             raise BackendUnavailable(f"cogmem server at {redact_url(self.url)} is unreachable: "
                                      f"{type(exc).__name__}") from None
-        if response.status_code >= 400:
-            try:
-                message = response.json().get("error") or response.json().get("detail")
-            except ValueError:
-                message = response.text[:500]
-            cls = RequestRejected if response.status_code in (400, 403, 404, 413, 422) else ServerError
-            raise cls(response.status_code, str(message))
-        return response.json()
+
+    @staticmethod
+    def _refusal(response: Any) -> ServerError:
+        try:
+            message = response.json().get("error") or response.json().get("detail")
+        except ValueError:
+            message = response.text[:500]
+        cls = RequestRejected if response.status_code in REJECTED else ServerError
+        return cls(response.status_code, str(message))
 
     # ------------------------------------------------------------ who
 
@@ -165,13 +269,14 @@ class RemoteAgent:
 
     def retrieve(self, query: str, top_k: int | None = None, *, strategy: str = "full",
                  record_access: bool = True, as_of: int | datetime | None = None,
-                 timeline: bool = False) -> RetrievalResult:
+                 timeline: bool = False, where: MemoryFilter | Mapping[str, Any] | None = None) -> RetrievalResult:
         if isinstance(as_of, datetime):
             if as_of.tzinfo is None:
                 raise ValueError("as_of must be an aware datetime (with a time zone) or epoch milliseconds")
             as_of = int(as_of.timestamp() * 1000)
         data = self.call("recall", {"query": query, "top_k": top_k, "strategy": strategy,
-                                    "record_access": record_access, "as_of": as_of, "timeline": timeline})
+                                    "record_access": record_access, "as_of": as_of, "timeline": timeline,
+                                    "where": where_json(where)})
         return RetrievalResult(query=data["query"], traces=[_scored(t) for t in data["traces"]],
                                partial=[_scored(t) for t in data["partial"]], strategy=data["strategy"],
                                intent=data.get("intent"), parts=tuple(data.get("parts") or ()),
@@ -179,9 +284,10 @@ class RemoteAgent:
                                gated=bool(data.get("gated")))
 
     def assemble_for_prompt(self, query: str, token_budget: int | None = None, *, top_k: int = 20,
-                            events: Sequence[str] = ()) -> AssembledContext:
+                            events: Sequence[str] = (),
+                            where: MemoryFilter | Mapping[str, Any] | None = None) -> AssembledContext:
         data = self.call("context", {"query": query, "token_budget": token_budget, "top_k": top_k,
-                                     "events": list(events)})
+                                     "events": list(events), "where": where_json(where)})
         from cogmem_graph.cognition.prospective import FiredReminder
 
         reminders = tuple(FiredReminder(_intention(r["intention"]), r["fired_at"], tuple(r["matched_keywords"]),
@@ -190,9 +296,10 @@ class RemoteAgent:
                                 sections=dict(data["sections"]), trace_ids=tuple(data["trace_ids"]),
                                 reminders=reminders)
 
-    def multi_hop(self, query: str, hops: int | None = None, top_k: int | None = None) -> dict[str, Any]:
+    def multi_hop(self, query: str, hops: int | None = None, top_k: int | None = None, *,
+                  where: MemoryFilter | Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The multi-hop result as JSON: traces with `path` (the evidence steps) and `evidence` (as text)."""
-        return self.call("multi_hop", {"query": query, "hops": hops, "top_k": top_k})
+        return self.call("multi_hop", {"query": query, "hops": hops, "top_k": top_k, "where": where_json(where)})
 
     def observe(self, role: str, text: str, *, created_at: int | None = None) -> dict[str, Any]:
         return self.call("observe", {"role": role, "text": text, "created_at": created_at})
@@ -226,7 +333,56 @@ class RemoteAgent:
         """One memory with its edges and neighbours (JSON); RequestRejected (404) when out of sight."""
         return self.call("memory", {"trace_id": trace_id, "limit": limit})
 
+    # ------------------------------------------------------------ what the memory holds
+
+    def get(self, trace_id: str) -> MemoryRecord:
+        """One memory with its state and version; RequestRejected (404) when the key cannot see it."""
+        return record_from_json(self.call("get", {"trace_id": trace_id}))
+
+    def list(self, where: MemoryFilter | Mapping[str, Any] | None = None, *, order: str = "newest",
+             limit: int | None = None, cursor: str | None = None) -> MemoryPage:
+        """A page of the key's memories passing `where`; pass the page's `cursor` for the next one."""
+        return page_from_json(self.call("list", {"where": where_json(where), "order": order, "limit": limit,
+                                                 "cursor": cursor}))
+
+    def update(self, trace_id: str, *, content: str | None = None, tags: Sequence[str] | None = None,
+               metadata: Mapping[str, Any] | None = None, pinned: bool | None = None,
+               type: MemoryType | str | None = None) -> MemoryRecord:  # noqa: A002 - the field's name
+        """Correct a memory: new `content` is a new version; the rest change in place."""
+        return record_from_json(self.call("update", {
+            "trace_id": trace_id, "content": content, "tags": None if tags is None else list(tags),
+            "metadata": None if metadata is None else dict(metadata), "pinned": pinned,
+            "type": getattr(type, "value", type)}))
+
+    def history(self, trace_id: str) -> list[MemoryRecord]:
+        """Every version of a memory, oldest first."""
+        return [record_from_json(r) for r in self.call("history", {"trace_id": trace_id})]
+
+    def forget(self, ids: str | Sequence[str] | None = None, *, where: MemoryFilter | Mapping[str, Any] | None = None,
+               force: bool = False, compact: bool = False) -> ForgetReceipt:
+        """Delete memories for good, by id or by filter (not both); see `AgentMemory.forget`."""
+        listed = [ids] if isinstance(ids, str) else (None if ids is None else list(ids))
+        return forget_receipt_from_json(self.call("forget", {"ids": listed, "where": where_json(where),
+                                                             "force": force, "compact": compact}))
+
+    def export(self, out: TextIO) -> PortableCounts:
+        """Write the key's user's memories to `out` as JSON Lines (`cogmem import` reads them), as
+        they arrive; ServerError when the stream ends before its footer."""
+        return counts_from_json(footer_counts(self.call("export", out=out)))
+
     # ------------------------------------------------------------ owner keys
+
+    def erase(self, user_id: str, *, organization_id: str | None = None, include_shared: bool = False,
+              compact: bool = True) -> EraseReceipt:
+        """Erase everything of one user (owner key): see `MemoryStore.erase`."""
+        return erase_receipt_from_json(self.call("erase", {
+            "user_id": user_id, "organization_id": organization_id, "include_shared": include_shared,
+            "compact": compact}))
+
+    def export_user(self, out: TextIO, user_id: str, organization_id: str | None = None) -> PortableCounts:
+        """Write one user's memories to `out` as JSON Lines (owner key): `MemoryStore.export(user_id=...)`."""
+        return counts_from_json(footer_counts(self.call(
+            "export_user", {"user_id": user_id, "organization_id": organization_id}, out=out)))
 
     def consolidate(self) -> dict[str, Any]:
         return self.call("consolidate")

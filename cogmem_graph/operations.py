@@ -8,22 +8,28 @@ generates one route per entry, `client.RemoteAgent.call` finds its route in it,
 `server.mcp_tools` registers each hand-written tool under the entry it serves, and
 `tests/unit/test_operations_table.py` fails when a surface misses an entry.
 
-Argument models forbid unknown fields and never carry an identity: whose memory an
-operation reaches is the API key's to say (`IDENTITY_ARGUMENTS` are refused, 403).
+Argument models forbid unknown fields. Whose memory an operation reaches is the API key's
+to say: a request naming one of the `IDENTITY_ARGUMENTS` is refused (403) unless the
+operation's own argument model declares that field, and only owner operations may declare
+one (the user an `erase` erases is its subject, not the caller's identity). Agent and read
+operations never name an identity; the table refuses an entry that tries.
 
 Adding an operation: an args model and an `Operation(...)` below; a `_op_<name>` method on
 `server.service.MemoryService`; a `RemoteAgent` method calling `self.call(name, ...)`
 (or `client=None`: reachable through `call` only); an MCP function decorated with
 `@tool("<name>")` in `server.mcp_tools` when the entry names `mcp`; a CLI command when it
-names `cli`. REST needs nothing more.
+names `cli`. REST needs nothing more. An operation answering JSON Lines (`media_type=NDJSON`,
+an export) returns an iterator of text chunks from its `_op_<name>`; REST streams it and
+`RemoteAgent.call(name, args, out=...)` writes it to a file object.
 
 This module sits below the facade (it imports pydantic, the domain model and the
-facade's `EncodeRequest`, nothing with I/O), so the server, the client, the CLI and the
-facade itself may all import it.
+facade's `EncodeRequest` and `MemoryFilter`, nothing with I/O), so the server, the client,
+the CLI and the facade itself may all import it.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import types
 import typing
@@ -31,8 +37,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from cogmem_graph.filters import MemoryFilter
+from cogmem_graph.model import MemoryType
 from cogmem_graph.write.request import EncodeRequest
 
 Role = Literal["agent", "read", "owner"]
@@ -43,6 +51,10 @@ ROLES: tuple[str, ...] = typing.get_args(Role)
 HttpMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
 QUERY_METHODS = frozenset({"GET", "DELETE"})
 API_PREFIX = "/v1/"
+JSON = "application/json"
+NDJSON = "application/x-ndjson"
+"""JSON Lines, streamed: what an export answers."""
+MEDIA_TYPES = (JSON, NDJSON)
 
 MAX_BATCH = 500
 IDENTITY_ARGUMENTS = frozenset({
@@ -68,6 +80,75 @@ class MemoryArgs(Args):
     limit: int = Field(25, ge=0, le=500, description="at most this many neighbours")
 
 
+class TraceArgs(Args):
+    trace_id: str = Field(..., min_length=1, description="the memory's id")
+
+
+WHERE_DESCRIPTION = (
+    "which memories (all given fields hold): type, scope, tags_any, tags_all, metadata (dotted key -> value, "
+    "list of values, or {eq, in, gte, gt, lte, lt}), source_type, state (active, dormant, superseded, inactive), "
+    "created_after / created_before, valid_after / valid_before (epoch ms), entity")
+Where = MemoryFilter | None
+
+
+class PageArgs(Args):
+    order: Literal["newest", "oldest"] = Field("newest", description="by event time")
+    limit: int | None = Field(None, ge=1, description="memories per page (default 100, at most 1000)")
+    cursor: str | None = Field(None, min_length=1, description="the `cursor` of the previous page, for the next one")
+
+
+class ListArgs(PageArgs):
+    where: Where = Field(None, description=WHERE_DESCRIPTION)
+
+
+QUERY_FILTER_FIELDS: tuple[str, ...] = tuple(name for name in MemoryFilter.model_fields if name != "metadata")
+"""The filter's fields a query string carries (all but `metadata`, a nested object)."""
+
+ListQueryArgs: type[PageArgs] = create_model(  # the filter's own fields, descriptions and validators' types
+    "ListQueryArgs", __base__=PageArgs,
+    **{name: (field.annotation, field) for name, field in MemoryFilter.model_fields.items()
+       if name in QUERY_FILTER_FIELDS})  # type: ignore[call-overload]
+
+
+class UpdateArgs(Args):
+    trace_id: str = Field(..., min_length=1, description="the memory's id")
+    content: str | None = Field(None, min_length=1, description=(
+        "the corrected text: a new version that supersedes this one (kept for history)"))
+    tags: list[str] | None = Field(None, description="the new tags (replace the old ones)")
+    metadata: dict[str, Any] | None = Field(None, description="the new metadata (replaces the old)")
+    pinned: bool | None = Field(None, description="pin (a truth anchor) or unpin")
+    type: MemoryType | None = Field(None, description="the memory's type")
+
+
+class ForgetArgs(Args):
+    ids: list[str] | None = Field(None, min_length=1, description="the ids of the memories to delete")
+    where: Where = Field(None, description=f"instead of ids: delete every memory matching this filter; {WHERE_DESCRIPTION}")
+    force: bool = Field(False, description="delete pinned memories too (they are skipped otherwise)")
+    compact: bool = Field(False, description="rewrite the store's files now, so the data leaves them at once "
+                                             "(otherwise at the next consolidation)")
+
+
+class ForgetOneArgs(Args):
+    trace_id: str = Field(..., min_length=1, description="the memory's id")
+    force: bool = Field(False, description="delete it even when pinned")
+    compact: bool = Field(False, description="rewrite the store's files now")
+
+
+class UserArgs(Args):
+    """An owner operation on one user's memories: the user is its subject (owner entries only)."""
+
+    user_id: str = Field(..., min_length=1, description="the user")
+    organization_id: str | None = Field(None, min_length=1, description="the user's organization, when the "
+                                                                         "user's keys name one")
+
+
+class EraseArgs(UserArgs):
+    include_shared: bool = Field(False, description=(
+        "also delete what the user wrote into shared scopes (organization, agent, persona); by default it "
+        "stays, without its author"))
+    compact: bool = Field(True, description="rewrite the store's files now (the default)")
+
+
 class IdsArgs(Args):
     ids: list[str] = Field(..., min_length=1, max_length=MAX_BATCH, description="memory ids")
 
@@ -83,6 +164,7 @@ class RecallArgs(Args):
     record_access: bool = Field(True, description="false: look without reinforcing what is found")
     as_of: int | None = Field(None, ge=0, description="epoch ms: what the memory knew then and held true then")
     timeline: bool = Field(False, description="every version, expired and superseded ones too, in event order")
+    where: Where = Field(None, description=WHERE_DESCRIPTION)
 
 
 class ContextArgs(Args):
@@ -90,12 +172,14 @@ class ContextArgs(Args):
     token_budget: int | None = Field(None, ge=1, le=200_000)
     top_k: int = Field(20, ge=1, le=1000)
     events: list[str] = Field(default_factory=list, description="events this turn, for event reminders")
+    where: Where = Field(None, description=WHERE_DESCRIPTION)
 
 
 class MultiHopArgs(Args):
     query: str = Field(..., min_length=1)
     hops: int | None = Field(None, ge=1, le=4)
     top_k: int | None = Field(None, ge=1, le=1000)
+    where: Where = Field(None, description=WHERE_DESCRIPTION)
 
 
 class ObserveArgs(Args):
@@ -134,7 +218,8 @@ class Operation:
     """One operation and where it shows.
 
     name: the operation's name (`MemoryService.call`, `RemoteAgent.call`, the REST route's name).
-    args: the pydantic model of its arguments (extra="forbid", no identity field).
+    args: the pydantic model of its arguments (extra="forbid"; an identity field only in an
+        owner operation, where it names the operation's subject: `identity_fields`).
     role: who may call it ("agent", "read" or "owner"; see `Role`).
     method, path: its REST route; `{field}` segments are path parameters, the other fields
         are query parameters for GET/DELETE and the JSON body otherwise.
@@ -144,7 +229,9 @@ class Operation:
     mcp_resource: the URI template of the MCP resource serving it (then it is not a tool).
     client: the `cg.connect` (`RemoteAgent`) method; None: reachable through `call(name, args)` only.
     cli: the `cogmem` command that runs it (with `--server` too); None: no command.
-    result: the JSON shape of the answer (`dict` or `list`), the REST response model.
+    result: the JSON shape of the answer (`dict` or `list`), the REST response model; `str`
+        for a JSON Lines answer.
+    media_type: JSON, or NDJSON for JSON Lines streamed as they are written (an export).
     """
 
     name: str
@@ -159,6 +246,7 @@ class Operation:
     client: str | None = None
     cli: str | None = None
     result: Any = dict
+    media_type: str = JSON
 
     def __post_init__(self) -> None:
         where = f"operation {self.name!r}"
@@ -173,9 +261,13 @@ class Operation:
         if self.args.model_config.get("extra") != "forbid":
             raise ValueError(f"{where}: {self.args.__name__} must forbid unknown fields (extra='forbid')")
         chosen = sorted(IDENTITY_ARGUMENTS & set(_all_field_names(self.args)))
-        if chosen:
-            raise ValueError(f"{where}: {self.args.__name__} has identity fields {chosen}; "
-                             "the identity comes from the API key")
+        if chosen and self.role != "owner":
+            raise ValueError(f"{where}: {self.args.__name__} has identity fields {chosen}; the identity comes "
+                             "from the API key (only an owner operation may name the user it acts on)")
+        if self.media_type not in MEDIA_TYPES:
+            raise ValueError(f"{where}: media_type must be one of {MEDIA_TYPES}, not {self.media_type!r}")
+        if self.streams and (self.result is not str or self.mcp is not None):
+            raise ValueError(f"{where}: a {self.media_type} answer is text (result=str) and not on MCP")
         for name in self.path_params:
             field = self.args.model_fields.get(name)
             if field is None or not field.is_required():
@@ -201,6 +293,17 @@ class Operation:
     def mcp_tool(self) -> str | None:
         """The MCP tool's name, None when the entry is not a tool (no MCP, or a resource)."""
         return self.mcp if self.mcp_resource is None else None
+
+    @property
+    def identity_fields(self) -> frozenset[str]:
+        """The identity arguments this entry's own model declares (an owner operation's subject:
+        the user it erases); every other identity argument is refused."""
+        return IDENTITY_ARGUMENTS & frozenset(_all_field_names(self.args))
+
+    @property
+    def streams(self) -> bool:
+        """True when the answer is JSON Lines streamed as it is written, not one JSON document."""
+        return self.media_type != JSON
 
     @property
     def in_query(self) -> bool:
@@ -278,10 +381,80 @@ OPERATIONS: dict[str, Operation] = _table(
             "is checked whole before anything is stored. Returns the stored memories in order."),
         client="encode_many", cli="ingest", result=list),
     Operation(
-        "memory", MemoryArgs, "read", "GET", "/v1/memories/{trace_id}",
+        "memory", MemoryArgs, "read", "GET", "/v1/memories/{trace_id}/neighbourhood",
         summary="One memory and its graph neighbourhood",
         description="One memory and its graph neighbourhood: associative edges and the memories at their ends.",
         mcp="memory", mcp_resource="memory://{trace_id}", client="neighbourhood"),
+    Operation(
+        "get", TraceArgs, "read", "GET", "/v1/memories/{trace_id}",
+        summary="One memory with its state and version",
+        description=(
+            "One memory by id with where it is in its life: state (active, dormant, superseded, inactive), "
+            "version, superseded_by, updated_by, whether an archived original exists. A memory outside the "
+            "key's scopes is not found (404)."),
+        client="get", cli="get"),
+    Operation(
+        "list", ListArgs, "read", "POST", "/v1/memories/list",
+        summary="A page of memories passing a filter (the filter as a JSON object)",
+        description=(
+            "Browse the memories this key can see, newest (or oldest) first, a page at a time: pass the "
+            "answer's `cursor` back for the next page (null: the last page). Narrow with a filter: type, "
+            "scope, tags_any, tags_all, metadata, source_type, state, created/valid time windows, entity. "
+            "Use to review or audit what is remembered, or to find ids to update or forget; use recall "
+            "instead to find what answers a question."),
+        mcp="list_memories", client="list", cli="list"),
+    Operation(
+        "list_query", ListQueryArgs, "read", "GET", "/v1/memories",
+        summary="A page of memories, the filter as query fields",
+        description=(
+            "The `list` operation with the filter's fields as query parameters (type, scope, tags_any, "
+            "tags_all, source_type, state, entity: repeat one for several values; created_after, "
+            "created_before, valid_after, valid_before: epoch ms), with order, limit and cursor. A metadata "
+            "filter needs the JSON object of POST /v1/memories/list."),
+        client=None),
+    Operation(
+        "update", UpdateArgs, "agent", "PATCH", "/v1/memories/{trace_id}",
+        summary="Correct a memory (new content makes a new version)",
+        description=(
+            "Correct a memory the user says is wrong or out of date. New `content` makes a new version that "
+            "supersedes the old one (the old one stays in its history, and is what as_of and timeline "
+            "questions about the past see); tags, metadata, pinned and type change in place. Returns the "
+            "current version (with its new id when the content changed)."),
+        mcp="update_memory", client="update", cli="update"),
+    Operation(
+        "history", TraceArgs, "read", "GET", "/v1/memories/{trace_id}/history",
+        summary="Every version of a memory, oldest first",
+        description=(
+            "Every version of a memory, oldest first: what it said, its state, and which agent changed it. "
+            "Use to answer how a memory changed, or who corrected it."),
+        mcp="memory_history", client="history", cli="history", result=list),
+    Operation(
+        "forget", ForgetArgs, "agent", "POST", "/v1/memories/forget",
+        summary="Delete memories for good, by ids or by a filter",
+        description=(
+            "Delete memories permanently, by `ids` or every memory matching a filter (`where`), never both. "
+            "There is no undo: the memory, its earlier versions, its graph edges and what was derived from "
+            "it are deleted. Use only when the user asks to delete or forget something (\"forget my old "
+            "address\", \"delete what you know about my divorce\"); to correct a memory use update_memory, "
+            "and do not forget a memory merely because it seems unimportant (unused memories fade by "
+            "themselves). Find the ids with recall or list_memories first. Pinned memories are skipped "
+            "unless force is true. Returns a receipt: forgotten ids, not_found, skipped_pinned, counts."),
+        mcp="forget", client="forget", cli="forget"),
+    Operation(
+        "forget_one", ForgetOneArgs, "agent", "DELETE", "/v1/memories/{trace_id}",
+        summary="Delete one memory for good",
+        description=(
+            "Delete one memory permanently (as `forget` with one id): 404 when the key cannot see it, 409 "
+            "when it is pinned and force is not set. Returns the receipt."),
+        client=None),
+    Operation(
+        "export", NoArgs, "read", "GET", "/v1/export",
+        summary="The key's user's memories as JSON Lines",
+        description=(
+            "Every memory of the key's user (the user and thread scopes the key sees; the agent's own scope "
+            "when the key names no user) as JSON Lines that `cogmem import` restores: traces, entities, "
+            "reminders, notes, mentions, edges, and a footer with the counts. Streamed."),
+        client="export", cli="export", result=str, media_type=NDJSON),
     Operation(
         "pin", IdsArgs, "agent", "POST", "/v1/memories/pin",
         summary="Pin memories (truth anchors)",
@@ -360,6 +533,22 @@ OPERATIONS: dict[str, Operation] = _table(
         summary="Owner: reconcile the vectors with the graph",
         description="Owner only: reconcile the vector index with the graph after a crash.",
         mcp="repair", client="repair", cli="repair"),
+    Operation(
+        "erase", EraseArgs, "owner", "POST", "/v1/admin/erase",
+        summary="Owner: erase everything of one user",
+        description=(
+            "Owner only: delete every memory of one user (their user and thread scopes: memories, reminders, "
+            "notes, buffered turns, archive, vectors) and compact the files. What they wrote into shared "
+            "scopes stays without its author, unless include_shared. Run twice, the second run finds "
+            "nothing. Returns a receipt with the counts."),
+        client="erase", cli="erase"),
+    Operation(
+        "export_user", UserArgs, "owner", "GET", "/v1/admin/export",
+        summary="Owner: one user's memories as JSON Lines",
+        description=(
+            "Owner only: every memory of one user (their user and thread scopes) as JSON Lines that "
+            "`cogmem import` restores, with a footer of counts. Streamed."),
+        client="export_user", result=str, media_type=NDJSON),
 )
 
 
@@ -371,19 +560,39 @@ def operation(name: str) -> Operation:
         raise ValueError(f"unknown operation {name!r}") from None
 
 
-def identity_arguments(args: typing.Mapping[str, Any]) -> list[str]:
-    """The identity arguments a request names, at its top level or in its batch items
-    (empty when none): the server refuses a request naming any with 403."""
+def identity_arguments(args: typing.Mapping[str, Any], allowed: typing.AbstractSet[str] = frozenset()) -> list[str]:
+    """The identity arguments a request names, at its top level or in its batch items, less
+    the ones its operation declares (`allowed`: `Operation.identity_fields`); empty when none.
+    The server refuses a request naming any with 403."""
     chosen = set(IDENTITY_ARGUMENTS & set(args))
     items = args.get("items")
     for item in items if isinstance(items, list) else ():
         if isinstance(item, dict):
             chosen |= IDENTITY_ARGUMENTS & set(item)
-    return sorted(chosen)
+    return sorted(chosen - set(allowed))
+
+
+@functools.cache
+def _routes() -> tuple[tuple[str, re.Pattern[str], Operation], ...]:
+    """(method, path pattern, entry), routes without path parameters first (as the REST app
+    matches them: `/v1/memories/list` is not a memory's id)."""
+    ordered = sorted(OPERATIONS.values(), key=lambda op: len(op.path_params))
+    return tuple((op.method, re.compile("^" + re.sub(r"\\{(\w+)\\}", "[^/]+", re.escape(op.path)) + "$"), op)
+                 for op in ordered)
+
+
+def route_operation(method: str, path: str) -> Operation | None:
+    """The entry serving a request's `method` and `path` (parameters filled in); None when none does."""
+    for route_method, pattern, op in _routes():
+        if route_method == method and pattern.match(path):
+            return op
+    return None
 
 
 __all__ = [
-    "IDENTITY_ARGUMENTS", "MAX_BATCH", "OPERATIONS", "ROLES", "Args", "BatchArgs", "CancelReminderArgs",
-    "ContextArgs", "IdsArgs", "MemoryArgs", "MultiHopArgs", "NoArgs", "ObserveArgs", "Operation", "RecallArgs",
-    "RemindArgs", "RemindersArgs", "Role", "identity_arguments", "operation",
+    "IDENTITY_ARGUMENTS", "JSON", "MAX_BATCH", "NDJSON", "OPERATIONS", "QUERY_FILTER_FIELDS", "ROLES", "Args",
+    "BatchArgs", "CancelReminderArgs", "ContextArgs", "EraseArgs", "ForgetArgs", "ForgetOneArgs", "IdsArgs",
+    "ListArgs", "ListQueryArgs", "MemoryArgs", "MultiHopArgs", "NoArgs", "ObserveArgs", "Operation", "PageArgs",
+    "RecallArgs", "RemindArgs", "RemindersArgs", "Role", "TraceArgs", "UpdateArgs", "UserArgs",
+    "identity_arguments", "operation", "route_operation",
 ]

@@ -21,7 +21,7 @@ from __future__ import annotations
 # Importing a command module registers its commands on `app`; the order of
 # these imports is the order `cogmem --help` lists the commands in.
 # isort: off
-from cogmem_graph.cli import demo, memory, maintenance, portable, server, viz  # noqa: F401
+from cogmem_graph.cli import demo, memory, governance, maintenance, portable, server, viz  # noqa: F401
 # isort: on
 from cogmem_graph.cli.app import app
 

@@ -108,6 +108,8 @@ def handled() -> Iterator[None]:
             raise fail(_validation_message(exc), EXIT_USAGE) from None
         if isinstance(exc, (UsageProblem, ValueError, FileNotFoundError, IsADirectoryError, UnicodeDecodeError)):
             raise fail(str(exc), EXIT_USAGE) from None
+        if isinstance(exc, CogmemError) and isinstance(exc, LookupError):  # a memory the identity cannot see
+            raise fail(str(exc), EXIT_USAGE) from None
         if isinstance(exc, CogmemError):
             raise fail(str(exc), EXIT_ERROR) from None
         raise fail(f"{type(exc).__name__}: {exc}", EXIT_ERROR) from None
@@ -133,8 +135,6 @@ def open_store(settings: Settings) -> MemoryStore:
 # the server (`agent_session`), and `session` refuses --server for any command that would
 # still open a local store. A command that gains a server operation leaves this table.
 LOCAL_ONLY: dict[str, str] = {
-    "export": "a backup is written where the store is: run `cogmem --home <the server's memory home> export FILE` "
-              "on the server's host",
     "import": "a backup is restored where the store is: run `cogmem --home <the server's memory home> import FILE` "
               "on the server's host",
     "viz": "the page is drawn from the graph itself: run `cogmem --home <the server's memory home> viz ...` "

@@ -1,5 +1,6 @@
-"""Backups: `export` writes the whole store as JSON Lines (gzip for .gz, or
-stdout) and `import` restores one into any backend, with progress on stderr.
+"""Backups: `export` writes the whole store, or one user's memories, as JSON Lines
+(gzip for .gz, or stdout; through --server the key's user's) and `import` restores
+one into any backend, with progress on stderr.
 
 The format itself lives in `cogmem_graph.portable`; this module only handles
 files, streams and progress.
@@ -11,8 +12,9 @@ import contextlib
 import gzip
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -20,6 +22,7 @@ from rich.markup import escape
 from cogmem_graph.cli.app import app
 from cogmem_graph.cli.common import (
     EXIT_USAGE,
+    agent_session,
     err,
     fail,
     handled,
@@ -50,52 +53,95 @@ def _extras(counts: PortableCounts) -> str:
 def export(
     ctx: typer.Context,
     target: Annotated[str, typer.Argument(metavar="OUT.jsonl", help="file to write ('-' for stdout; .gz compresses)")],
+    user: Annotated[str | None, typer.Option(
+        "--user", help="only this user's memories (their user and thread scopes)")] = None,
+    org: Annotated[str | None, typer.Option("--org", help="the user's organization, with --user")] = None,
     batch_size: Annotated[int, typer.Option(min=1, max=50_000, help="graph rows per page")] = 1_000,
 ) -> None:
     """Back up the whole store as JSON Lines (traces, entities, schemas, reminders, observation
     notes, buffered turns, mentions, edges); restores into FalkorDB or Neo4j with `import`.
-    An owner command: it takes no identity (--user, --thread, --persona, --org). It runs where
-    the store is, not through --server."""
-    from cogmem_graph.portable import export_store
-
-    refuse_server(ctx, "export")
-    refuse_identity(settings_of(ctx), "export", "backs up the memories")
+    With --user (and --org), only that user's memories. An owner command: the global identity
+    options (--user, --thread, ... before `export`) are refused. With --server it writes the
+    key's user's memories (GET /v1/export), or with --user and an owner key that user's; a
+    whole-store backup is written where the store is."""
+    settings = settings_of(ctx)
+    if org and not user:
+        raise fail("--org names the organization of the user to export: give --user too", EXIT_USAGE)
     to_stdout = target == "-"
     path = Path(target)
     if not to_stdout and path.is_dir():
         raise fail(f"{path} is a directory; give a file name such as {path / 'backup.jsonl'}", EXIT_USAGE)
+    if settings.server:
+        if ctx.get_parameter_source("batch_size").name == "COMMANDLINE":  # type: ignore[union-attr]
+            raise fail("--batch-size pages a local export; through --server the server pages: leave it out",
+                       EXIT_USAGE)
+        counts = _export_remote(ctx, path, to_stdout, user, org)
+    else:
+        refuse_identity(settings, "export", "backs up the memories")
+        counts = _export_local(ctx, path, to_stdout, user, org, batch_size)
     summary = err if to_stdout else out
+    edges = sum((counts.get("edges") or {}).values())
+    summary.print(f"exported {counts.get('traces', 0)} traces, {counts.get('entities', 0)} entities, "
+                  f"{counts.get('schemas', 0)} schemas, {counts.get('archived', 0)} archived, "
+                  f"{counts.get('mentions', 0)} mentions, {edges} edges, {counts.get('reminders', 0)} reminders, "
+                  f"{counts.get('observation_notes', 0)} observation notes, "
+                  f"{counts.get('conversation_turns', 0)} buffered turns"
+                  + ("" if to_stdout else f" to {escape(str(path))}"))
+
+
+@contextlib.contextmanager
+def _written(path: Path, to_stdout: bool) -> Iterator[IO[str]]:
+    """stdout, or a partial file beside `path` that replaces it once everything is written."""
+    if to_stdout:
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        with _open_text(partial, "w", gz=path.suffix == ".gz") as fh:
+            yield fh
+        os.replace(partial, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            partial.unlink()
+
+
+def _export_local(ctx: typer.Context, path: Path, to_stdout: bool, user: str | None, org: str | None,
+                  batch_size: int) -> dict[str, Any]:
+    from cogmem_graph.portable import export_store
+
     with session(ctx) as store:
-        total = store.stats()
+        total = None if user else store.stats().total_traces
         with progress_bars() as progress:
-            tasks = {"traces": progress.add_task("exporting traces", total=total.total_traces),
+            tasks = {"traces": progress.add_task("exporting traces", total=total),
                      "entities": progress.add_task("exporting entities", total=None),
-                     "mentions": progress.add_task("exporting mentions (per trace)", total=total.total_traces),
-                     "edges": progress.add_task("exporting edges (per trace)", total=total.total_traces)}
+                     "mentions": progress.add_task("exporting mentions (per trace)", total=total),
+                     "edges": progress.add_task("exporting edges (per trace)", total=total)}
 
             def advance(section: str, n: int) -> None:
                 if section not in tasks:
                     tasks[section] = progress.add_task(f"exporting {section}", total=None)
                 progress.advance(tasks[section], n)
 
-            if to_stdout:
-                counts = export_store(store, sys.stdout, batch_size=batch_size, on_progress=advance)
-                sys.stdout.flush()
-            else:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-                try:
-                    with _open_text(partial, "w", gz=path.suffix == ".gz") as fh:
-                        counts = export_store(store, fh, batch_size=batch_size, on_progress=advance)
-                    os.replace(partial, path)
-                finally:
-                    with contextlib.suppress(FileNotFoundError):
-                        partial.unlink()
+            with _written(path, to_stdout) as fh:
+                if user:
+                    counts = store.export(fh, user_id=user, organization_id=org, on_progress=advance)
+                else:
+                    counts = export_store(store, fh, batch_size=batch_size, on_progress=advance)
             for task in tasks.values():
                 progress.update(task, total=progress.tasks[task].completed)
-    summary.print(f"exported {counts.traces} traces, {counts.entities} entities, {counts.schemas} schemas, "
-                  f"{counts.archived} archived, {counts.mentions} mentions, {counts.total_edges} edges, "
-                  f"{_extras(counts)}" + ("" if to_stdout else f" to {escape(str(path))}"))
+    return counts.as_dict()
+
+
+def _export_remote(ctx: typer.Context, path: Path, to_stdout: bool, user: str | None,
+                   org: str | None) -> dict[str, Any]:
+    """Through the server: the key's user's memories, or with --user one user's (an owner key)."""
+    from cogmem_graph.client import footer_counts
+
+    op, args = ("export_user", {"user_id": user, "organization_id": org}) if user else ("export", {})
+    with agent_session(ctx) as remote, err.status("exporting through the server…"), _written(path, to_stdout) as fh:
+        return footer_counts(remote.call(op, args, out=fh))  # type: ignore[union-attr]
 
 
 @app.command("import")

@@ -13,7 +13,9 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import unquote_plus
 
+from cogmem_graph.operations import route_operation
 from cogmem_graph.server.keys import KeyRing, Principal
 from cogmem_graph.server.service import ServiceError, refuse_identity_arguments
 
@@ -134,12 +136,16 @@ class Guard:
 
 def _refuse_chosen_identity(scope: Scope, body: bytes) -> None:
     """403 when a REST request names an identity in its query or its JSON body (top level
-    or batch items): whose memory a request reaches is the key's to say, not the request's."""
+    or batch items): whose memory a request reaches is the key's to say, not the request's.
+    The identity fields the route's own operation declares (an owner operation's subject,
+    the user an erase erases) are its arguments, not a chosen identity."""
     if not scope["path"].startswith("/v1/"):
         return
+    entry = route_operation(scope["method"], scope["path"])
+    allowed = entry.identity_fields if entry is not None else frozenset()
     query = scope.get("query_string", b"").decode("latin-1")
-    names = {part.split("=", 1)[0] for part in query.split("&") if part}
-    refuse_identity_arguments(dict.fromkeys(names))
+    names = {unquote_plus(part.split("=", 1)[0]) for part in query.split("&") if part}
+    refuse_identity_arguments(dict.fromkeys(names), allowed)
     if not body:
         return
     try:
@@ -147,7 +153,7 @@ def _refuse_chosen_identity(scope: Scope, body: bytes) -> None:
     except ValueError:
         return  # the route answers 422 for a body that is not JSON
     if isinstance(data, dict):
-        refuse_identity_arguments(data)  # its top level and its batch items
+        refuse_identity_arguments(data, allowed)  # its top level and its batch items
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -23,6 +23,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from pydantic import Field
 
+from cogmem_graph.filters import MemoryFilter
 from cogmem_graph.operations import OPERATIONS, Operation, operation
 
 Caller = Callable[[Mapping[str, str] | None, str, dict[str, Any]], Any]
@@ -31,11 +32,14 @@ INSTRUCTIONS = (
     "Long-term memory for this agent, shared with the other agents of its organization. "
     "Call `recall` (or `build_context` before answering a user) to bring back what is known; call "
     "`remember` for facts, preferences, decisions and events worth keeping beyond this conversation. "
-    "Memories decay unless used, so recall rather than re-ask. Your identity is fixed by your API key."
+    "Memories decay unless used, so recall rather than re-ask. When the user corrects something, "
+    "`update_memory`; when the user asks to delete or forget something, `forget` (permanent). "
+    "Your identity is fixed by your API key."
 )
 
 Scope = Literal["agent", "thread", "user", "persona", "organization"]
 MemoryKind = Literal["episodic", "semantic", "procedural", "prospective", "relational"]
+State = Literal["active", "dormant", "superseded", "inactive"]
 
 
 def _headers(ctx: Context | None) -> Mapping[str, str] | None:
@@ -62,6 +66,24 @@ def slim_recall(data: Mapping[str, Any]) -> dict[str, Any]:
 
     return {"query": data["query"], "intent": data.get("intent"), "memories": [item(s) for s in data["traces"]],
             "tip_of_the_tongue": [item(s) for s in data["partial"]]}
+
+
+def slim_record(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A memory as `list_memories`, `update_memory` and `memory_history` show it: the slim trace,
+    its tags, state and version (and what replaced it, who changed it, when there is)."""
+    trace = record["trace"]
+    slim = {**slim_trace(trace), "tags": trace.get("tags", []), "state": record["state"], "version": record["version"]}
+    if record.get("superseded_by"):
+        slim["superseded_by"] = record["superseded_by"]
+    if record.get("updated_by"):
+        slim["updated_by"] = record["updated_by"]
+    return slim
+
+
+def _where(**fields: Any) -> dict[str, Any] | None:
+    """The filter of a tool's flat arguments (None when none is given)."""
+    where = {k: v for k, v in fields.items() if v is not None}
+    return where or None
 
 
 def slim_multi_hop(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -137,8 +159,12 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MCPServer:
         timeline: Annotated[bool, Field(description=(
             "true: every version of what matches, including replaced and expired ones, in the order it "
             "happened (for 'how did this change?' questions)"))] = False,
+        tags_any: Annotated[list[str] | None, Field(description="only memories with at least one of these tags")] = None,
+        type: Annotated[list[MemoryKind] | None, Field(  # noqa: A002 - the filter field's name
+            description="only memories of these types")] = None,
     ) -> dict[str, Any]:
-        return slim_recall(run(ctx, "recall", query=query, top_k=top_k, as_of=as_of, timeline=timeline))
+        return slim_recall(run(ctx, "recall", query=query, top_k=top_k, as_of=as_of, timeline=timeline,
+                               where=_where(tags_any=tags_any, type=type)))
 
     @tool("context")
     def build_context(
@@ -184,6 +210,62 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MCPServer:
     @tool("unpin")
     def unpin(ids: list[str], ctx: Context) -> dict[str, Any]:
         return run(ctx, "unpin", ids=ids)
+
+    @tool("list")
+    def list_memories(
+        ctx: Context,
+        type: Annotated[list[MemoryKind] | None, Field(description="memory types, any of")] = None,  # noqa: A002
+        tags_any: Annotated[list[str] | None, Field(description="at least one of these tags")] = None,
+        tags_all: Annotated[list[str] | None, Field(description="every one of these tags")] = None,
+        scope: Annotated[list[Scope] | None, Field(description="scopes, any of")] = None,
+        state: Annotated[list[State] | None, Field(description=(
+            "any of: active, dormant (faded), superseded (replaced by a newer version), inactive (merged or "
+            "pruned); default: every state"))] = None,
+        metadata: Annotated[dict[str, Any] | None, Field(description=(
+            "dotted key -> value, list of values, or {eq, in, gte, gt, lte, lt}"))] = None,
+        entity: Annotated[list[str] | None, Field(description="mentions one of these names")] = None,
+        created_after: Annotated[int | None, Field(ge=0, description="event time at or after (epoch ms)")] = None,
+        created_before: Annotated[int | None, Field(ge=0, description="event time before (epoch ms)")] = None,
+        order: Literal["newest", "oldest"] = "newest",
+        limit: Annotated[int, Field(ge=1, le=100, description="memories per page")] = 20,
+        cursor: Annotated[str | None, Field(description="the `cursor` of the previous page")] = None,
+    ) -> dict[str, Any]:
+        where = _where(type=type, tags_any=tags_any, tags_all=tags_all, scope=scope, state=state, metadata=metadata,
+                       entity=entity, created_after=created_after, created_before=created_before)
+        page = run(ctx, "list", where=where, order=order, limit=limit, cursor=cursor)
+        return {"memories": [slim_record(r) for r in page["items"]], "cursor": page["cursor"]}
+
+    @tool("update")
+    def update_memory(
+        trace_id: Annotated[str, Field(description="the id of the memory to correct")],
+        ctx: Context,
+        content: Annotated[str | None, Field(description=(
+            "the corrected statement: a new version replaces the old one (kept in its history)"))] = None,
+        tags: Annotated[list[str] | None, Field(description="the new tags (replace the old ones)")] = None,
+        metadata: Annotated[dict[str, Any] | None, Field(description="the new metadata (replaces the old)")] = None,
+        pinned: Annotated[bool | None, Field(description="pin (never forgotten) or unpin")] = None,
+        type: MemoryKind | None = None,  # noqa: A002 - the field's name
+    ) -> dict[str, Any]:
+        return slim_record(run(ctx, "update", trace_id=trace_id, content=content, tags=tags, metadata=metadata,
+                               pinned=pinned, type=type))
+
+    @tool("forget")
+    def forget(
+        ctx: Context,
+        ids: Annotated[list[str] | None, Field(description="the ids of the memories to delete")] = None,
+        where: Annotated[MemoryFilter | None, Field(description=(
+            "instead of ids: delete every memory matching this filter (tags_any, type, metadata, ...)"))] = None,
+        force: Annotated[bool, Field(description="also delete pinned memories")] = False,
+    ) -> dict[str, Any]:
+        receipt = run(ctx, "forget", ids=ids, force=force,
+                      where=where.model_dump(mode="json", exclude_none=True) if where is not None else None)
+        return {k: receipt[k] for k in ("forgotten", "not_found", "skipped_pinned")}
+
+    @tool("history")
+    def memory_history(
+        trace_id: Annotated[str, Field(description="the id of any version of the memory")], ctx: Context,
+    ) -> dict[str, Any]:
+        return {"versions": [slim_record(r) for r in run(ctx, "history", trace_id=trace_id)]}
 
     @tool("whoami")
     def whoami(ctx: Context) -> dict[str, Any]:

@@ -3,8 +3,9 @@
 Each route is one generic handler built from its entry: `{name}` segments of the path are
 path parameters, the other fields of the entry's argument model are query parameters for
 GET and DELETE and the JSON body otherwise (the body model is the argument model, so the
-schema shows it; with path parameters, the model less those fields). None of them has an
-identity field, since the identity comes from the key the guard checked. Handlers are
+schema shows it; with path parameters, the model less those fields). Only owner operations
+may have an identity field (the user an erase erases); otherwise the identity comes from the
+key the guard checked. An entry answering JSON Lines is streamed (`StreamingResponse`). Handlers are
 plain functions, so FastAPI runs them on its worker threads and a slow store call never
 blocks the event loop.
 """
@@ -15,7 +16,7 @@ import inspect
 from typing import Annotated, Any
 
 from fastapi import Body, FastAPI, Path, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, create_model
 from pydantic.fields import FieldInfo
 
@@ -65,11 +66,18 @@ def endpoint(service: MemoryService, op: Operation) -> Any:
     body = body_model(op)
 
     def handle(request: Request, **params: Any) -> Any:
+        unknown = sorted(set(request.query_params) - set(op.args.model_fields)) if op.in_query else []
+        if unknown:  # as a body refuses unknown fields: a misspelt filter must not widen what is read
+            raise ServiceError(400, f"{op.name}: unknown query parameter(s) {', '.join(unknown)}; this route takes "
+                                    f"{', '.join(n for n in op.args.model_fields if n not in op.path_params) or 'none'}")
         payload = params.pop(BODY, None)
         args = dict(params)
         if payload is not None:
             args.update(payload.model_dump(mode="json", exclude_unset=True))
-        return service.call(_principal(request), op.name, args)
+        answer = service.call(_principal(request), op.name, args)
+        if op.streams:
+            return StreamingResponse(answer, media_type=op.media_type)
+        return answer
 
     parameters = [inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY, annotation=Request)]
     parameters += [_parameter(name, op.args.model_fields[name], Path) for name in op.path_params]
@@ -78,7 +86,8 @@ def endpoint(service: MemoryService, op: Operation) -> Any:
                        if name not in op.path_params]
     elif body is not None:
         parameters.append(inspect.Parameter(BODY, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[body, Body()]))
-    handle.__signature__ = inspect.Signature(parameters, return_annotation=op.result)  # type: ignore[attr-defined]
+    returns = StreamingResponse if op.streams else op.result
+    handle.__signature__ = inspect.Signature(parameters, return_annotation=returns)  # type: ignore[attr-defined]
     handle.__name__ = op.name
     handle.__doc__ = op.description
     return handle
@@ -87,9 +96,15 @@ def endpoint(service: MemoryService, op: Operation) -> Any:
 def add_routes(app: FastAPI, service: MemoryService) -> None:
     """One route per entry of the table, on the app itself (so `app.routes` lists them)."""
     for op in OPERATIONS.values():
+        streamed: dict[str, Any] = {}
+        if op.streams:  # the schema says what the body is; no response model validates a stream
+            streamed = {"response_class": StreamingResponse, "responses": {200: {
+                "description": "JSON Lines, one record a line, the last a footer with the counts",
+                "content": {op.media_type: {"schema": {"type": "string"}}}}}}
         app.add_api_route(op.path, endpoint(service, op), methods=[op.method], name=op.name, operation_id=op.name,
-                          summary=op.summary, description=op.description, response_model=op.result,
-                          tags=["owner" if op.role == "owner" else "memory"])
+                          summary=op.summary, description=op.description,
+                          response_model=None if op.streams else op.result,
+                          tags=["owner" if op.role == "owner" else "memory"], **streamed)
 
 
 def install(app: FastAPI, service: MemoryService, ready: Any) -> None:

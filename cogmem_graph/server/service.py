@@ -3,16 +3,21 @@
 REST routes and MCP tools both call `MemoryService.call(principal, op, args)`, so the
 two surfaces cannot drift apart and every operation is checked in one place, by its
 entry in `cogmem_graph.operations`: the identity comes from the key (arguments naming
-one are refused), the key's role must be allowed the entry's role, the arguments are
-validated by the entry's model, and bad arguments come back as 400 with the facade's
-message. Each entry is run by the `_op_<name>` method here, given the validated model.
+one are refused, unless the entry's own model declares it: an owner operation's subject),
+the key's role must be allowed the entry's role, the arguments are validated by the
+entry's model, and bad arguments come back as 400 with the facade's message; a memory the
+key cannot see is 404 (`MemoryNotFound`), never 403. Each entry is run by the `_op_<name>`
+method here, given the validated model. An entry answering JSON Lines returns an iterator
+of text (`server.streams.stream_text`), whose first chunk is ready before `call` returns,
+so a refusal still comes back as a status.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -23,20 +28,30 @@ from cogmem_graph.operations import (
     IDENTITY_ARGUMENTS,
     MAX_BATCH,
     OPERATIONS,
+    QUERY_FILTER_FIELDS,
     BatchArgs,
     CancelReminderArgs,
     ContextArgs,
+    EraseArgs,
+    ForgetArgs,
+    ForgetOneArgs,
     IdsArgs,
+    ListArgs,
     MemoryArgs,
     MultiHopArgs,
     ObserveArgs,
+    PageArgs,
     RecallArgs,
     RemindArgs,
     RemindersArgs,
+    TraceArgs,
+    UpdateArgs,
+    UserArgs,
     identity_arguments,
 )
 from cogmem_graph.server.keys import Principal
-from cogmem_graph.server.wire import multi_hop_json, retrieval_json, to_jsonable
+from cogmem_graph.server.streams import stream_text
+from cogmem_graph.server.wire import multi_hop_json, page_json, retrieval_json, to_jsonable
 
 if TYPE_CHECKING:
     from cogmem_graph.api import EncodeRequest
@@ -62,9 +77,10 @@ class _Handle:
     lock: threading.Lock
 
 
-def refuse_identity_arguments(args: dict[str, Any]) -> None:
-    """403 when `args` (or its batch items) name an identity."""
-    chosen = identity_arguments(args)
+def refuse_identity_arguments(args: dict[str, Any], allowed: AbstractSet[str] = frozenset()) -> None:
+    """403 when `args` (or its batch items) name an identity other than the `allowed` ones
+    (the entry's own `identity_fields`)."""
+    chosen = identity_arguments(args, allowed)
     if chosen:
         raise ServiceError(403, f"{', '.join(chosen)}: the identity comes from the API key; "
                                 "a request cannot choose whose memory it reads or writes")
@@ -93,19 +109,23 @@ class MemoryService:
 
     def call(self, principal: Principal, op: str, args: dict[str, Any] | None = None) -> Any:
         """Run `op` for `principal`; ServiceError on refusal or bad input."""
+        from cogmem_graph.api.governance import MemoryNotFound
         from cogmem_graph.errors import BackendUnavailable, StoreClosed
 
         args = {k: v for k, v in (args or {}).items() if v is not None}
-        refuse_identity_arguments(args)
         entry = OPERATIONS.get(op)
         if entry is None:
+            refuse_identity_arguments(args)
             raise ServiceError(404, f"unknown operation {op!r}")
+        refuse_identity_arguments(args, entry.identity_fields)
         if not principal.may(entry.role):
             raise ServiceError(403, f"{op} is {_a(entry.role)} operation; this key is {_a(principal.role)} key")
         try:
             return self._ops[op](principal, entry.args.model_validate(args))
         except ServiceError:
             raise
+        except MemoryNotFound as exc:
+            raise ServiceError(404, str(exc)) from None
         except TypeError as exc:
             raise ServiceError(400, f"{op}: {exc}") from None
         except ValidationError as exc:
@@ -147,17 +167,19 @@ class MemoryService:
         handle = self._handle(p)
         with handle.lock:
             result = handle.agent.retrieve(a.query, top_k=a.top_k, strategy=a.strategy,
-                                           record_access=a.record_access, as_of=a.as_of, timeline=a.timeline)
+                                           record_access=a.record_access, as_of=a.as_of, timeline=a.timeline,
+                                           where=a.where)
         return retrieval_json(result)
 
     def _op_context(self, p: Principal, a: ContextArgs) -> dict[str, Any]:
         handle = self._handle(p)
         with handle.lock:
-            assembled = handle.agent.assemble_for_prompt(a.query, a.token_budget, top_k=a.top_k, events=a.events)
+            assembled = handle.agent.assemble_for_prompt(a.query, a.token_budget, top_k=a.top_k, events=a.events,
+                                                         where=a.where)
         return to_jsonable(assembled)
 
     def _op_multi_hop(self, p: Principal, a: MultiHopArgs) -> dict[str, Any]:
-        return multi_hop_json(self._agent(p).multi_hop(a.query, hops=a.hops, top_k=a.top_k))
+        return multi_hop_json(self._agent(p).multi_hop(a.query, hops=a.hops, top_k=a.top_k, where=a.where))
 
     def _op_observe(self, p: Principal, a: ObserveArgs) -> dict[str, Any]:
         handle = self._handle(p)
@@ -187,6 +209,85 @@ class MemoryService:
                 "edges": [{"src": e.src, "dst": e.dst, "type": to_jsonable(e.type), "weight": e.weight}
                           for e in edges],
                 "neighbours": [to_jsonable(t) for t in neighbours]}
+
+    # ------------------------------------------------------------ what the memory holds
+
+    def _op_get(self, p: Principal, a: TraceArgs) -> dict[str, Any]:
+        return to_jsonable(self._agent(p).get(a.trace_id))
+
+    def _page(self, p: Principal, where: Any, a: PageArgs) -> dict[str, Any]:
+        limit = {} if a.limit is None else {"limit": a.limit}  # None: the facade's default page
+        return page_json(self._agent(p).list(where, order=a.order, cursor=a.cursor, **limit))
+
+    def _op_list(self, p: Principal, a: ListArgs) -> dict[str, Any]:
+        return self._page(p, a.where, a)
+
+    def _op_list_query(self, p: Principal, a: PageArgs) -> dict[str, Any]:
+        where = {name: getattr(a, name) for name in QUERY_FILTER_FIELDS if getattr(a, name) is not None}
+        return self._page(p, where or None, a)
+
+    def _op_update(self, p: Principal, a: UpdateArgs) -> dict[str, Any]:
+        changes = a.model_dump(exclude={"trace_id"}, exclude_none=True)
+        return to_jsonable(self._agent(p).update(a.trace_id, **changes))
+
+    def _op_history(self, p: Principal, a: TraceArgs) -> list[dict[str, Any]]:
+        return [to_jsonable(r) for r in self._agent(p).history(a.trace_id)]
+
+    def _forget(self, p: Principal, ids: Sequence[str] | None, where: Any, force: bool, compact: bool) -> Any:
+        handle = self._handle(p)
+        with handle.lock:  # it clears the handle's working memory of what it deletes
+            receipt = handle.agent.forget(ids, where=where, force=force, compact=compact)
+        self._drop_from_working_memories(receipt.forgotten)
+        return receipt
+
+    def _op_forget(self, p: Principal, a: ForgetArgs) -> dict[str, Any]:
+        return self._forget(p, a.ids, a.where, a.force, a.compact).as_dict()
+
+    def _op_forget_one(self, p: Principal, a: ForgetOneArgs) -> dict[str, Any]:
+        receipt = self._forget(p, [a.trace_id], None, a.force, a.compact)
+        if a.trace_id in receipt.not_found:
+            raise ServiceError(404, f"no memory visible to this key with id {a.trace_id!r}")
+        if a.trace_id in receipt.skipped_pinned:
+            raise ServiceError(409, f"memory {a.trace_id!r} is pinned (a truth anchor); unpin it first, or "
+                                    "pass force=true to delete it anyway")
+        return receipt.as_dict()
+
+    def _op_export(self, p: Principal, a: BaseModel) -> Iterator[str]:
+        if p.identity is None:
+            raise ServiceError(403, "export writes the key's user's memories, and this owner key names no "
+                                    "identity: one user's memories come from GET /v1/admin/export?user_id=...; "
+                                    "a whole-store backup is written on the server's host "
+                                    "(`cogmem --home HOME export FILE`)")
+        agent = self._agent(p)
+        return stream_text(agent.export, name="export")
+
+    def _op_export_user(self, p: Principal, a: UserArgs) -> Iterator[str]:
+        def write(out: Any) -> Any:
+            return self.store.export(out, user_id=a.user_id, organization_id=a.organization_id)
+
+        return stream_text(write, name="export_user")
+
+    def _op_erase(self, p: Principal, a: EraseArgs) -> dict[str, Any]:
+        receipt = self.store.erase(a.user_id, organization_id=a.organization_id, include_shared=a.include_shared,
+                                   compact=a.compact)
+        with self._lock:  # the handles of that user hold nothing of theirs any more: their working memory neither
+            for cache_key in [k for k, h in self._handles.items()
+                              if (h.agent.identity.user_id, h.agent.identity.organization_id)
+                              == (a.user_id, a.organization_id)]:
+                del self._handles[cache_key]
+        return receipt.as_dict()
+
+    def _drop_from_working_memories(self, trace_ids: Sequence[str]) -> None:
+        """Deleted memories leave every handle's working memory, not only the caller's."""
+        if not trace_ids:
+            return
+        with self._lock:
+            handles = list(self._handles.values())
+        for handle in handles:
+            with handle.lock:
+                handle.agent.working_memory_forget(trace_ids)
+
+    # ------------------------------------------------------------ owner
 
     def _op_consolidate(self, p: Principal, a: BaseModel) -> dict[str, Any]:
         result = self.store.consolidate()

@@ -48,3 +48,8 @@ def multi_hop_json(result: Any) -> dict[str, Any]:
     for item, raw in zip(data["traces"], result.traces, strict=True):
         item["evidence"] = str(raw.path)  # the path as a person reads it
     return data
+
+
+def page_json(page: Any) -> dict[str, Any]:
+    """A page of `list`: its records (each the trace, its state, version, ...) and the next cursor."""
+    return {"items": [to_jsonable(r) for r in page.items], "cursor": page.cursor}

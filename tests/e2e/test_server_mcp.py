@@ -23,7 +23,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 CALL_TIMEOUT_S = 60
 EXPECTED_TOOLS = {"remember", "recall", "build_context", "multi_hop", "observe", "remind", "list_reminders",
-                  "cancel_reminder", "pin", "unpin", "whoami", "consolidate", "stats", "repair"}
+                  "cancel_reminder", "pin", "unpin", "whoami", "consolidate", "stats", "repair",
+                  "list_memories", "update_memory", "memory_history", "forget"}
 
 
 @pytest.fixture(scope="module")

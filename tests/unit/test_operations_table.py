@@ -47,7 +47,9 @@ EXISTING = {
     "whoami": ("GET", "/v1/whoami", "whoami"),
     "remember": ("POST", "/v1/memories", "remember"),
     "remember_many": ("POST", "/v1/memories/batch", None),
-    "memory": ("GET", "/v1/memories/{trace_id}", "memory"),
+    # `GET /v1/memories/{trace_id}` is now `get` (the record with its state and version); the
+    # neighbourhood moved one segment down, the client's `neighbourhood` and the resource kept.
+    "memory": ("GET", "/v1/memories/{trace_id}/neighbourhood", "memory"),
     "pin": ("POST", "/v1/memories/pin", "pin"),
     "unpin": ("POST", "/v1/memories/unpin", "unpin"),
     "recall": ("POST", "/v1/recall", "recall"),
@@ -108,7 +110,8 @@ def test_the_existing_operations_keep_their_routes_and_mcp_names() -> None:
         op = OPERATIONS[name]
         assert (op.method, op.path, op.mcp) == (method, path, mcp), name
     assert OPERATIONS["memory"].mcp_resource == "memory://{trace_id}"
-    assert {op.name for op in ENTRIES if op.role == "owner"} == {"consolidate", "stats", "repair"}
+    assert {op.name for op in ENTRIES if op.role == "owner"} == {"consolidate", "stats", "repair", "erase",
+                                                                "export_user"}
 
 
 @pytest.mark.parametrize("op", by_name(ENTRIES))
@@ -119,7 +122,10 @@ def test_argument_models_refuse_unknown_fields_and_name_no_identity(op: Operatio
         for nested in typing.get_args(field.annotation):
             if isinstance(nested, type) and issubclass(nested, BaseModel):
                 names |= set(nested.model_fields)
-    assert not names & IDENTITY_ARGUMENTS
+    if op.role == "owner":  # an owner operation may name its subject (the user an erase erases)
+        assert names & IDENTITY_ARGUMENTS == op.identity_fields
+    else:
+        assert not names & IDENTITY_ARGUMENTS and not op.identity_fields
     assert set(op.path_params) <= set(op.args.model_fields)
     assert op.summary and len(op.description) > 30, "a description a model can choose by"
 
@@ -199,6 +205,8 @@ class RecordingService:
 
     def call(self, principal: Principal, op: str, args: dict[str, Any] | None = None) -> Any:
         self.calls.append((op, dict(args or {})))
+        if OPERATIONS[op].streams:
+            return iter(['{"record": "footer", "counts": {}}\n'])
         return [] if OPERATIONS[op].result is list else {"op": op}
 
 
@@ -268,7 +276,10 @@ def test_the_client_reaches_each_entry_through_its_route(remote, op: Operation) 
     assert name == op.name
     assert op.args.model_validate(received) == op.args.model_validate(args), "the arguments arrive as sent"
     assert set(args) <= set(received), "(a query route adds its defaults)"
-    assert answer == ([] if op.result is list else {"op": op.name})
+    if op.streams:
+        assert answer == '{"record": "footer", "counts": {}}\n'
+    else:
+        assert answer == ([] if op.result is list else {"op": op.name})
 
 
 class _Called(Exception):  # noqa: N818 - a signal, not an error
@@ -282,7 +293,7 @@ class SpyAgent(RemoteAgent):
         self.ops: list[str] = []
         self._whoami = None
 
-    def call(self, op: str, args: Any = None) -> Any:
+    def call(self, op: str, args: Any = None, **options: Any) -> Any:
         self.ops.append(op)
         raise _Called
 
