@@ -8,6 +8,8 @@ each other regardless of text length.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
+import json
 import math
 import os
 import re
@@ -207,12 +209,35 @@ def _load_sentence_transformer(path: str, device: str) -> Any:
         return _MODELS[key]
 
 
+_SIZE_KEEPING_MODULES = frozenset({
+    "sentence_transformers.models.Transformer", "sentence_transformers.models.Pooling",
+    "sentence_transformers.models.Normalize"})
+
+
+def configured_dimension(path: Path) -> int | None:
+    """The output size a sentence-transformers model folder declares (its pooling layer's
+    `word_embedding_dimension`), read from its files without loading torch; None when a
+    module could change it (a Dense layer) or the files do not say."""
+    try:
+        modules = json.loads((path / "modules.json").read_text(encoding="utf-8"))
+        if any(m.get("type") not in _SIZE_KEEPING_MODULES for m in modules):
+            return None
+        pooling = next(m for m in modules if m.get("type", "").endswith(".Pooling"))
+        config = json.loads((path / pooling["path"] / "config.json").read_text(encoding="utf-8"))
+        return int(config["word_embedding_dimension"])
+    except (OSError, ValueError, KeyError, StopIteration, TypeError):
+        return None
+
+
 class LocalEmbedder:
     """all-MiniLM-L6-v2 on CPU via sentence-transformers, fully offline.
 
     The embedded default: no key, no network, 384 dimensions, good enough for
-    conversational memory. The model is loaded at construction so a missing or
-    broken install fails here rather than on the first write.
+    conversational memory. Construction checks that the model files and
+    sentence-transformers are there (a missing install fails here, not on the first
+    write) but loads the model, seconds and hundreds of MB with torch, only on the first
+    embedding: a store opened to count, list, export or delete never pays for it.
+    `lazy=False` loads at once.
     """
 
     def __init__(
@@ -221,6 +246,7 @@ class LocalEmbedder:
         *,
         device: str = "cpu",
         batch_size: int = 64,
+        lazy: bool = True,
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
@@ -228,17 +254,30 @@ class LocalEmbedder:
         self.model_path = path
         self.device = device
         self.batch_size = batch_size
-        self._model = _load_sentence_transformer(str(path), device)
-        # sentence-transformers renamed the getter over versions; it may also answer None.
-        getter = getattr(self._model, "get_embedding_dimension", None)
-        if getter is None:
-            getter = self._model.get_sentence_embedding_dimension
-        dim = getter()
-        if not dim:
-            dim = len(self._model.encode(["dimension probe"], show_progress_bar=False)[0])
-        self.dim = int(dim)
         self.name = "all-MiniLM-L6-v2" if model_path is None else f"local:{path.name}"
         self._lock = threading.Lock()
+        self._loaded: Any = None
+        if importlib.util.find_spec("sentence_transformers") is None:
+            raise ImportError("the local embedder needs sentence-transformers: pip install 'cogmem-graph[local]'")
+        declared = configured_dimension(path) if lazy else None
+        self.dim = declared if declared is not None else self._dimension_of(self._model)
+
+    @property
+    def _model(self) -> Any:
+        if self._loaded is None:
+            self._loaded = _load_sentence_transformer(str(self.model_path), self.device)
+        return self._loaded
+
+    @staticmethod
+    def _dimension_of(model: Any) -> int:
+        # sentence-transformers renamed the getter over versions; it may also answer None.
+        getter = getattr(model, "get_embedding_dimension", None)
+        if getter is None:
+            getter = model.get_sentence_embedding_dimension
+        dim = getter()
+        if not dim:
+            dim = len(model.encode(["dimension probe"], show_progress_bar=False)[0])
+        return int(dim)
 
     def __repr__(self) -> str:
         return f"LocalEmbedder(name={self.name!r}, dim={self.dim}, device={self.device!r})"

@@ -89,3 +89,20 @@ def test_spec_and_best_local_pick_minilm(embedder: LocalEmbedder) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no fallback warning when the model loads
         assert isinstance(best_local_embedder(), LocalEmbedder)
+
+
+def test_the_model_loads_on_the_first_embedding_not_at_construction() -> None:
+    import subprocess
+    import sys
+
+    # In a fresh interpreter: constructing the embedder imports neither torch nor the model.
+    probe = ("import sys; from cogmem_graph.providers import LocalEmbedder; e = LocalEmbedder(); "
+             "print(e.dim, 'torch' in sys.modules, e._loaded is None)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["384", "False", "True"]
+
+
+def test_the_declared_dimension_is_the_loaded_models(embedder: LocalEmbedder) -> None:
+    eager = LocalEmbedder(lazy=False)
+    assert eager.dim == embedder.dim == len(embedder.embed_query("probe"))
