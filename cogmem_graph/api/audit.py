@@ -14,15 +14,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from cogmem_graph.home import private_dir
+
 AUDIT_FILE = "audit.jsonl"
 _lock = threading.Lock()
-
-
-def private_dir(path: Path) -> Path:
-    """Make `path` (and missing parents) a folder only its owner can enter (0700)."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.chmod(path, 0o700)
-    return path
 
 
 class AuditLog:

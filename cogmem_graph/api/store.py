@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from cogmem_graph.api import governance
 from cogmem_graph.api.agent import AgentMemory, MoodSource, as_mood_source, as_traits
-from cogmem_graph.api.audit import AuditLog, private_dir
+from cogmem_graph.api.audit import AuditLog
 from cogmem_graph.clock import Clock, SystemClock
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.config.graph import FALKOR_SCHEMES
 from cogmem_graph.context import MemoryContext
 from cogmem_graph.errors import StoreClosed
 from cogmem_graph.graph.port import GraphStats
+from cogmem_graph.home import EDGE_DIR, GRAPH_DIR, LOCAL_VECTORS_DIR, private_dir, secure_home
 from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import Hexaco
 from cogmem_graph.pipeline import perspective
@@ -53,7 +54,7 @@ def _open_graph(uri: str | None, home: Path, config: CogmemConfig, clock: Clock)
     if uri is None:
         from cogmem_graph.graph.falkor import FalkorGraphStore
 
-        return FalkorGraphStore(data_dir=home / "graph", config=config.graph, clock=clock)
+        return FalkorGraphStore(data_dir=home / GRAPH_DIR, config=config.graph, clock=clock)
     scheme = uri.split("://", 1)[0].lower()
     if scheme in FALKOR_SCHEMES:
         from cogmem_graph.graph.falkor import FalkorGraphStore
@@ -74,8 +75,8 @@ def _open_vectors(embedder: Embedder, config: CogmemConfig, home: Path) -> Vecto
     if vectors.url is None and vectors.embedded == "edge":
         from cogmem_graph.vectors.edge import EdgeVectorIndex
 
-        return EdgeVectorIndex(model=embedder.name, dim=embedder.dim, config=vectors, path=home / "qdrant-edge")
-    return QdrantVectorIndex(model=embedder.name, dim=embedder.dim, config=vectors, local_path=home / "qdrant")
+        return EdgeVectorIndex(model=embedder.name, dim=embedder.dim, config=vectors, path=home / EDGE_DIR)
+    return QdrantVectorIndex(model=embedder.name, dim=embedder.dim, config=vectors, local_path=home / LOCAL_VECTORS_DIR)
 
 
 def _make_embedder(embedder: str | Embedder | None) -> Embedder:
@@ -338,7 +339,8 @@ def open(  # noqa: A001 - the public entry point is `cg.open()`
 ) -> MemoryStore:
     """Open a memory store.
 
-    - `home`: folder of the embedded graph and vectors (default `./.cogmem` or `$COGMEM_HOME`);
+    - `home`: folder of the embedded graph and vectors (default `./.cogmem` or `$COGMEM_HOME`),
+      private to its owner (folders 0700, files 0600; looser modes are tightened here, with a warning);
     - `graph`: `neo4j://` / `bolt://` URL for Neo4j, `falkor://host:port` (or `redis://`;
       `rediss://` / `falkors://` over TLS) for an external FalkorDB; None starts the embedded
       FalkorDB under `home`;
@@ -362,6 +364,11 @@ def open(  # noqa: A001 - the public entry point is `cg.open()`
         emb = CachedEmbedder(emb, max_size=cfg.embedding_cache_size)
     rer = _make_reranker(reranker)
     chat = _make_llm(llm)
+    if cfg.graph.uri is None or cfg.vectors.url is None or home_path.exists():
+        # Private before anything is written in it: folders 0700, files 0600 (cogmem_graph/home.py);
+        # a home left open to other users is tightened, with a warning. A store with every backend
+        # on a server makes no home until it writes its audit file (private too).
+        secure_home(home_path)
     graph_store = _open_graph(cfg.graph.uri, home_path, cfg, clock)
     try:
         graph_store.setup_schema()

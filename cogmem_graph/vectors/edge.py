@@ -15,6 +15,7 @@ on that keyword.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import os
@@ -55,6 +56,7 @@ from qdrant_edge import (
 from cogmem_graph.config.vectors import VectorConfig
 from cogmem_graph.errors import VectorStoreUnavailable
 from cogmem_graph.filters import PayloadCondition
+from cogmem_graph.home import inherit_private, private_dir
 from cogmem_graph.lexical import SparseVector as BM25Vector
 from cogmem_graph.vectors.port import VectorHit, VectorPoint, clamp_cosine
 from cogmem_graph.vectors.qdrant import DENSE, SPARSE, collection_name, point_id
@@ -123,6 +125,7 @@ def _open_shard(path: Path, dim: int) -> EdgeShard:
         ) from exc
     for name, params in _PAYLOAD_INDEXES:
         shard.update(UpdateOperation.create_field_index(name, params))
+    _make_private(path)
     return shard
 
 
@@ -171,13 +174,26 @@ def _swap_folders(fresh: Path, live: Path) -> str:
 
 
 def _make_private(folder: Path) -> None:
-    """Folders 0700, files 0600: the shard holds memories' payloads."""
-    folder.chmod(0o700)
+    """Folders 0700, files 0600: the shard holds memories' payloads.
+
+    The engine runs in this process and creates its files under the process umask (0644
+    under the usual 022); a library cannot change the umask of its host process (it is
+    process-wide: other threads' files would change mode too). So every folder of the shard
+    gets the default ACL that makes what the engine creates in it owner-only
+    (`home.inherit_private`), and the files are made private after each open, compaction and
+    close. Where the file system keeps no ACLs, the 0700 folders above (the shard's,
+    `qdrant-edge`, the home) keep other users out of what the engine adds in between."""
+    with contextlib.suppress(FileNotFoundError):
+        folder.chmod(0o700)
+        inherit_private(folder)
     for root, dirs, files in os.walk(folder):
         for name in dirs:
-            os.chmod(os.path.join(root, name), 0o700)
+            with contextlib.suppress(FileNotFoundError):  # the engine may drop a segment meanwhile
+                os.chmod(os.path.join(root, name), 0o700)
+                inherit_private(Path(root, name))
         for name in files:
-            os.chmod(os.path.join(root, name), 0o600)
+            with contextlib.suppress(FileNotFoundError):
+                os.chmod(os.path.join(root, name), 0o600)
 
 
 def _disk_bytes(folder: Path) -> int:
@@ -203,6 +219,8 @@ class EdgeVectorIndex:
         self.name = collection_name(self.config.collection_prefix, model, dim)
         self._path = (Path(path) / self.name).resolve()
         self.location = str(self._path)
+        private_dir(self._path.parent)  # `qdrant-edge` and the shard's folder: 0700 from the start
+        private_dir(self._path)
         self.shard, self._serial = _shards.acquire(self._path, lambda: _open_shard(self._path, dim))
         self._closed = False
 
@@ -460,7 +478,8 @@ class EdgeVectorIndex:
         if self._closed:
             return
         self._closed = True
-        _shards.release(self._path)
+        _shards.release(self._path)  # the last index on the folder flushes and closes the shard
+        _make_private(self._path)  # files the engine made since it opened
 
     def __enter__(self) -> EdgeVectorIndex:
         return self

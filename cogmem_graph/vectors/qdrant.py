@@ -27,6 +27,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 from cogmem_graph.config.vectors import VectorConfig
 from cogmem_graph.errors import VectorStoreUnavailable
 from cogmem_graph.filters import PayloadCondition
+from cogmem_graph.home import private_dir, tighten
 from cogmem_graph.lexical import SparseVector
 from cogmem_graph.redact import redact_url
 from cogmem_graph.vectors.port import VectorHit, VectorPoint, clamp_cosine
@@ -110,9 +111,17 @@ class QdrantVectorIndex:
                 raise ValueError("local_path is required when vectors url is None (Qdrant local mode)")
             self._local_path = local_path.resolve()
             self.location = str(self._local_path)
+            private_dir(self._local_path)  # the client's files (SQLite, lock, meta) inherit the process umask
             self._client, self._serial = _local_clients.acquire(self._local_path, lambda: _open_local(self._local_path))
         self._closed = False
         self._ensure_collection()
+        self._make_private()
+
+    def _make_private(self) -> None:
+        """The local folder's files and folders, owner only (SQLite gives its journals the
+        mode of the database file, so those follow)."""
+        if self._local_path is not None:
+            tighten([self._local_path])
 
     def __repr__(self) -> str:
         return f"QdrantVectorIndex(location={self.location!r}, collection={self.name!r})"
@@ -332,6 +341,7 @@ class QdrantVectorIndex:
         self._closed = True
         if self._local_path is not None:
             _local_clients.release(self._local_path)
+            self._make_private()
         else:
             self._client.close()
 

@@ -10,11 +10,11 @@ import textwrap
 import time
 
 import pytest
-import redis
 
 from cogmem_graph.config.graph import GraphConfig
 from cogmem_graph.errors import EmbeddedServerError, GraphStoreUnavailable
 from cogmem_graph.graph.falkor import FalkorGraphStore
+from cogmem_graph.graph.launcher import running_server
 from cogmem_graph.model import MemoryTrace
 
 KEYS = ["user:u1"]
@@ -53,7 +53,7 @@ def test_server_runs_with_aof_always_on_loopback(tmp_path):
     store = FalkorGraphStore(data_dir=tmp_path / "graph")
     try:
         server = store.embedded_server
-        client = redis.Redis(host="127.0.0.1", port=server.port)
+        client = server.client()
         assert client.config_get("appendonly")["appendonly"] == "yes"
         assert client.config_get("appendfsync")["appendfsync"] == "always"
         assert client.config_get("bind")["bind"] == "127.0.0.1"
@@ -73,7 +73,7 @@ def test_writes_are_logged_as_effects_so_a_crashed_home_reopens_without_re_runni
     try:
         store.setup_schema()
         store.upsert_traces([trace(f"fact number {i}") for i in range(50)])
-        client = redis.Redis(host="127.0.0.1", port=store.embedded_server.port)
+        client = store.embedded_server.client()
         assert client.execute_command("GRAPH.CONFIG", "GET", "EFFECTS_THRESHOLD")[1] == 0
         client.close()
         log = b"".join(f.read_bytes() for f in (home / "appendonlydir").glob("*.incr.aof*"))
@@ -103,7 +103,7 @@ def test_a_clean_close_compacts_the_log_into_a_snapshot(tmp_path):
 def test_appendfsync_is_configurable(tmp_path):
     store = FalkorGraphStore(data_dir=tmp_path / "graph", config=GraphConfig(appendfsync="everysec"))
     try:
-        client = redis.Redis(host="127.0.0.1", port=store.embedded_server.port)
+        client = store.embedded_server.client()
         assert client.config_get("appendfsync")["appendfsync"] == "everysec"
         client.close()
     finally:
@@ -250,7 +250,10 @@ def test_external_url_connects_to_a_running_server(tmp_path):
         owner.setup_schema()
         t = trace("via url")
         owner.upsert_traces([t])
-        client = FalkorGraphStore(url=f"falkor://127.0.0.1:{owner.embedded_server.port}")
+        # another process of the home's owner attaches with what server.json (0600) says
+        running = running_server(tmp_path / "graph")
+        assert running is not None and running.url == owner.url
+        client = FalkorGraphStore(url=running.url, config=GraphConfig(falkor_password=running.password))
         assert client.get_traces([t.id], KEYS) == [t]
         assert client.embedded_server is None
         client.close()

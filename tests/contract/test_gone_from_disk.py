@@ -22,7 +22,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import redis
 
 import cogmem_graph as cg
 from cogmem_graph.clock import ManualClock
@@ -96,7 +95,7 @@ def test_forgotten_memories_leave_no_byte_under_the_home(home_config, clock: Man
     home, config = home_config
     marker = [MARKER.encode()]
     with cg.open(home=home, embedder="hash", config=config, clock=clock) as store:
-        server = redis.Redis(host="127.0.0.1", port=store.graph.embedded_server.port)
+        server = store.graph.embedded_server.client()
         server.config_set("rdbcompression", "no")
         # FalkorDB's query telemetry (a stream of recent queries with their parameters) is off.
         assert server.execute_command("GRAPH.CONFIG", "GET", "CMD_INFO")[1] in (0, b"0", False)
@@ -160,7 +159,7 @@ def test_compaction_drops_query_telemetry_a_server_kept(tmp_path: Path, clock: M
     queries with their parameters, memories' text included. Compaction deletes it from disk."""
     home = tmp_path / "home"
     with cg.open(home=home, embedder="hash", clock=clock) as store:
-        server = redis.Redis(host="127.0.0.1", port=store.graph.embedded_server.port)
+        server = store.graph.embedded_server.client()
         server.config_set("rdbcompression", "no")
         stream = f"telemetry{{{store.config.graph.graph_name}}}"
         server.xadd(stream, {"Query": "(a write)", "Query parameters": f"CYPHER content='{MARKER}'"})

@@ -108,7 +108,7 @@ def test_a_filtered_retrieve_returns_top_k_matching_memories(store: cg.MemorySto
                         "tags": ["production"], "metadata": {"region": "eu" if i % 2 else "us"}}
                        for i in range(6)])
     plain = agent.retrieve("deploy note", top_k=5, record_access=False)
-    assert not any("production" in h.trace.tags for h in plain.traces)
+    assert sum("production" in h.trace.tags for h in plain.traces) < 5  # 6 of 126 match: the filter decides
     filtered = agent.retrieve("deploy note", top_k=5, record_access=False, where={"tags_any": ["production"]})
     assert len(filtered.traces) == 5 and all("production" in h.trace.tags for h in filtered.traces)
     eu = agent.retrieve("deploy", top_k=10, record_access=False,

@@ -94,7 +94,7 @@ def external_falkor(tmp_path: Path):
 def test_connections_killed_by_the_server_are_retried_and_operations_succeed(store) -> None:
     agent = store.agent(**AGENT)
     ids = [agent.encode("The first note before any fault").id]
-    admin = redis.Redis(host="127.0.0.1", port=store.graph.embedded_server.port)
+    admin = store.graph.embedded_server.client()
     try:
         for round_, topic in enumerate(["violin lessons", "garden tomatoes", "mountain cabin"]):
             killed = admin.client_kill_filter(_type="normal", skipme=True)
