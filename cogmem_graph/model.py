@@ -8,6 +8,7 @@ with an error that names the field instead of corrupting decay maths later.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import hashlib
 import json
@@ -199,8 +200,38 @@ Unit = Field(ge=0.0, le=1.0)
 # ---------------------------------------------------------------- personality and mood
 
 
+def refuse_unknown_names(data: Any, model: type[BaseModel], synonyms: dict[str, str]) -> Any:
+    """Before validation: a field name the model does not know is refused with the name it
+    probably meant (a synonym from the literature, or the closest spelling)."""
+    if not isinstance(data, dict):
+        return data
+    known = {name for name in model.model_fields} | {f.alias for f in model.model_fields.values() if f.alias}
+    for name in data:
+        if isinstance(name, str) and name not in known:
+            hint = synonyms.get(name.lower().replace("-", "_")) or next(
+                iter(difflib.get_close_matches(name, sorted(model.model_fields), n=1, cutoff=0.6)), None)
+            meant = f"; did you mean {hint!r}?" if hint else ""
+            raise ValueError(f"{name!r} is not a {model.__name__} field{meant} "
+                             f"(fields: {', '.join(model.model_fields)})")
+    return data
+
+
+_HEXACO_SYNONYMS = {
+    "honesty_humility": "honesty", "h": "honesty", "neuroticism": "emotionality", "e": "emotionality",
+    "extroversion": "extraversion", "x": "extraversion", "a": "agreeableness", "c": "conscientiousness",
+    "o": "openness", "openness_to_experience": "openness",
+}
+_MOOD_SYNONYMS = {"pleasure": "valence", "p": "valence", "v": "valence", "a": "arousal", "d": "dominance",
+                  "control": "dominance"}
+
+
 class Hexaco(_Strict):
     """HEXACO personality traits, each in [0, 1]; 0.5 is the neutral midpoint."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_names(cls, data: Any) -> Any:
+        return refuse_unknown_names(data, cls, _HEXACO_SYNONYMS)
 
     honesty: float = Field(0.5, ge=0.0, le=1.0)
     emotionality: float = Field(0.5, ge=0.0, le=1.0)
@@ -217,6 +248,11 @@ class Hexaco(_Strict):
 
 class Mood(_Strict):
     """PAD mood (pleasure/valence, arousal, dominance), each in [-1, 1]."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_names(cls, data: Any) -> Any:
+        return refuse_unknown_names(data, cls, _MOOD_SYNONYMS)
 
     valence: float = Field(0.0, ge=-1.0, le=1.0)
     arousal: float = Field(0.0, ge=-1.0, le=1.0)

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from pydantic import ValidationError
+
 from cogmem_graph.api import governance
 from cogmem_graph.api.agent import AgentMemory, MoodSource, as_mood_source, as_traits
 from cogmem_graph.api.audit import AuditLog
@@ -21,7 +23,7 @@ from cogmem_graph.clock import Clock, SystemClock
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.config.graph import FALKOR_SCHEMES
 from cogmem_graph.context import MemoryContext
-from cogmem_graph.errors import StoreClosed
+from cogmem_graph.errors import StoreClosed, field_problems
 from cogmem_graph.graph.port import GraphStats
 from cogmem_graph.home import EDGE_DIR, GRAPH_DIR, LOCAL_VECTORS_DIR, private_dir, secure_home
 from cogmem_graph.identity import AgentIdentity
@@ -168,8 +170,11 @@ class MemoryStore:
         `traits` and `mood` take the models or dicts of their fields (validated here);
         `mood` may also be a callable returning the current `Mood`."""
         self._check_open()
-        identity = AgentIdentity(agent_id=agent_id, user_id=user_id, thread_id=thread_id,
-                                 persona_id=persona_id, organization_id=organization_id)
+        try:
+            identity = AgentIdentity(agent_id=agent_id, user_id=user_id, thread_id=thread_id,
+                                     persona_id=persona_id, organization_id=organization_id)
+        except ValidationError as exc:
+            raise ValueError(f"not a valid agent identity: {field_problems(exc.errors())}") from None
         traits = as_traits(traits)
         mood = as_mood_source(mood)
         if traits is not None:
