@@ -7,6 +7,7 @@ mode, and the best local embedder. Production passes URLs instead.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import weakref
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
 
 __all__ = ["MemoryStore", "StoreClosed", "consolidator_for", "default_home", "open"]
 
+log = logging.getLogger(__name__)
+
 DEFAULT_HOME = ".cogmem"
 REPAIR_BATCH = 500
 
@@ -79,6 +82,22 @@ def _open_vectors(embedder: Embedder, config: CogmemConfig, home: Path) -> Vecto
 
         return EdgeVectorIndex(model=embedder.name, dim=embedder.dim, config=vectors, path=home / EDGE_DIR)
     return QdrantVectorIndex(model=embedder.name, dim=embedder.dim, config=vectors, local_path=home / LOCAL_VECTORS_DIR)
+
+
+def warn_other_embedders(index: VectorIndex, home: Path, embedder: Embedder) -> None:
+    """Vectors of one embedder live in their own collection: a home indexed by another one
+    opens with an empty collection, and every search would quietly find nothing. Say so,
+    naming both, when the home holds another embedder's collection and this one is empty."""
+    folder = home / EDGE_DIR
+    if not folder.is_dir():
+        return
+    current = getattr(index, "name", "")
+    others = sorted(p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".") and p.name != current)
+    if others and index.count(None, active=None) == 0:
+        log.warning("the vectors under %s were made by another embedder (collection %s); this store uses %r "
+                    "(collection %s, empty), so the memories indexed there are not searchable: open it "
+                    "with the embedder that made them (e.g. embedder='local' for MiniLM, 'hash' for the "
+                    "hash embedder)", folder, ", ".join(others), embedder.name, current)
 
 
 def _make_embedder(embedder: str | Embedder | None) -> Embedder:
@@ -378,6 +397,7 @@ def open(  # noqa: A001 - the public entry point is `cg.open()`
     try:
         graph_store.setup_schema()
         index = _open_vectors(emb, cfg, home_path)
+        warn_other_embedders(index, home_path, emb)
     except BaseException:
         graph_store.close()
         raise

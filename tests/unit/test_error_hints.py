@@ -38,3 +38,17 @@ def test_an_empty_agent_id_is_one_line_naming_the_field(store: cg.MemoryStore) -
     assert "agent_id" in message and "\n" not in message and "errors.pydantic.dev" not in message
     with pytest.raises(ValueError, match="user_id"):
         store.agent("helper", user_id="a/b")
+
+
+def test_opening_a_home_with_another_embedder_says_which_made_its_vectors(tmp_path, caplog) -> None:
+    home = tmp_path / "home"
+    with cg.open(home=home, embedder="hash") as store:
+        store.agent("a", user_id="u").encode("The boiler was serviced in March")
+    with caplog.at_level("WARNING"), cg.open(home=home, embedder="hash:64") as store:
+        pass
+    warning = " ".join(r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+    assert "cogmem_hash-384_384" in warning and "hash-64" in warning and "not searchable" in warning
+    caplog.clear()
+    with caplog.at_level("WARNING"), cg.open(home=home, embedder="hash") as store:
+        assert store.agent("a", user_id="u").retrieve("boiler serviced").traces
+    assert not [r for r in caplog.records if "another embedder" in r.getMessage()]
