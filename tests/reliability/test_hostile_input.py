@@ -78,17 +78,22 @@ def text_ok(value: str, *, allow_empty: bool, max_len: int | None) -> bool:
     return max_len is None or len(value) <= max_len
 
 
-def metadata_ok(metadata: dict) -> bool:
-    for key, value in metadata.items():
-        if not text_ok(key, allow_empty=False, max_len=200):
-            return False
-        if isinstance(value, str) and not text_ok(value, allow_empty=True, max_len=None):
-            return False
-        if isinstance(value, float) and not math.isfinite(value):
-            return False
-        if isinstance(value, list | dict):
-            return False
-    return True
+def metadata_ok(metadata: dict, depth: int = 0) -> bool:
+    """JSON values: text, numbers, true/false, null, lists of those, objects of the same
+    (at most four deep), keys of 1 to 200 storable characters."""
+    def value_ok(value, depth: int) -> bool:
+        if isinstance(value, str):
+            return text_ok(value, allow_empty=True, max_len=None)
+        if isinstance(value, float):
+            return math.isfinite(value)
+        if isinstance(value, list):
+            return all(not isinstance(v, list | dict) and value_ok(v, depth) for v in value)
+        if isinstance(value, dict):
+            return depth < 4 and metadata_ok(value, depth + 1)
+        return value is None or isinstance(value, bool | int)
+
+    return all(isinstance(key, str) and text_ok(key, allow_empty=False, max_len=200) and value_ok(value, depth)
+               for key, value in metadata.items())
 
 
 def names_one_of(exc: BaseException, fields: list[str]) -> bool:
