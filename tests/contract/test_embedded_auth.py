@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from cogmem_graph.graph.cypher import CypherLibrary
 from cogmem_graph.graph.falkor import FalkorGraphStore
 from cogmem_graph.graph.launcher import LOG_FILE, SERVER_FILE, running_server
 from cogmem_graph.model import MemoryTrace
@@ -61,6 +62,11 @@ def public_dir() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+def _probe(name: str) -> str:
+    """A statement of tests/cypher/ as an intruder would send it."""
+    return CypherLibrary("falkordb", root=Path(__file__).resolve().parents[1] / "cypher").get(name)
+
+
 def test_a_plain_client_without_the_password_gets_noauth(tmp_path):
     store = FalkorGraphStore(data_dir=tmp_path / "graph")
     try:
@@ -69,8 +75,8 @@ def test_a_plain_client_without_the_password_gets_noauth(tmp_path):
         store.upsert_traces([kept])
         port = store.embedded_server.port
         replies = raw_replies(port, ("PING",), ("GRAPH.LIST",), ("KEYS", "*"),
-                              ("GRAPH.RO_QUERY", store.config.graph_name, "MATCH (n) RETURN n.content"),
-                              ("GRAPH.QUERY", store.config.graph_name, "MATCH (n) DETACH DELETE n"))
+                              ("GRAPH.RO_QUERY", store.config.graph_name, _probe("probe_read_every_content")),
+                              ("GRAPH.QUERY", store.config.graph_name, _probe("probe_delete_everything")))
         assert all(r.startswith(b"-NOAUTH") for r in replies), replies
         assert raw_replies(port, ("AUTH", "not-the-password"))[0].startswith(b"-WRONGPASS"), "a wrong one"
         plain = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=2)
