@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
+import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -24,7 +26,7 @@ from cogmem_graph.clock import Clock, SystemClock
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.config.graph import FALKOR_SCHEMES
 from cogmem_graph.context import MemoryContext
-from cogmem_graph.errors import StoreClosed, field_problems
+from cogmem_graph.errors import BackendUnavailable, StoreClosed, field_problems
 from cogmem_graph.graph.port import GraphStats
 from cogmem_graph.home import EDGE_DIR, GRAPH_DIR, LOCAL_VECTORS_DIR, private_dir, secure_home
 from cogmem_graph.identity import AgentIdentity
@@ -33,7 +35,7 @@ from cogmem_graph.pipeline import perspective
 from cogmem_graph.pipeline.archive import MemoryArchive
 from cogmem_graph.pipeline.consolidation import Consolidator
 from cogmem_graph.providers import CachedEmbedder, Embedder, best_local_embedder, make_embedder
-from cogmem_graph.redact import redact_url
+from cogmem_graph.redact import redact_url, redact_urls
 from cogmem_graph.results import RepairResult
 from cogmem_graph.vectors.port import VectorIndex
 from cogmem_graph.vectors.qdrant import QdrantVectorIndex
@@ -49,6 +51,12 @@ log = logging.getLogger(__name__)
 
 DEFAULT_HOME = ".cogmem"
 REPAIR_BATCH = 500
+HEALTH_TIMEOUT_S = 2.0
+"""How long `MemoryStore.health()` waits for the backends' answers (both are asked at once)."""
+HEALTH_CACHE_S = 1.0
+"""How long `MemoryStore.health()` answers from its last check: a storm of probes costs one check
+per second."""
+_LOOPBACK_PORT = re.compile(r"(?:(?:falkor|redis)://)?127\.0\.0\.1:\d+")
 
 
 def default_home() -> Path:
@@ -159,6 +167,7 @@ class MemoryStore:
         self._closed = False
         self._lock = threading.Lock()
         self._agent_traits: dict[str, Hexaco] = {}
+        self._health = _HealthChecks()
 
     def __repr__(self) -> str:
         return f"MemoryStore(graph={self.graph!r}, vectors={self.vectors!r}, embedder={self.embedder.name!r})"
@@ -167,6 +176,35 @@ class MemoryStore:
     def closed(self) -> bool:
         """True once `close()` ran: a server's readiness probe reads it."""
         return self._closed
+
+    def health(self) -> dict[str, Any]:
+        """Whether the store can serve now: `{"ready": bool, "graph": "ok" | why not, "vectors":
+        "ok" | why not}`, ready when both say "ok". Never raises.
+
+        Each backend is asked once (`GraphStore.ping`, `VectorIndex.ping`), both at once, and
+        waited for at most HEALTH_TIMEOUT_S; a check still running from an earlier call is not
+        started again. The answer is reused for HEALTH_CACHE_S. An embedded graph server found
+        dead is started again without waiting (so an idle store heals): it says so until it
+        answers. The embedded graph is named by its folder ("embedded graph under
+        <home>/graph"), never by the port it happens to run on."""
+        if self._closed:
+            return {"ready": False, "graph": "the store is closed", "vectors": "the store is closed"}
+        checks = self._health
+        with checks.lock:
+            if checks.answer is not None and time.monotonic() - checks.at < HEALTH_CACHE_S:
+                return dict(checks.answer)
+            found = checks.run({"graph": lambda: self.graph.ping(), "vectors": lambda: self.vectors.ping()})
+            answer = {"ready": all(v == "ok" for v in found.values()),
+                      **{name: self._health_text(text) for name, text in found.items()}}
+            checks.answer, checks.at = answer, time.monotonic()
+            return dict(answer)
+
+    def _health_text(self, text: str) -> str:
+        if text == "ok":
+            return text
+        if self.config.graph.uri is None:  # the embedded server's port is its own business
+            text = _LOOPBACK_PORT.sub(f"the embedded graph under {self.home / GRAPH_DIR}", text)
+        return redact_urls(text)
 
     def _check_open(self) -> None:
         if self._closed:
@@ -340,6 +378,54 @@ class MemoryStore:
             out.append((witness, ctx))
         return out
 
+
+
+class _HealthChecks:
+    """What `MemoryStore.health()` keeps: its last answer, and the checks that outlived their wait."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.answer: dict[str, Any] | None = None
+        self.at = 0.0
+        self._late: dict[str, tuple[threading.Thread, float]] = {}
+
+    def run(self, pings: dict[str, Callable[[], None]]) -> dict[str, str]:
+        """Each ping on a thread of its own, all waited for together up to HEALTH_TIMEOUT_S:
+        "ok", or why not. A ping that did not return in time keeps its thread, and is not
+        started again until it has returned."""
+        started: dict[str, tuple[threading.Thread, dict[str, str]]] = {}
+        found: dict[str, str] = {}
+        now = time.monotonic()
+        for name, ping in pings.items():
+            late = self._late.get(name)
+            if late is not None and late[0].is_alive():
+                found[name] = f"{name} check started {now - late[1]:.0f} s ago has not returned"
+                continue
+            self._late.pop(name, None)
+            box: dict[str, str] = {}
+            thread = threading.Thread(target=_ping_into, args=(ping, box), name=f"cogmem-health-{name}", daemon=True)
+            thread.start()
+            started[name] = (thread, box)
+        deadline = now + HEALTH_TIMEOUT_S
+        for name, (thread, box) in started.items():
+            thread.join(max(0.0, deadline - time.monotonic()))
+            if thread.is_alive():
+                self._late[name] = (thread, now)
+                found[name] = f"{name} did not answer within {HEALTH_TIMEOUT_S:.0f} s"
+            else:
+                found[name] = box.get("answer", f"{name} check failed")
+        return {name: found[name] for name in pings}
+
+
+def _ping_into(ping: Callable[[], None], box: dict[str, str]) -> None:
+    try:
+        ping()
+    except BackendUnavailable as exc:
+        box["answer"] = str(exc)
+    except Exception as exc:  # reported, not raised: health() never raises
+        box["answer"] = f"{type(exc).__name__}: {exc}"
+    else:
+        box["answer"] = "ok"
 
 
 _consolidators: weakref.WeakKeyDictionary[MemoryStore, Consolidator] = weakref.WeakKeyDictionary()

@@ -50,6 +50,18 @@ MAX_ACTIVATION_FRONTIER = 10_000
 whose strong edges would otherwise multiply the paths every hop."""
 
 
+REPEATABLE_WRITES = frozenset({
+    "ping", "upsert_traces", "set_indexed", "merge_mentions", "temporal_sequence_link", "shared_entity_link",
+    "caused_by_link", "merge_edges", "set_strengths", "write_mechanism_state", "set_pinned",
+})
+"""Writes whose second application changes nothing and answers as the first did: they set values
+the caller gives, MERGE with ON CREATE, or keep a maximum (checked by
+tests/reliability/test_graph_server_restart.py). When the store's own server died under one and
+was started again, it is sent again, as a read is. Any other write is not: the dead server may
+have applied and logged it just before it died, and a second application could count twice
+(hebbian_update, record_access) or answer differently (soft_delete_traces)."""
+
+
 def require_scope_keys(scope_keys: Sequence[str] | None) -> list[str]:
     """Tenancy is never optional: a read without scope keys is a programming error."""
     if scope_keys is None or isinstance(scope_keys, str) or len(scope_keys) == 0:
@@ -108,26 +120,77 @@ class CypherGraphStore(ABC):
         return self._run_text(self.cypher.get(name), params or {}, write=write, name=name)
 
     def _run_text(self, text: str, params: dict[str, Any], *, write: bool, name: str) -> list[dict[str, Any]]:
+        """Run a statement with bounded retries on transient faults.
+
+        A store that runs its own server (the embedded FalkorDB) starts it again when it died:
+        before the statement when it was already dead (the statement was sent to nothing), or
+        after the faults when it died under the statement. Then a read runs once more on the new
+        server, and so does a write of REPEATABLE_WRITES; any other write does not, since the dead
+        server may have applied and logged it before it died (its log is replayed at the
+        restart) and sending it again could apply it twice: the error says so and the caller
+        calls again. Stores of servers they do not run (external FalkorDB, Neo4j) only retry."""
+        self._before_statement()
+        server = self._server_token()
+        try:
+            return self._run_retrying(text, params, write=write, server=server)
+        except Exception as exc:
+            if not self._is_transient(exc):
+                raise
+            if not self._recover(exc, server):
+                raise self._unavailable(exc) from exc
+            if write and name not in REPEATABLE_WRITES:
+                raise GraphStoreUnavailable(
+                    f"{self.dialect} graph at {self.url}: the server stopped while it ran the write {name!r} and "
+                    "was started again on the same data; whether that write was applied before it stopped is "
+                    "unknown, so it was not sent again. Call again.",
+                    url=self.url,
+                ) from exc
+        try:  # once more, on the server started again
+            return self._run_retrying(text, params, write=write, server=self._server_token())
+        except Exception as exc:
+            if self._is_transient(exc):
+                raise self._unavailable(exc) from exc
+            raise
+
+    def _run_retrying(self, text: str, params: dict[str, Any], *, write: bool, server: Any) -> list[dict[str, Any]]:
         retrying = Retrying(
             stop=stop_after_attempt(self.config.retry_attempts),
             wait=wait_exponential(multiplier=0.05, max=self.config.retry_max_wait_s),
-            retry=retry_if_exception(self._is_transient),
+            # A server that died or was replaced since the statement began will not answer a
+            # retry, and a write may have reached it: stop, and let `_recover` decide.
+            retry=retry_if_exception(lambda exc: self._is_transient(exc) and self._server_token() == server),
             reraise=True,
         )
-        try:
-            for attempt in retrying:
-                with attempt:
-                    return self._run(text, params, write=write)
-        except Exception as exc:
-            if self._is_transient(exc):
-                raise GraphStoreUnavailable(
-                    f"{self.dialect} graph at {self.url} is unreachable after "
-                    f"{self.config.retry_attempts} attempts ({type(exc).__name__}: {exc}). "
-                    f"{self._start_hint()}",
-                    url=self.url,
-                ) from exc
-            raise
+        for attempt in retrying:
+            with attempt:
+                return self._run(text, params, write=write)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _unavailable(self, exc: BaseException) -> GraphStoreUnavailable:
+        return GraphStoreUnavailable(
+            f"{self.dialect} graph at {self.url} is unreachable after "
+            f"{self.config.retry_attempts} attempts ({type(exc).__name__}: {exc}). "
+            f"{self._start_hint()}",
+            url=self.url,
+        )
+
+    # Hooks of a store that runs its own server (the embedded FalkorDB); the defaults are for
+    # servers the store does not run, which are never restarted.
+
+    def _before_statement(self) -> None:
+        """Before a statement is sent: start the store's server again if it is known dead."""
+        return None
+
+    def _server_token(self) -> Any:
+        """Which server process the store talks to (None: the same one always); a different
+        value means it died or was replaced."""
+        return None
+
+    def _recover(self, exc: BaseException, server: Any) -> bool:
+        """After transient faults on a statement begun on `server` (`_server_token`): start the
+        store's server again if it died, and reconnect. True when the store now talks to
+        another server process than `server`."""
+        return False
 
     def _run_unconfirmed(self, text: str, params: dict[str, Any], *, name: str) -> None:
         """A write whose reply the caller does not wait for. Engines that can leave it in

@@ -7,12 +7,18 @@ Facts of the engine this adapter respects:
   the GRAPH.CONSTRAINT command, whose arguments come only from our enums;
 - one query must not MERGE the same relationship twice (the server crashes),
   so batches are deduplicated by the shared layer before they are sent.
+
+The embedded server is started again when it dies (graph/launcher.py `revive`: same data,
+new port and password); the store then reconnects its client and its write lane. A statement
+meeting a server already dead starts it first; one that the server died under is handled by
+the shared retry logic (graph/base.py `_run_text`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 import weakref
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -22,10 +28,17 @@ from urllib.parse import urlparse
 import redis
 from falkordb import FalkorDB
 from falkordb.query_result import QueryResult
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from cogmem_graph.clock import Clock
 from cogmem_graph.config.graph import FALKOR_SCHEMES, FALKOR_TLS_SCHEMES, GraphConfig
-from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable, UnconfirmedWriteFailed
+from cogmem_graph.errors import (
+    EmbeddedServerError,
+    GraphQueryError,
+    GraphStoreUnavailable,
+    UnconfirmedWriteFailed,
+)
 from cogmem_graph.graph.base import CypherGraphStore
 from cogmem_graph.graph.falkor_lane import close_lane, open_lane
 from cogmem_graph.graph.falkor_wire import params_header, read_compact
@@ -35,6 +48,13 @@ from cogmem_graph.model import NodeLabel
 from cogmem_graph.redact import redact_url
 
 log = logging.getLogger(__name__)
+
+PING_TIMEOUT_S = 2.0
+"""How long `ping` waits to connect and for the answer (a readiness probe's check)."""
+EMBEDDED_RECONNECTS = 1
+"""The embedded server's client reconnects once, at once (an idle connection dropped); the
+shared retries do the rest. A refused connection on 127.0.0.1 means the server died: redis-py's
+own default (ten retries backing off to 10 s) would only hide that for seconds."""
 
 _UNIQUE_KEYS: tuple[tuple[NodeLabel, str], ...] = (
     (NodeLabel.TRACE, "id"),
@@ -80,6 +100,7 @@ class FalkorGraphStore(CypherGraphStore):
         if (url is None) == (data_dir is None):
             raise ValueError("FalkorGraphStore needs exactly one of url= or data_dir=")
         self._server: EmbeddedFalkorDB | None = None
+        self._external: tuple[str, int, str | None, bool] | None = None
         if data_dir is not None:
             self._server = acquire_embedded(
                 Path(data_dir),
@@ -88,8 +109,6 @@ class FalkorGraphStore(CypherGraphStore):
                 load_timeout_s=self.config.load_timeout_s,
                 aof_rewrite_min_mb=self.config.aof_rewrite_min_mb,
             )
-            # The embedded server requires the password it was started with (graph/launcher.py).
-            host, port, password, tls = "127.0.0.1", self._server.port, self._server.password, False
             self.url = self._server.url
         else:
             parsed = urlparse(url)
@@ -101,30 +120,54 @@ class FalkorGraphStore(CypherGraphStore):
             password = parsed.password or (
                 self.config.falkor_password.get_secret_value() if self.config.falkor_password else None
             )
-            tls = scheme in FALKOR_TLS_SCHEMES
+            self._external = (host, port, password, scheme in FALKOR_TLS_SCHEMES)
             self.url = f"{scheme}://{host}:{port}"
         self._closed = False
-        self._lane = open_lane(self.url, self.config.graph_name)
-        self._lane_open = True
+        self._lane_open = False
+        self._generation = -1
+        self._reconnect_lock = threading.Lock()
+        self._pinger: tuple[int, redis.Redis] | None = None
         try:
-            # The client probes the server (cluster/sentinel detection) as it is built. TLS
-            # verifies the server against the system's CAs (or SSL_CERT_FILE).
-            self._db = FalkorDB(
-                host=host,
-                port=port,
-                password=password,
-                ssl=tls,
-                socket_connect_timeout=2.0,
-                socket_timeout=self.config.query_timeout_ms / 1000 + 5,
-            )
+            self._connect()
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             self._release_lane()
             self._release_server()
             raise GraphStoreUnavailable(
                 f"falkordb graph at {self.url} is unreachable ({exc}). {self._start_hint()}", url=self.url
             ) from exc
-        self._graph = self._db.select_graph(self.config.graph_name)
         self._check_reachable()
+
+    def _endpoint(self) -> tuple[str, int, str | None, bool]:
+        """(host, port, password, tls) of the server as it runs now."""
+        if self._server is not None:
+            # The embedded server requires the password it was started with (graph/launcher.py).
+            return "127.0.0.1", self._server.port, self._server.password, False
+        assert self._external is not None
+        return self._external
+
+    def _connect(self) -> None:
+        """Build the client of the server where it runs now, and take its write lane: at
+        opening, and again after the embedded server was started again on a new port."""
+        generation = self._server.generation if self._server is not None else 0
+        host, port, password, tls = self._endpoint()
+        # The client probes the server (cluster/sentinel detection) as it is built. TLS
+        # verifies the server against the system's CAs (or SSL_CERT_FILE).
+        db = FalkorDB(
+            host=host,
+            port=port,
+            password=password,
+            ssl=tls,
+            socket_connect_timeout=2.0,
+            socket_timeout=self.config.query_timeout_ms / 1000 + 5,
+            retry=Retry(NoBackoff(), EMBEDDED_RECONNECTS) if self._server is not None else None,
+        )
+        url = f"falkor://{host}:{port}" if self._server is not None else self.url  # the launcher's form
+        self.url = url
+        self._lane = open_lane(url, self.config.graph_name)
+        self._lane_open = True
+        self._db = db
+        self._graph = db.select_graph(self.config.graph_name)
+        self._generation = generation
 
     def __repr__(self) -> str:
         return f"FalkorGraphStore(url={self.url!r}, graph={self.config.graph_name!r})"
@@ -144,7 +187,8 @@ class FalkorGraphStore(CypherGraphStore):
 
     def _start_hint(self) -> str:
         if self._server is not None:
-            return "The embedded graph server stopped; reopen the store to restart it."
+            return (f"The embedded graph server under {self._server.data_dir} does not answer; see its log "
+                    f"{self._server.data_dir / 'server.log'}, or reopen the store.")
         return (
             "Start FalkorDB (e.g. `docker run -p 6379:6379 falkordb/falkordb`) or open the store "
             "without a graph URL to use the embedded default."
@@ -153,8 +197,119 @@ class FalkorGraphStore(CypherGraphStore):
     # ------------------------------------------------------------ engine hooks
 
     def _check_open(self) -> None:
+        """Refuse a closed store, and follow the embedded server to where it runs now. A dead
+        server is started again only before a statement (`_before_statement`) or after its
+        faults (`_recover`), never between a statement's retries."""
         if self._closed:
             raise GraphStoreUnavailable(f"graph store {self.url} is closed", url=self.url)
+        # A server gone again before the store reconnected: the statement meets it and says so.
+        with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):
+            self._follow_server(restart=False)
+
+    # ------------------------------------------------------------ the embedded server dies
+
+    def _follow_server(self, *, restart: bool) -> None:
+        """Talk to the embedded server where it runs now: with `restart`, start it again first
+        if it died (bounded, graph/launcher.py `revive`; EmbeddedServerError when it cannot), and
+        reconnect if it was started again (by this store or another one on the same home)."""
+        server = self._server
+        if server is None:
+            return
+        if restart and server.exited():
+            try:
+                server.revive(self._generation)
+            except EmbeddedServerError as exc:
+                raise EmbeddedServerError(str(exc), url=self.url) from exc
+        if server.generation != self._generation:
+            self._reconnect()
+
+    def _reconnect(self) -> None:
+        server = self._server
+        assert server is not None
+        with self._reconnect_lock:
+            if self._closed or server.generation == self._generation:
+                return
+            old_url, old_db, old_lane = self.url, self._db, self._lane
+            self._connect()  # raises a connection error (transient) if the new server is gone too
+            close_lane(old_url, self.config.graph_name)
+            with contextlib.suppress(Exception):
+                old_db.connection.close()
+            log.info("reconnected to the embedded graph under %s (generation %d)", server.data_dir, self._generation)
+        # A write left unconfirmed on the dead server: its reply is lost, which is logged (it may or
+        # may not be in the log the new server replayed); a rejection is raised as for any statement.
+        old_lane.confirm()
+
+    def _before_statement(self) -> None:
+        if self._closed:
+            raise GraphStoreUnavailable(f"graph store {self.url} is closed", url=self.url)
+        with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):  # as in `_check_open`
+            self._follow_server(restart=True)
+
+    def _server_token(self) -> Any:
+        server = self._server
+        if server is None:
+            return None
+        return None if server.exited() else server.generation
+
+    def _recover(self, exc: BaseException, server: Any) -> bool:
+        if self._server is None or self._closed:
+            return False
+        try:
+            self._follow_server(restart=True)
+        except (redis.ConnectionError, redis.TimeoutError):
+            return False  # started again but gone before the store reconnected: unreachable, as is
+        return self._server_token() != server
+
+    def ping(self) -> None:
+        """Whether the server answers a graph query now, within PING_TIMEOUT_S (no retries, and
+        not behind the write lane). Raises GraphStoreUnavailable naming the URL. An embedded
+        server found dead is started again on a thread of its own (`revive_soon`): the ping
+        says so and does not wait for it."""
+        if self._closed:
+            raise GraphStoreUnavailable(f"graph store {self.url} is closed", url=self.url)
+        server = self._server
+        if server is not None and server.exited():
+            status = server.exit_status()
+            blocked = server.revive_soon()
+            failed = f" (the last try failed: {server.last_revive_error})" if server.last_revive_error else ""
+            raise GraphStoreUnavailable(
+                blocked or f"the embedded graph server under {server.data_dir} stopped ({status}); it is being "
+                           f"started again{failed}", url=self.url)
+        if server is not None and server.restarting():
+            raise GraphStoreUnavailable(f"the embedded graph server under {server.data_dir} is being started again",
+                                        url=self.url)
+        # The embedded server is named by its folder: its port changes at each start.
+        what = f"the embedded graph server under {server.data_dir}" if server else f"falkordb graph at {self.url}"
+        pinger = self._ping_client()
+        try:
+            pinger.execute_command("GRAPH.RO_QUERY", self.config.graph_name, self.cypher.get("ping"),
+                                   "timeout", int(PING_TIMEOUT_S * 1000))
+        except redis.ResponseError as exc:
+            if "empty key" in str(exc):  # the graph holds nothing yet: the server answered
+                return
+            raise GraphStoreUnavailable(f"{what} refused a ping: {exc}", url=self.url) from exc
+        except (redis.RedisError, OSError) as exc:
+            if server is not None and server.exited():
+                server.revive_soon()
+            raise GraphStoreUnavailable(
+                f"{what} did not answer a ping within {PING_TIMEOUT_S:.0f} s ({type(exc).__name__}: {exc}). "
+                f"{self._start_hint()}", url=self.url) from exc
+
+    def _ping_client(self) -> redis.Redis:
+        """A client of its own for `ping`: short timeouts, no retries, built again when the
+        embedded server was started again elsewhere."""
+        generation = self._server.generation if self._server is not None else 0
+        current = self._pinger
+        if current is not None and current[0] == generation:
+            return current[1]
+        host, port, password, tls = self._endpoint()
+        client = redis.Redis(host=host, port=port, password=password, ssl=tls, socket_connect_timeout=PING_TIMEOUT_S,
+                             socket_timeout=PING_TIMEOUT_S, retry=Retry(NoBackoff(), 0))
+        self._pinger = (generation, client)
+        if current is not None:
+            with contextlib.suppress(Exception):
+                current[1].close()
+        return client
 
     def _rows(self, response: list) -> list[dict[str, Any]]:
         """A reply as rows: `read_compact` (plain values in one pass), or the client's parser
@@ -397,6 +552,9 @@ class FalkorGraphStore(CypherGraphStore):
         self._closed = True
         with contextlib.suppress(Exception):
             self._db.connection.close()
+        if self._pinger is not None:
+            with contextlib.suppress(Exception):
+                self._pinger[1].close()
         self._release_lane()
         self._release_server()
 

@@ -25,6 +25,13 @@ rewrite: minutes of writes take about as long to replay. So the log is compacted
 past `aof_rewrite_min_mb` while the server runs, and again on a clean stop; and a
 server that is still replaying is waited for as long as it makes progress, up to
 `load_timeout_s`, instead of being killed and started again.
+
+A server that dies under a running store (killed, out of memory, crashed) is started again
+by `revive`, through the same start path, on the same data directory: its append-only log is
+replayed, so every write it acknowledged is back; it gets a new port and a new password, and
+the store's adapter (graph/falkor.py) reconnects when `generation` changes. Restarts are
+bounded (RESTARTS_PER_WINDOW in RESTART_WINDOW_S): a server that keeps dying ends in an error
+naming its data directory and log, not in a loop.
 """
 
 from __future__ import annotations
@@ -74,6 +81,11 @@ STALLED_REPLAY_S = 60.0
 under a second; a server still not answering after this long is stuck, not busy, and is
 started again. Rarely, FalkorDB never finishes replaying a small log (seen under heavy CPU
 load); a second start replays the same log in milliseconds."""
+RESTARTS_PER_WINDOW = 3
+RESTART_WINDOW_S = 60.0
+"""A server that died is started again at most RESTARTS_PER_WINDOW times in any
+RESTART_WINDOW_S; past that, `revive` raises instead of starting it (it tries again once the
+oldest restart is older than the window)."""
 
 log = logging.getLogger(__name__)
 
@@ -148,9 +160,18 @@ class EmbeddedFalkorDB:
     password: str = field(default="", repr=False)
     """What a client must send (AUTH) before any command; made at each start."""
     process: subprocess.Popen | None = None
+    generation: int = 0
+    """How many times the server was started again after it died (`revive`): a client built for
+    an earlier generation reconnects (new port and password)."""
     _lock_fd: int | None = None
     _refs: int = 0
     _stopped: bool = field(default=False, repr=False)
+    _restarts: list[float] = field(default_factory=list, repr=False)
+    _revive_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _reviver: threading.Thread | None = field(default=None, repr=False)
+    _reviver_guard: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    last_revive_error: str = field(default="", repr=False)
+    """Why the latest restart on a thread of its own (`revive_soon`) failed ("" when it did not)."""
 
     @property
     def url(self) -> str:
@@ -169,46 +190,164 @@ class EmbeddedFalkorDB:
         self._acquire_lock()
         try:
             self._stop_leftover_server()
-            server, module = find_binaries()
-            last_error = ""
-            from_main = threading.current_thread() is threading.main_thread()
-            for _attempt in range(3):
-                self.port = _free_port()
-                self.password = secrets.token_hex(PASSWORD_BYTES)
-                self.process = subprocess.Popen(
-                    self._command(server, module, config_from_stdin=True),
-                    cwd=self.data_dir,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    umask=SERVER_UMASK,
-                    preexec_fn=functools.partial(_child_setup, from_main),
-                )
-                self._send_secret_config()
-                state = self._wait_ready()
-                if state == "ready":
-                    self._write_server_file()
-                    atexit.register(self.stop)
-                    return
-                last_error = self._log_tail()
-                self._kill()
-                if state == "stalled":
-                    log.warning("embedded FalkorDB in %s stopped answering while it started; starting it again",
-                                self.data_dir)
-                    last_error = f"it stopped answering while it started (replaying its log or its first query): " \
-                                 f"{last_error}"
-                    continue
-                if state == "loading":  # it was up but never finished loading: starting over would not help
-                    raise EmbeddedServerError(
-                        f"embedded FalkorDB in {self.data_dir} did not finish loading its data within "
-                        f"{self.load_timeout_s:.0f} s (config.graph.load_timeout_s): {last_error}"
-                    )
-            raise EmbeddedServerError(
-                f"embedded FalkorDB did not start in {self.data_dir}: {last_error or 'no log output'}"
-            )
+            self._launch()
         except BaseException:
             self._release_lock()
             raise
+        atexit.register(self.stop)
+
+    def _launch(self) -> None:
+        """Start the server on the data directory (the home's lock already held) and wait until
+        it answers queries: three tries at most. The first start and every restart (`revive`)."""
+        server, module = find_binaries()
+        last_error = ""
+        from_main = threading.current_thread() is threading.main_thread()
+        for _attempt in range(3):
+            if self._stopped:
+                raise EmbeddedServerError(f"the embedded graph under {self.data_dir} was closed while it restarted")
+            self.port = _free_port()
+            self.password = secrets.token_hex(PASSWORD_BYTES)
+            self.process = subprocess.Popen(
+                self._command(server, module, config_from_stdin=True),
+                cwd=self.data_dir,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                umask=SERVER_UMASK,
+                preexec_fn=functools.partial(_child_setup, from_main),
+            )
+            if self._stopped:  # closed while a restart was under way: this server must not outlive it
+                self._kill()
+                raise EmbeddedServerError(f"the embedded graph under {self.data_dir} was closed while it restarted")
+            self._send_secret_config()
+            state = self._wait_ready()
+            if state == "ready":
+                self._write_server_file()
+                return
+            last_error = self._log_tail()
+            self._kill()
+            if state == "stalled":
+                log.warning("embedded FalkorDB in %s stopped answering while it started; starting it again",
+                            self.data_dir)
+                last_error = f"it stopped answering while it started (replaying its log or its first query): " \
+                             f"{last_error}"
+                continue
+            if state == "loading":  # it was up but never finished loading: starting over would not help
+                raise EmbeddedServerError(
+                    f"embedded FalkorDB in {self.data_dir} did not finish loading its data within "
+                    f"{self.load_timeout_s:.0f} s (config.graph.load_timeout_s): {last_error}"
+                )
+        raise EmbeddedServerError(
+            f"embedded FalkorDB did not start in {self.data_dir}: {last_error or 'no log output'}"
+        )
+
+    # ------------------------------------------------------------ restart after a death
+
+    def exited(self) -> bool:
+        """Whether the server process has ended while the store still uses it (a killed
+        server's zombie is reaped here)."""
+        process = self.process
+        return not self._stopped and process is not None and process.poll() is not None
+
+    def exit_status(self) -> str:
+        """How the server process ended, in words ("" while it runs)."""
+        process = self.process
+        code = process.poll() if process is not None else None
+        if code is None:
+            return ""
+        if code < 0:
+            try:
+                return f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"killed by signal {-code}"
+        return f"exit code {code}"
+
+    def revive(self, seen_generation: int) -> bool:
+        """Start the server again if it died, through the start path (`_launch`): same data
+        directory, its append-only log replayed, a new port and password. At most
+        RESTARTS_PER_WINDOW restarts in RESTART_WINDOW_S. True when a server of a later
+        generation than `seen_generation` runs (started here, or by another thread meanwhile:
+        callers wait for a restart under way); False when there is nothing to restart (it still
+        runs, or the store was closed). Raises EmbeddedServerError when restarting is exhausted or
+        the server does not come back."""
+        with self._revive_lock:
+            if self._stopped:
+                return False
+            if self.generation != seen_generation:
+                return True
+            if not self.exited():
+                return False
+            blocked = self._restart_budget_spent()
+            if blocked:
+                raise EmbeddedServerError(blocked)
+            how = self.exit_status()
+            self._restarts.append(time.monotonic())
+            log.warning("embedded FalkorDB in %s stopped (%s); starting it again on the same data (restart %d of "
+                        "at most %d in %.0f s)", self.data_dir, how, len(self._restarts), RESTARTS_PER_WINDOW,
+                        RESTART_WINDOW_S)
+            started = time.monotonic()
+            try:
+                self._stop_leftover_server()
+                self._launch()
+            except EmbeddedServerError as exc:
+                raise EmbeddedServerError(
+                    f"the embedded graph server under {self.data_dir} stopped ({how}) and could not be started "
+                    f"again: {exc}. Its log is {self.data_dir / LOG_FILE}; fix what it says, then reopen the store"
+                ) from exc
+            except OSError as exc:
+                raise EmbeddedServerError(
+                    f"the embedded graph server under {self.data_dir} stopped ({how}) and could not be started "
+                    f"again ({exc}); reopen the store once the cause is fixed"
+                ) from exc
+            self.generation += 1
+            self.last_revive_error = ""
+            log.warning("embedded FalkorDB in %s is running again after %.1f s (its log replayed)", self.data_dir,
+                        time.monotonic() - started)
+            return True
+
+    def _restart_budget_spent(self) -> str:
+        """Why the server may not be started again now ("" when it may)."""
+        now = time.monotonic()
+        self._restarts = [at for at in self._restarts if now - at < RESTART_WINDOW_S]
+        if len(self._restarts) < RESTARTS_PER_WINDOW:
+            return ""
+        wait = RESTART_WINDOW_S - (now - self._restarts[0])
+        tail = self._log_tail(3)
+        return (f"the embedded graph server under {self.data_dir} stopped again ({self.exit_status()}) after "
+                f"{len(self._restarts)} restarts in {RESTART_WINDOW_S:.0f} s, so it is not started again for now "
+                f"(next try in {wait:.0f} s). See its log {self.data_dir / LOG_FILE}"
+                f"{': ' + tail if tail else ''}. Fix the cause (memory, disk space, a statement that crashes it), "
+                "then reopen the store")
+
+    def revive_soon(self) -> str:
+        """`revive` on a thread of its own, unless one runs (a readiness probe must not wait for
+        a restart): "" when a restart is under way or not needed, else why the server is not
+        started again (restarting is exhausted for now)."""
+        with self._reviver_guard:
+            if self._reviver is not None and self._reviver.is_alive():
+                return ""
+            if not self.exited():
+                return ""
+            with self._revive_lock:
+                blocked = self._restart_budget_spent()
+            if blocked:
+                return blocked
+            self._reviver = threading.Thread(target=self._revive_quietly, args=(self.generation,),
+                                             name="cogmem-falkordb-restart", daemon=True)
+            self._reviver.start()
+            return ""
+
+    def restarting(self) -> bool:
+        """Whether a restart is under way (on any thread)."""
+        return self._revive_lock.locked()
+
+    def _revive_quietly(self, seen_generation: int) -> None:
+        try:
+            self.revive(seen_generation)
+        except EmbeddedServerError as exc:
+            if not self._stopped:  # closed meanwhile: nothing went wrong
+                self.last_revive_error = str(exc)
+                log.error("%s", exc)
 
     def _send_secret_config(self) -> None:
         """The password, as the config the server reads from its standard input before it
@@ -264,7 +403,7 @@ class EmbeddedFalkorDB:
         client = self._probe_client(connect_timeout_s=0.5, timeout_s=5)
         try:
             while time.monotonic() < deadline:
-                if self.process is not None and self.process.poll() is not None:
+                if self._stopped or (self.process is not None and self.process.poll() is not None):
                     return "exited"
                 if not listening:
                     listening = self._listening()
@@ -565,7 +704,7 @@ class EmbeddedFalkorDB:
         """Shut the server down (it flushes the AOF) and release the home."""
         if self._stopped:
             return
-        self._stopped = True
+        self._stopped = True  # before the process is read: a restart under way then kills its own server
         with contextlib.suppress(Exception):
             atexit.unregister(self.stop)
         if self.process is not None and self.process.poll() is None:
@@ -639,6 +778,8 @@ def acquire_embedded(data_dir: Path, *, appendfsync: str = "always", startup_tim
     key = data_dir.resolve()
     with _registry_lock:
         server = _registry.get(key)
+        if server is not None and server.exited():
+            server.revive(server.generation)  # this process holds the home: start its server again
         if server is None or server._stopped or (server.process and server.process.poll() is not None):
             server = EmbeddedFalkorDB(key, appendfsync=appendfsync, startup_timeout_s=startup_timeout_s,
                                       load_timeout_s=load_timeout_s, aof_rewrite_min_mb=aof_rewrite_min_mb)

@@ -17,6 +17,8 @@ from cogmem_graph.graph.base import CypherGraphStore
 from cogmem_graph.graph.fulltext import lucene_query
 from cogmem_graph.redact import redact_url
 
+PING_TIMEOUT_S = 2.0
+"""The query timeout of `ping` (a readiness probe's check)."""
 
 def _plain(value: Any) -> Any:
     if isinstance(value, dict):
@@ -88,6 +90,24 @@ class Neo4jGraphStore(CypherGraphStore):
             ) from exc
         except neo4j.exceptions.ClientError as exc:
             raise GraphQueryError(f"Neo4j rejected a statement: {exc.message}") from exc
+
+    def ping(self) -> None:
+        """Run the ping statement once, without retries, with a PING_TIMEOUT_S query timeout (a
+        server that does not answer at all is bounded by the driver's 5 s connection timeout)."""
+        if self._closed:
+            raise GraphStoreUnavailable(f"graph store {self.url} is closed", url=self.url)
+        neo4j = self._neo4j
+        try:
+            with self._driver.session(database=self.config.neo4j_database) as session:
+                session.run(neo4j.Query(self.cypher.get("ping"), timeout=PING_TIMEOUT_S)).consume()
+        except neo4j.exceptions.AuthError as exc:
+            raise GraphStoreUnavailable(
+                f"Neo4j at {self.url} refused the credentials of user {self.config.neo4j_user!r}; "
+                "set NEO4J_USER and NEO4J_PASSWORD", url=self.url) from exc
+        except Exception as exc:
+            raise GraphStoreUnavailable(
+                f"neo4j graph at {self.url} did not answer a ping ({type(exc).__name__}: {exc}). "
+                f"{self._start_hint()}", url=self.url) from exc
 
     def _is_transient(self, exc: BaseException) -> bool:
         errors = self._neo4j.exceptions

@@ -63,6 +63,8 @@ from cogmem_graph.vectors.qdrant import DENSE, SPARSE, collection_name, point_id
 from cogmem_graph.vectors.shared import SharedHandles
 
 STATE = "state"
+PING_TIMEOUT_S = 2.0
+"""How long `ping` waits for the shard (another call may hold it: a long write, a compaction)."""
 _SCROLL_PAGE = 1024
 _PAYLOAD_INDEXES = (("scope_key", KeywordIndexParams(is_tenant=True)), (STATE, KeywordIndexParams()))
 
@@ -385,6 +387,24 @@ class EdgeVectorIndex:
     def count(self, scope_keys: Sequence[str] | None = None, *, active: bool | None = True) -> int:
         with self._serial:
             return int(self.shard.count(CountRequest(exact=True, filter=self.filter(scope_keys, active=active))))
+
+    def ping(self) -> None:
+        """The shard's info, read once: cheap (no scan). Waits at most PING_TIMEOUT_S for another
+        call on the shard to finish; raises VectorStoreUnavailable naming the folder."""
+        if self._closed:
+            raise VectorStoreUnavailable(f"vector index {self.location} is closed", url=self.location)
+        if not self._serial.acquire(timeout=PING_TIMEOUT_S):
+            raise VectorStoreUnavailable(
+                f"Qdrant Edge shard at {self.location} is busy: another call has held it for more than "
+                f"{PING_TIMEOUT_S:.0f} s", url=self.location)
+        try:
+            self.shard.info()
+        except Exception as exc:  # the binding raises bare Exceptions
+            raise VectorStoreUnavailable(
+                f"Qdrant Edge shard at {self.location} did not answer ({type(exc).__name__}: {exc})",
+                url=self.location) from exc
+        finally:
+            self._serial.release()
 
     def compact(self) -> dict[str, Any]:
         """Leave deleted points in no file of the shard's folder, and say what it did.

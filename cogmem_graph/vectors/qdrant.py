@@ -37,6 +37,8 @@ DENSE = "dense"
 SPARSE = "bm25"
 _ID_NAMESPACE = uuid.UUID("6f1c9a52-3b57-4d0e-9a57-2f4c6f0c1e11")
 _SCROLL_PAGE = 1024
+PING_TIMEOUT_S = 2.0
+"""How long `ping` waits: for a Qdrant server's answer, or for another call on a local folder."""
 
 
 def point_id(trace_id: str) -> str:
@@ -114,6 +116,7 @@ class QdrantVectorIndex:
             private_dir(self._local_path)  # the client's files (SQLite, lock, meta) inherit the process umask
             self._client, self._serial = _local_clients.acquire(self._local_path, lambda: _open_local(self._local_path))
         self._closed = False
+        self._pinger: QdrantClient | None = None
         self._ensure_collection()
         self._make_private()
 
@@ -306,6 +309,39 @@ class QdrantVectorIndex:
                             count_filter=self._filter(scope_keys, active=active), exact=True)
         return int(result.count)
 
+    def ping(self) -> None:
+        """Whether the collection is there, asked once: of a Qdrant server by a client of its own
+        with a PING_TIMEOUT_S timeout and no retries; of local mode or memory after waiting at
+        most PING_TIMEOUT_S for another call on it. Raises VectorStoreUnavailable naming it."""
+        if self._closed:
+            raise VectorStoreUnavailable(f"vector index {self.location} is closed", url=self.location)
+        serial = self._serial
+        if isinstance(serial, contextlib.nullcontext):  # a server
+            if self._pinger is None:
+                key = self.config.api_key.get_secret_value() if self.config.api_key else None
+                self._pinger = QdrantClient(url=self.config.url, api_key=key, timeout=int(PING_TIMEOUT_S),
+                                            check_compatibility=False)
+            client = self._pinger
+        else:
+            client = self._client
+            if not serial.acquire(timeout=PING_TIMEOUT_S):
+                raise VectorStoreUnavailable(
+                    f"Qdrant at {self.location} is busy: another call has held it for more than "
+                    f"{PING_TIMEOUT_S:.0f} s", url=self.location)
+        try:
+            exists = client.collection_exists(self.name)
+        except Exception as exc:
+            hint = "; start it with `docker compose -f docker/compose.yml up -d qdrant`" if self._pinger else ""
+            raise VectorStoreUnavailable(
+                f"Qdrant at {self.location} did not answer a ping within {PING_TIMEOUT_S:.0f} s "
+                f"({type(exc).__name__}){hint}", url=self.location) from None
+        finally:
+            if not isinstance(serial, contextlib.nullcontext):
+                serial.release()
+        if not exists:
+            raise VectorStoreUnavailable(f"Qdrant at {self.location} has no collection {self.name} any more; "
+                                         "reopen the store to create it, then run repair", url=self.location)
+
     def compact(self) -> dict[str, Any]:
         """Leave deleted points in no file of the local storage folder.
 
@@ -344,6 +380,8 @@ class QdrantVectorIndex:
             self._make_private()
         else:
             self._client.close()
+        if self._pinger is not None:
+            self._pinger.close()
 
     def __enter__(self) -> QdrantVectorIndex:
         return self
