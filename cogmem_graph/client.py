@@ -14,7 +14,10 @@ Filters (`where=`) are a `MemoryFilter` or a dict of its fields. Each method run
 which reaches any entry and finds its route in that table. Who it acts as is the key's
 identity: there is no way to pass one. Errors: `ServerError` with the HTTP status;
 4xx refusals of the request are also `ValueError`s; an unreachable server is
-`BackendUnavailable` naming the URL (credentials redacted).
+`BackendUnavailable` naming the URL (credentials redacted). A value no request can carry
+(a number that is not finite, text with lone surrogates) is a `ValueError` naming the
+field before anything is sent, as the in-process facade refuses it, not the JSON
+encoder's error.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from urllib.parse import quote
 from cogmem_graph.errors import BackendUnavailable, CogmemError
 from cogmem_graph.filters import MemoryFilter, as_filter
 from cogmem_graph.model import MemoryTrace, MemoryType
-from cogmem_graph.operations import MAX_BATCH, OPERATIONS
+from cogmem_graph.operations import MAX_BATCH, OPERATIONS, value_problems
 from cogmem_graph.redact import redact_url
 from cogmem_graph.results import AssembledContext, RetrievalResult, ScoredTrace
 
@@ -58,6 +61,18 @@ class RequestRejected(ServerError, ValueError):
 
 
 REJECTED = (400, 403, 404, 409, 413, 422)
+
+
+class UnsendableArgument(ValueError):
+    """An argument no request can carry (a number that is not finite, text with lone surrogates),
+    refused before anything is sent; `status` (400) and `message` as a server refusal has them,
+    so a bridge reports it the same way."""
+
+    status = 400
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 def _ms(value: int | datetime | timedelta | None) -> int | None:
@@ -210,6 +225,9 @@ class RemoteAgent:
             raise ValueError(f"unknown operation {op!r}")
         method, path = entry.method, entry.path
         args = {k: v for k, v in (args or {}).items() if v is not None}
+        problems = value_problems(args)
+        if problems:  # as the facade refuses them; the JSON encoder's own error names no field
+            raise UnsendableArgument(f"{op}: {'; '.join(problems)}")
         for name in entry.path_params:
             if name not in args:
                 raise ValueError(f"{op}: {name} is required")
@@ -238,8 +256,12 @@ class RemoteAgent:
     @staticmethod
     def _refusal(response: Any) -> ServerError:
         try:
-            message = response.json().get("error") or response.json().get("detail")
+            data = response.json()
         except ValueError:
+            data = None
+        if isinstance(data, dict) and (data.get("error") or data.get("detail")):
+            message = data.get("error") or data.get("detail")
+        else:
             message = response.text[:500]
         cls = RequestRejected if response.status_code in REJECTED else ServerError
         return cls(response.status_code, str(message))

@@ -12,7 +12,16 @@ Argument models forbid unknown fields. Whose memory an operation reaches is the 
 to say: a request naming one of the `IDENTITY_ARGUMENTS` is refused (403) unless the
 operation's own argument model declares that field, and only owner operations may declare
 one (the user an `erase` erases is its subject, not the caller's identity). Agent and read
-operations never name an identity; the table refuses an entry that tries.
+operations never name an identity; the table refuses an entry that tries. Argument names are
+compared as a lenient reader could take them (`identity_name`: case-insensitive, without a
+`[]` suffix), so `USER_ID` or `user_id[]` is refused too. `value_problems` names the values no
+request may carry (numbers that are not finite, text with lone surrogates), which every
+surface refuses naming the field instead of failing to encode them.
+
+A "read" operation changes nothing a later call would notice: a read-only key may call
+exactly those. `recall` qualifies because the server runs it without reinforcement
+(`record_access=False`) for a read-only key; `context` does not (it fires reminders and moves
+the handle's working memory), so it is an "agent" operation.
 
 Adding an operation: an args model and an `Operation(...)` below; a `_op_<name>` method on
 `server.service.MemoryService`; a `RemoteAgent` method calling `self.call(name, ...)`
@@ -30,9 +39,11 @@ the CLI and the facade itself may all import it.
 from __future__ import annotations
 
 import functools
+import math
 import re
 import types
 import typing
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -476,8 +487,8 @@ OPERATIONS: dict[str, Operation] = _table(
             "`sources`: how it was found ('dense' meaning, 'lexical' words, 'activation' association "
             "through the memory graph). Use before answering questions about the user or past work."),
         mcp="recall", client="retrieve", cli="recall"),
-    Operation(
-        "context", ContextArgs, "read", "POST", "/v1/context",
+    Operation(  # "agent": it fires reminders and moves the working memory (a read-only key may not)
+        "context", ContextArgs, "agent", "POST", "/v1/context",
         summary="The memory context for a prompt, within a token budget",
         description=(
             "Build the memory context to put in front of a reply: relevant facts, recent events, "
@@ -560,16 +571,74 @@ def operation(name: str) -> Operation:
         raise ValueError(f"unknown operation {name!r}") from None
 
 
+def identity_name(name: Any) -> str | None:
+    """The identity argument `name` stands for, None when it stands for none. Compared as a
+    lenient reader might take it: Unicode-normalised (NFKC), case-insensitively, `-` as `_`,
+    without a `[...]` suffix (`user_id[]`, `user_id[0]`) or surrounding spaces. A name must
+    already be decoded (the guard decodes query names)."""
+    if not isinstance(name, str):
+        return None
+    key = unicodedata.normalize("NFKC", name).split("[", 1)[0].strip().casefold().replace("-", "_")
+    return key if key in IDENTITY_ARGUMENTS else None
+
+
 def identity_arguments(args: typing.Mapping[str, Any], allowed: typing.AbstractSet[str] = frozenset()) -> list[str]:
-    """The identity arguments a request names, at its top level or in its batch items, less
-    the ones its operation declares (`allowed`: `Operation.identity_fields`); empty when none.
-    The server refuses a request naming any with 403."""
-    chosen = set(IDENTITY_ARGUMENTS & set(args))
+    """The identity arguments a request names (as `identity_name` reads a name), at its top
+    level or in its batch items, less the ones its operation declares (`allowed`:
+    `Operation.identity_fields`); the names as given, sorted; empty when none. The server
+    refuses a request naming any with 403."""
+    names = list(args)
     items = args.get("items")
     for item in items if isinstance(items, list) else ():
         if isinstance(item, dict):
-            chosen |= IDENTITY_ARGUMENTS & set(item)
-    return sorted(chosen - set(allowed))
+            names += list(item)
+    return sorted({name for name in names if (key := identity_name(name)) is not None and key not in allowed})
+
+
+NOT_FINITE = "not a finite number (NaN, Infinity and numbers beyond ±1.8e308 are not JSON numbers)"
+LONE_SURROGATES = "contains characters that are not valid UTF-8 (lone surrogates)"
+
+
+def _path(path: str, key: Any) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    text = str(key).encode("utf-8", "backslashreplace").decode("utf-8")
+    if text.isidentifier():
+        return f"{path}.{text}" if path else text
+    return f"{path}[{text!r}]"
+
+
+def value_problems(args: Any, *, most: int = 5) -> list[str]:
+    """What no request may carry, each as "<field>: <problem>" (at most `most`), naming the
+    field by its path (`items[2].confidence`, `metadata.price`): a number that is not finite
+    (NaN, Infinity, a literal beyond the float range) and text, key or value, with lone
+    surrogates (not UTF-8: no store keeps it, no JSON encoder writes it). Empty when none.
+    Iterative, so a deeply nested value cannot overflow it."""
+    problems: list[str] = []
+    stack: list[tuple[str, Any]] = [("", args)]
+    while stack and len(problems) < most:
+        path, value = stack.pop()
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                problems.append(f"{path or 'value'}: {NOT_FINITE}")
+        elif isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                problems.append(f"{path or 'value'}: {LONE_SURROGATES}")
+        elif isinstance(value, typing.Mapping):
+            for key, item in reversed(list(value.items())):
+                where = _path(path, key)
+                if isinstance(key, str):
+                    try:
+                        key.encode("utf-8")
+                    except UnicodeEncodeError:
+                        problems.append(f"{where}: the name {LONE_SURROGATES}")
+                        continue
+                stack.append((where, item))
+        elif isinstance(value, list | tuple):
+            stack.extend((_path(path, i), item) for i, item in reversed(list(enumerate(value))))
+    return problems[:most]
 
 
 @functools.cache
@@ -594,5 +663,5 @@ __all__ = [
     "BatchArgs", "CancelReminderArgs", "ContextArgs", "EraseArgs", "ForgetArgs", "ForgetOneArgs", "IdsArgs",
     "ListArgs", "ListQueryArgs", "MemoryArgs", "MultiHopArgs", "NoArgs", "ObserveArgs", "Operation", "PageArgs",
     "RecallArgs", "RemindArgs", "RemindersArgs", "Role", "TraceArgs", "UpdateArgs", "UserArgs",
-    "identity_arguments", "operation", "route_operation",
+    "identity_arguments", "identity_name", "operation", "route_operation", "value_problems",
 ]

@@ -1,9 +1,16 @@
-"""The ASGI application: REST routes and the MCP endpoint (`/mcp`) behind one guard."""
+"""The ASGI application: REST routes and the MCP endpoint (`/mcp`) behind one guard.
+
+`/health` and `/ready` are answered here, before the routes (the guard lets them through at
+once): they never wait for the worker threads that run store calls, so a burst of slow
+calls cannot make the process look dead. A 503 names the backend that failed; the embedded graph is named by
+the memory home it lives under, not by the loopback port of its server.
+"""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+import json
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -13,10 +20,11 @@ from cogmem_graph.server import rest
 from cogmem_graph.server.guards import (
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_RATE_PER_SECOND,
+    AddressLimiter,
     Guard,
     presented_key,
 )
-from cogmem_graph.server.keys import KeyRing
+from cogmem_graph.server.keys import KeyRing, Principal
 from cogmem_graph.server.mcp_tools import build_mcp
 from cogmem_graph.server.scheduler import DEFAULT_INTERVAL_S, ConsolidationScheduler
 from cogmem_graph.server.service import MemoryService, ServiceError
@@ -32,13 +40,99 @@ class ServerSettings:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     rate_per_second: float | None = DEFAULT_RATE_PER_SECOND
     consolidate_every_s: float = DEFAULT_INTERVAL_S
+    # Connections (runner.py): what a client owes the server, and how many it may hold open.
+    header_timeout_s: float = 10.0  # a request's line and headers, from the connection or the previous response
+    body_timeout_s: float = 30.0  # a request's whole body, from its headers
+    keep_alive_s: float = 5.0  # an idle connection after a response
+    max_connections: int = 1000  # open at once; fewer when the file-descriptor limit leaves no room
+    reserved_fds: int = 256  # file descriptors kept for the store, its server and the process beside connections
+    backlog: int = 128  # connections the kernel queues, and the server accepts in one go
+    graceful_shutdown_s: float = 10.0  # requests in progress may finish this long after SIGTERM
+    # Per key and per client address (guards.py).
+    max_in_flight_per_key: int | None = 8  # requests of one key in progress at once; None: no limit
+    bad_key_rate: float | None = 1.0  # missing, unknown or expired keys a second per client address; None: no limit
+    bad_key_burst: int = 20  # ... in a burst
+
+
+class _Probes:
+    """`GET /health`, answered on the event loop, and `GET /ready`: not ready once the store is
+    closed; otherwise, when the store checks its backends (`health()`, bounded and cached by
+    the store), that check runs on threads of its own limiter, never queued behind the
+    store calls of the request workers."""
+
+    PROBE_THREADS = 2
+
+    def __init__(self, app: Callable[..., Any], store: MemoryStore) -> None:
+        self.app = app
+        self.store = store
+        self._limiter: Any = None
+
+    async def ready(self) -> dict[str, Any]:
+        """{"ready": bool, "graph": "ok" | why not, "vectors": "ok" | why not}: what a 503 says."""
+        if self.store.closed:
+            return {"ready": False, "graph": "the store is closed", "vectors": "the store is closed"}
+        import anyio
+        import anyio.to_thread
+
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(self.PROBE_THREADS)
+        try:
+            return await anyio.to_thread.run_sync(self.store.health, limiter=self._limiter)
+        except Exception as exc:  # the store's health() never raises; a probe answers anyway
+            return {"ready": False, "graph": f"health check failed: {type(exc).__name__}", "vectors": "unknown"}
+
+    def __getattr__(self, name: str) -> Any:  # the app's own attributes (`openapi`, `state`, ...)
+        if name == "app":
+            raise AttributeError(name)
+        return getattr(self.app, name)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        path = scope.get("path") if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD") else None
+        if path == "/health":
+            await self._answer(send, 200, {"status": "ok"})
+        elif path == "/ready":
+            state = await self.ready()
+            await self._answer(send, 200 if state.get("ready") else 503, state)
+        else:
+            await self.app(scope, receive, send)
+
+    @staticmethod
+    async def _answer(send: Any, status: int, payload: dict[str, Any]) -> None:
+        body = json.dumps(payload, separators=(",", ":")).encode()  # as FastAPI writes it
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+
+class _ServedService(MemoryService):
+    """The service as the server offers it: a 503 says which backend failed without the
+    loopback address of the embedded graph server (its port is nobody's business outside
+    the process: the embedded graph is named by its memory home)."""
+
+    def call(self, principal: Principal, op: str, args: dict[str, Any] | None = None) -> Any:
+        try:
+            return super().call(principal, op, args)
+        except ServiceError as exc:
+            if exc.status != 503:
+                raise
+            raise ServiceError(503, self._unaddressed(exc.message)) from None
+
+    def _unaddressed(self, message: str) -> str:
+        if getattr(self.store.config.graph, "uri", None) is not None:
+            return message  # an external graph: its (redacted) URL is the user's own
+        url = getattr(self.store.graph, "url", None)
+        if not url:
+            return message
+        name = f"the embedded graph server under {self.store.home}"
+        address = url.split("://", 1)[-1]
+        return message.replace(url, name).replace(address, name)
 
 
 def create_app(store: MemoryStore, keys: KeyRing, settings: ServerSettings | None = None) -> Any:
     """The guarded ASGI app serving `store` to the holders of `keys`."""
     settings = settings or ServerSettings()
     scheduler = ConsolidationScheduler(store, settings.consolidate_every_s)
-    service = MemoryService(store, scheduler)
+    service = _ServedService(store, scheduler)
 
     def http_caller(headers: Mapping[str, str] | None, op: str, args: dict[str, Any]) -> Any:
         principal = keys.authenticate(presented_key(headers or {}))
@@ -63,6 +157,11 @@ def create_app(store: MemoryStore, keys: KeyRing, settings: ServerSettings | Non
                   description="Cognitive memory for LLM agents: REST API. MCP is served at /mcp. "
                               "Every /v1 route needs `Authorization: Bearer <key>`; the key decides the identity.")
     app.state.service = service
-    rest.install(app, service, ready=lambda: not store.closed)
+    ready = lambda: not store.closed  # noqa: E731 - one expression, shared by the probe and the route
+    rest.install(app, service, ready=ready)
     app.mount("/", mcp_app)
-    return Guard(app, keys, max_body_bytes=settings.max_body_bytes, rate_per_second=settings.rate_per_second)
+    bad_keys = AddressLimiter(settings.bad_key_rate, settings.bad_key_burst) if settings.bad_key_rate else None
+    # The guard lets /health and /ready through at once (no key): the probes answer them first.
+    return Guard(_Probes(app, store), keys, max_body_bytes=settings.max_body_bytes,
+                 rate_per_second=settings.rate_per_second, max_in_flight_per_key=settings.max_in_flight_per_key,
+                 bad_keys=bad_keys)

@@ -3,8 +3,16 @@ the owner role. The identity a request acts as comes from its key only.
 
 Keys are random 256-bit secrets shown once when made; the file keeps only their SHA-256
 (a fast hash is enough for secrets of that entropy: there is nothing to guess), with the
-identity, a name and an optional rate. The file is re-read when it changes, so a key added
-or revoked with `cogmem keys` counts on a running server without a restart.
+identity, a name, an optional rate and an optional expiry. The file is re-read when it
+changes, so a key added or revoked with `cogmem keys` counts on a running server without a
+restart.
+
+Roles: an "agent" key reads and writes its identity's memories, a "read" (read-only) key
+only calls the operations the table gives the "read" role, an "owner" key also runs the
+store-wide ones. An expired key still authenticates, as a `Principal` whose `expired` is
+true, so each surface can answer 401 "key expired" instead of "unknown key"; it may call
+nothing (`Principal.may` is false, and `MemoryService.call` refuses it first). Key files
+written before roles "read" and expiry existed load unchanged.
 """
 
 from __future__ import annotations
@@ -13,26 +21,65 @@ import contextlib
 import hashlib
 import hmac
 import json
-import os
+import re
 import secrets
 import threading
 import time
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from cogmem_graph.home import private_dir, write_private
 from cogmem_graph.identity import AgentIdentity
 
 KEY_PREFIX = "cgm_"
 KEYS_FILE = "server-keys.json"
-ROLES = ("agent", "owner")
-# Which operation roles (`cogmem_graph.operations.Role`) a key of each role may call. There
-# is no read-only key yet: "read" operations are an agent key's. A read-only key role would
-# be ("read",) here and a new entry of ROLES.
+ROLES = ("agent", "read", "owner")
+# Which operation roles (`cogmem_graph.operations.Role`) a key of each role may call.
 GRANTS: dict[str, frozenset[str]] = {
     "agent": frozenset({"agent", "read"}),
+    "read": frozenset({"read"}),
     "owner": frozenset({"owner", "agent", "read"}),
 }
+_DURATION = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$", re.IGNORECASE)
+_UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 7 * 86_400}
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def parse_expiry(text: str, *, now: int | None = None) -> int:
+    """When a key given `--expires text` expires, in epoch ms: a duration from now (`30d`,
+    `12h`, `90m`, `2w`, `45s`) or an ISO 8601 date or date-time (`2026-01-31`: midnight UTC
+    at its start; a date-time without a zone is UTC). ValueError naming `expires` for
+    anything else, or for a moment not in the future."""
+    now = now_ms() if now is None else now
+    duration = _DURATION.match(text)
+    if duration:
+        amount, unit = int(duration.group(1)), duration.group(2).lower()
+        if amount <= 0:
+            raise ValueError(f"expires: a duration must be positive, got {text!r}")
+        return now + amount * _UNIT_S[unit] * 1000
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(f"expires: {text!r} is neither a duration (30d, 12h, 90m, 2w, 45s) nor an ISO date or "
+                         "date-time (2026-01-31, 2026-01-31T18:00:00+01:00)") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    at = int(moment.timestamp() * 1000)
+    if at <= now:
+        raise ValueError(f"expires: {text!r} is not in the future")
+    return at
+
+
+def expiry_text(expires_at: int | None) -> str:
+    """An expiry as ISO 8601 UTC to the second, "-" for a key that never expires."""
+    if expires_at is None:
+        return "-"
+    return datetime.fromtimestamp(expires_at / 1000, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 IDENTITY_FIELDS = ("agent_id", "user_id", "thread_id", "persona_id", "organization_id")
 
 
@@ -54,19 +101,32 @@ class Principal:
     identity: AgentIdentity | None
     name: str = ""
     rate_per_second: float | None = None
+    expires_at: int | None = None
 
     @property
     def is_owner(self) -> bool:
         return self.role == "owner"
 
+    @property
+    def read_only(self) -> bool:
+        """True for a key that may change nothing (it calls "read" operations only)."""
+        return not self.may("agent")
+
+    @property
+    def expired(self) -> bool:
+        """True once the key's expiry has passed (checked now, so a long-lived holder notices)."""
+        return self.expires_at is not None and now_ms() >= self.expires_at
+
     def may(self, operation_role: str) -> bool:
-        """True when this key may call an operation of `operation_role` ("agent", "read", "owner")."""
-        return operation_role in GRANTS.get(self.role, frozenset())
+        """True when this key may call an operation of `operation_role` ("agent", "read", "owner");
+        never once it has expired."""
+        return not self.expired and operation_role in GRANTS.get(self.role, frozenset())
 
     def describe(self) -> dict[str, Any]:
         ident = self.identity.model_dump(exclude_none=True) if self.identity else None
         return {"key_id": self.key_id, "role": self.role, "name": self.name, "identity": ident,
-                "visible_scope_keys": self.identity.visible_scope_keys() if self.identity else []}
+                "visible_scope_keys": self.identity.visible_scope_keys() if self.identity else [],
+                "expires_at": self.expires_at}
 
 
 @dataclass
@@ -78,10 +138,11 @@ class KeyEntry:
     name: str = ""
     rate_per_second: float | None = None
     created_at: int = 0
+    expires_at: int | None = None  # epoch ms; None: never (and in files written before expiry existed)
 
     def principal(self) -> Principal:
         ident = AgentIdentity(**self.identity) if self.identity else None
-        return Principal(self.key_id, self.role, ident, self.name, self.rate_per_second)
+        return Principal(self.key_id, self.role, ident, self.name, self.rate_per_second, self.expires_at)
 
 
 class KeyRing:
@@ -126,7 +187,9 @@ class KeyRing:
             return list(self._entries.values())
 
     def authenticate(self, presented: str | None) -> Principal | None:
-        """The principal of a presented key, or None when it is missing or unknown."""
+        """The principal of a presented key, or None when it is missing or unknown. An expired
+        key's principal comes back with `expired` true (it may call nothing): the caller
+        answers 401 "key expired"."""
         if not presented or not isinstance(presented, str) or not presented.startswith(KEY_PREFIX):
             return None
         digest = key_digest(presented)
@@ -140,27 +203,29 @@ class KeyRing:
     # ------------------------------------------------------------ writing
 
     def _write(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # A folder made here (a fresh memory home) is private from the start; the file is 0600
+        # from the moment it exists, whatever the umask.
+        if not self.path.parent.exists():
+            private_dir(self.path.parent)
         payload = {"version": 1, "keys": [asdict(e) for e in self._entries.values()]}
-        tmp = self.path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(payload, f, indent=2)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
+        write_private(self.path, json.dumps(payload, indent=2).encode("utf-8"))
         self._stamp = None
 
     def add(self, *, role: str = "agent", agent_id: str | None = None, user_id: str | None = None,
             thread_id: str | None = None, persona_id: str | None = None, organization_id: str | None = None,
-            name: str = "", rate_per_second: float | None = None) -> tuple[str, KeyEntry]:
-        """Make a key; returns (the key, shown only now, and its entry)."""
+            name: str = "", rate_per_second: float | None = None,
+            expires_at: int | None = None) -> tuple[str, KeyEntry]:
+        """Make a key; returns (the key, shown only now, and its entry). `expires_at`: epoch ms
+        (see `parse_expiry`), None for a key that never expires."""
         if role not in ROLES:
             raise ValueError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
         ident = {k: v for k, v in {"agent_id": agent_id, "user_id": user_id, "thread_id": thread_id,
                                    "persona_id": persona_id, "organization_id": organization_id}.items() if v}
-        if role == "agent" and not agent_id:
-            raise ValueError("agent_id is required for an agent key")
+        if role in ("agent", "read") and not agent_id:
+            raise ValueError(f"agent_id is required for {'a read-only' if role == 'read' else 'an agent'} key")
+        if expires_at is not None and (isinstance(expires_at, bool) or not isinstance(expires_at, int)
+                                       or expires_at <= now_ms()):
+            raise ValueError(f"expires_at must be a future time in epoch milliseconds, got {expires_at!r}")
         if ident and not agent_id:
             raise ValueError("agent_id is required when a key names an identity")
         if ident:
@@ -170,7 +235,7 @@ class KeyRing:
         key_id = secrets.token_hex(4)
         key = f"{KEY_PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
         entry = KeyEntry(key_id=key_id, digest=key_digest(key), role=role, identity=ident, name=name,
-                         rate_per_second=rate_per_second, created_at=int(time.time() * 1000))
+                         rate_per_second=rate_per_second, created_at=now_ms(), expires_at=expires_at)
         with self._lock:
             self._reload()
             self._entries[key_id] = entry

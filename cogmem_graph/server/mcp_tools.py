@@ -11,20 +11,38 @@ function under that entry's MCP name with its description (which says when to us
 tool, because the model reads it to choose). `served(mcp)` lists which tool serves which
 entry, and the operations-table test fails when an entry with an MCP name has no tool or
 a tool serves no entry.
+
+Two rules the SDK does not keep by itself, kept by `MemoryMCP`:
+- a tool call's arguments are the tool's parameters and nothing else: the SDK would drop
+  an unknown one silently, so an argument naming an identity (`user_id`, `scope_keys`,
+  ... as `operations.identity_name` reads it) is refused "403: ...", like REST's 403,
+  and any other unknown one "400: ...", like REST's refusal of unknown fields;
+- over streamable HTTP, a session belongs to the key that opened it (`KeyBoundSessions`):
+  the SDK's session manager binds a session to the authenticated user of the request
+  that created it and answers 404 to a request of any other for that `mcp-session-id`,
+  so the middleware makes that user the guard's key (its id, never the secret). It also
+  answers 401 "key expired" for an expired key, and a 404 in the server's error format
+  for a path that is not the MCP endpoint.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any, Literal
 
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from pydantic import Field
+from starlette.applications import Starlette
 
 from cogmem_graph.filters import MemoryFilter
-from cogmem_graph.operations import OPERATIONS, Operation, operation
+from cogmem_graph.operations import OPERATIONS, Operation, identity_arguments, operation
+from cogmem_graph.server.guards import send_error
+from cogmem_graph.server.service import KEY_EXPIRED
 
 Caller = Callable[[Mapping[str, str] | None, str, dict[str, Any]], Any]
 
@@ -93,6 +111,78 @@ def slim_multi_hop(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 SERVED_ATTRIBUTE = "cogmem_served"
+MCP_PATH = "/mcp"
+
+
+def refuse_tool_arguments(tool: str, arguments: Mapping[str, Any], accepted: frozenset[str]) -> None:
+    """ToolError "403: ..." when `arguments` name an identity, "400: ..." when they name anything
+    else `accepted` (the tool's parameters) does not hold; the SDK would drop either silently."""
+    chosen = identity_arguments(arguments, accepted)
+    if chosen:
+        raise ToolError(f"403: {', '.join(chosen)}: the identity comes from the API key; a request cannot "
+                        "choose whose memory it reads or writes")
+    unknown = sorted(str(name).encode("utf-8", "backslashreplace").decode("utf-8")
+                     for name in arguments if name not in accepted)
+    if unknown:
+        raise ToolError(f"400: {tool}: unknown argument(s) {', '.join(unknown)}; this tool takes "
+                        f"{', '.join(sorted(accepted)) or 'none'}")
+
+
+class MemoryMCP(MCPServer):
+    """The SDK's `MCPServer` with the tool-argument rule and key-bound HTTP sessions (see the module)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.tool_arguments: dict[str, frozenset[str]] = {}
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        accepted = self.tool_arguments.get(name)
+        if accepted is not None:
+            refuse_tool_arguments(name, arguments or {}, accepted)
+        return await super().call_tool(name, arguments, context)
+
+    def streamable_http_app(self, **kwargs: Any) -> Starlette:
+        app = super().streamable_http_app(**kwargs)
+        app.add_middleware(KeyBoundSessions, path=kwargs.get("streamable_http_path", MCP_PATH))
+        return app
+
+
+ASGIApp = Callable[[dict[str, Any], Callable[..., Awaitable[Any]], Callable[..., Awaitable[Any]]], Awaitable[None]]
+
+
+class KeyBoundSessions:
+    """ASGI middleware of the streamable HTTP app, behind the guard: the guard's principal becomes
+    the request's authenticated user (`AccessToken.client_id` is the key's id), which the SDK's
+    session manager binds a new session to and compares on every later request of it (another
+    key using the session id: 404 "Session not found"). An expired key is 401; a path other
+    than the MCP endpoint a 404, both in the server's error format."""
+
+    def __init__(self, app: ASGIApp, path: str = MCP_PATH) -> None:
+        self.app = app
+        self.path = path.rstrip("/") or "/"
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        root = scope.get("root_path", "")
+        path = scope["path"][len(root):] if root and scope["path"].startswith(root) else scope["path"]
+        if path.rstrip("/") != self.path:
+            await send_error(send, 404, f"no route {scope.get('method', '')} {path}".strip())
+            return
+        principal = scope.get("state", {}).get("principal")
+        if principal is None or principal.expired:  # the guard sets it; never serve nobody
+            await send_error(send, 401, KEY_EXPIRED if principal is not None else "missing or unknown API key",
+                             {"WWW-Authenticate": 'Bearer realm="cogmem"'})
+            return
+        token = AccessToken(token=f"cogmem-key:{principal.key_id}", client_id=principal.key_id, scopes=[])
+        await self.app({**scope, "user": AuthenticatedUser(token)}, receive, send)
+
+
+def _parameters(fn: Callable[..., Any]) -> frozenset[str]:
+    """A tool function's argument names (what a call may pass), less its `Context`."""
+    return frozenset(name for name, p in inspect.signature(fn).parameters.items()
+                     if name != "ctx" and p.annotation not in (Context, "Context"))
 
 
 def served(mcp: MCPServer) -> dict[str, str]:
@@ -101,8 +191,8 @@ def served(mcp: MCPServer) -> dict[str, str]:
     return dict(getattr(mcp, SERVED_ATTRIBUTE, {}))
 
 
-def build_mcp(call: Caller, *, name: str = "cogmem") -> MCPServer:
-    mcp = MCPServer(name=name, instructions=INSTRUCTIONS, version="0.1.0", log_level="WARNING")
+def build_mcp(call: Caller, *, name: str = "cogmem") -> MemoryMCP:
+    mcp = MemoryMCP(name=name, instructions=INSTRUCTIONS, version="0.1.0", log_level="WARNING")
     registered: dict[str, str] = {}
     setattr(mcp, SERVED_ATTRIBUTE, registered)
 
@@ -116,7 +206,13 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MCPServer:
     def tool(op_name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Register the function as the MCP tool of operation `op_name`, named and described by its entry."""
         entry = serving(op_name, "tool")
-        return mcp.tool(name=entry.mcp, description=entry.description)
+        register = mcp.tool(name=entry.mcp, description=entry.description)
+
+        def registered_tool(fn: Callable[..., Any]) -> Callable[..., Any]:
+            mcp.tool_arguments[entry.mcp or op_name] = _parameters(fn)
+            return register(fn)
+
+        return registered_tool
 
     def resource(op_name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Register the function as the MCP resource of operation `op_name`."""

@@ -8,31 +8,75 @@ may have an identity field (the user an erase erases); otherwise the identity co
 key the guard checked. An entry answering JSON Lines is streamed (`StreamingResponse`). Handlers are
 plain functions, so FastAPI runs them on its worker threads and a slow store call never
 blocks the event loop.
+
+Every error is `{"error": "...", "status": N}`: a refusal of the service, a body or query that
+does not fit the route's schema (422, each problem naming its field, never quoting the
+value: FastAPI's own handler echoes it, and fails on a value JSON cannot write), a body
+that is not JSON, and the HTTP errors of routing.
 """
 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterable, Mapping
 from typing import Annotated, Any
 
 from fastapi import Body, FastAPI, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, create_model
 from pydantic.fields import FieldInfo
+from starlette.exceptions import HTTPException
 
+from cogmem_graph.errors import field_problems
 from cogmem_graph.operations import OPERATIONS, Operation
 from cogmem_graph.server.keys import Principal
-from cogmem_graph.server.service import MemoryService, ServiceError
+from cogmem_graph.server.service import (
+    KEY_EXPIRED,
+    MemoryService,
+    ServiceError,
+    refuse_unrepresentable,
+)
 
 BODY = "body"
 _CONSTRAINTS = ("gt", "ge", "lt", "le", "multiple_of", "min_length", "max_length", "pattern")
+_SOURCES = ("body", "query", "path", "header", "cookie")
+AUTHENTICATE = {"WWW-Authenticate": 'Bearer realm="cogmem"'}
 
 
 def _principal(request: Request) -> Principal:
     principal = request.scope.get("state", {}).get("principal")
     if principal is None:  # the guard always sets it; refuse rather than act as nobody
         raise ServiceError(401, "missing or unknown API key")
+    if principal.expired:
+        raise ServiceError(401, KEY_EXPIRED)
     return principal
+
+
+def error_response(status: int, message: str, headers: Mapping[str, str] | None = None) -> JSONResponse:
+    """The one error format, `{"error": message, "status": status}` (the message made valid UTF-8);
+    a 401 says how to authenticate."""
+    text = str(message).encode("utf-8", "backslashreplace").decode("utf-8")
+    extra = {**(AUTHENTICATE if status == 401 else {}), **(headers or {})}
+    return JSONResponse({"error": text, "status": status}, status_code=status, headers=extra or None)
+
+
+def validation_message(errors: Iterable[Mapping[str, Any]]) -> str:
+    """A request validation error's problems, each naming its field (`top_k`, `items.0.confidence`;
+    `body` for a body that is not JSON), never quoting the rejected value."""
+    problems: list[dict[str, Any]] = []
+    for error in errors:
+        loc = tuple(error.get("loc") or ())
+        if error.get("type") == "json_invalid":
+            reason = (error.get("ctx") or {}).get("error")
+            at = f" at character {loc[1]}" if len(loc) > 1 and isinstance(loc[1], int) else ""
+            problems.append({"loc": ("body",), "msg": f"not valid JSON ({reason}{at})" if reason else "not valid JSON"})
+            continue
+        if len(loc) > 1 and loc[0] in _SOURCES:
+            loc = loc[1:]
+        message = str(error.get("msg", "invalid"))
+        problems.append({"loc": loc, "msg": message.removeprefix("Value error, ")})
+    return field_problems(problems)
 
 
 def _parameter(name: str, field: FieldInfo, where: Any) -> inspect.Parameter:
@@ -72,7 +116,8 @@ def endpoint(service: MemoryService, op: Operation) -> Any:
                                     f"{', '.join(n for n in op.args.model_fields if n not in op.path_params) or 'none'}")
         payload = params.pop(BODY, None)
         args = dict(params)
-        if payload is not None:
+        if payload is not None:  # checked before the JSON dump, which would write NaN as null
+            refuse_unrepresentable(op.name, payload.model_dump(exclude_unset=True))
             args.update(payload.model_dump(mode="json", exclude_unset=True))
         answer = service.call(_principal(request), op.name, args)
         if op.streams:
@@ -112,7 +157,21 @@ def install(app: FastAPI, service: MemoryService, ready: Any) -> None:
 
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError) -> JSONResponse:
-        return JSONResponse({"error": exc.message, "status": exc.status}, status_code=exc.status)
+        return error_response(exc.status, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        route = request.scope.get("route")
+        name = getattr(route, "name", None)
+        prefix = f"{name}: " if name in OPERATIONS else ""
+        return error_response(422, prefix + validation_message(exc.errors()))
+
+    @app.exception_handler(HTTPException)
+    async def _http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        detail = exc.detail if isinstance(exc.detail, str) else "request refused"
+        if detail == "There was an error parsing the body":  # FastAPI's words for a body json cannot read
+            detail = "body: not valid JSON (too deep, too long a number, or not UTF-8)"
+        return error_response(exc.status_code, detail, exc.headers)
 
     @app.get("/health", summary="The process answers")
     def health() -> dict:

@@ -2,11 +2,13 @@
 
 REST routes and MCP tools both call `MemoryService.call(principal, op, args)`, so the
 two surfaces cannot drift apart and every operation is checked in one place, by its
-entry in `cogmem_graph.operations`: the identity comes from the key (arguments naming
-one are refused, unless the entry's own model declares it: an owner operation's subject),
-the key's role must be allowed the entry's role, the arguments are validated by the
-entry's model, and bad arguments come back as 400 with the facade's message; a memory the
-key cannot see is 404 (`MemoryNotFound`), never 403. Each entry is run by the `_op_<name>`
+entry in `cogmem_graph.operations`: an expired key is 401, the identity comes from the key
+(arguments naming one are refused, unless the entry's own model declares it: an owner
+operation's subject), the key's role must be allowed the entry's role (a read-only key: the
+"read" entries, and its recall never reinforces), values no store keeps (non-finite numbers,
+lone surrogates) are 400 naming the field, the arguments are validated by the entry's
+model, and bad arguments come back as 400 with the facade's message; a memory the key
+cannot see is 404 (`MemoryNotFound`), never 403. Each entry is run by the `_op_<name>`
 method here, given the validated model. An entry answering JSON Lines returns an iterator
 of text (`server.streams.stream_text`), whose first chunk is ready before `call` returns,
 so a refusal still comes back as a status.
@@ -48,6 +50,7 @@ from cogmem_graph.operations import (
     UpdateArgs,
     UserArgs,
     identity_arguments,
+    value_problems,
 )
 from cogmem_graph.server.keys import Principal
 from cogmem_graph.server.streams import stream_text
@@ -59,13 +62,17 @@ if TYPE_CHECKING:
     from cogmem_graph.api.store import MemoryStore
     from cogmem_graph.server.scheduler import ConsolidationScheduler
 
-__all__ = ["IDENTITY_ARGUMENTS", "MAX_BATCH", "MemoryService", "ServiceError", "refuse_identity_arguments"]
+__all__ = ["IDENTITY_ARGUMENTS", "KEY_EXPIRED", "MAX_BATCH", "MemoryService", "ServiceError", "refuse_identity_arguments",
+           "refuse_role", "refuse_unrepresentable"]
 
 
 class ServiceError(Exception):
-    """An operation refused or failed, with the HTTP status that says why."""
+    """An operation refused or failed, with the HTTP status that says why. The message is
+    made valid UTF-8 (a lone surrogate quoted from the input becomes its `\\udXXX` escape), so
+    every surface can encode it."""
 
     def __init__(self, status: int, message: str) -> None:
+        message = str(message).encode("utf-8", "backslashreplace").decode("utf-8")
         super().__init__(message)
         self.status = status
         self.message = message
@@ -90,6 +97,25 @@ def _a(word: str) -> str:
     return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
 
 
+KEY_EXPIRED = "key expired (make a new one with `cogmem keys add`)"
+
+
+def refuse_role(principal: Principal, op: str, role: str) -> None:
+    """401 for an expired key; 403 when the key's role may not call an operation of `role`."""
+    if principal.expired:
+        raise ServiceError(401, KEY_EXPIRED)
+    if not principal.may(role):
+        kind = "read-only" if principal.role == "read" else _a(principal.role) + " key"
+        raise ServiceError(403, f"{op} is {_a(role)} operation; this key is {kind}")
+
+
+def refuse_unrepresentable(op: str, args: Any) -> None:
+    """400 naming the fields whose values no request may carry (`operations.value_problems`)."""
+    problems = value_problems(args)
+    if problems:
+        raise ServiceError(400, f"{op}: {'; '.join(problems)}")
+
+
 class MemoryService:
     """One store, many keys: an agent handle per key (its working memory lives across
     requests), calls of one handle serialised where they change its working memory."""
@@ -112,14 +138,16 @@ class MemoryService:
         from cogmem_graph.api.governance import MemoryNotFound
         from cogmem_graph.errors import BackendUnavailable, StoreClosed
 
+        if principal.expired:
+            raise ServiceError(401, KEY_EXPIRED)
         args = {k: v for k, v in (args or {}).items() if v is not None}
         entry = OPERATIONS.get(op)
         if entry is None:
             refuse_identity_arguments(args)
             raise ServiceError(404, f"unknown operation {op!r}")
         refuse_identity_arguments(args, entry.identity_fields)
-        if not principal.may(entry.role):
-            raise ServiceError(403, f"{op} is {_a(entry.role)} operation; this key is {_a(principal.role)} key")
+        refuse_role(principal, op, entry.role)
+        refuse_unrepresentable(op, args)
         try:
             return self._ops[op](principal, entry.args.model_validate(args))
         except ServiceError:
@@ -165,10 +193,10 @@ class MemoryService:
 
     def _op_recall(self, p: Principal, a: RecallArgs) -> dict[str, Any]:
         handle = self._handle(p)
-        with handle.lock:
+        with handle.lock:  # a read-only key looks without reinforcing, whatever it asks
             result = handle.agent.retrieve(a.query, top_k=a.top_k, strategy=a.strategy,
-                                           record_access=a.record_access, as_of=a.as_of, timeline=a.timeline,
-                                           where=a.where)
+                                           record_access=a.record_access and not p.read_only, as_of=a.as_of,
+                                           timeline=a.timeline, where=a.where)
         return retrieval_json(result)
 
     def _op_context(self, p: Principal, a: ContextArgs) -> dict[str, Any]:

@@ -54,7 +54,7 @@ def client_process(url: str, key: str, *args: str, stdin: str = "") -> list | di
 def test_health_and_readiness_need_no_key_and_everything_else_does(server) -> None:
     srv, keys = server
     assert httpx.get(f"{srv.url}/health").json() == {"status": "ok"}
-    assert httpx.get(f"{srv.url}/ready").json() == {"ready": True}
+    assert httpx.get(f"{srv.url}/ready").json() == {"ready": True, "graph": "ok", "vectors": "ok"}
     missing = httpx.get(f"{srv.url}/v1/whoami")
     assert missing.status_code == 401 and missing.headers["www-authenticate"].startswith("Bearer")
     assert "API key" in missing.json()["error"]

@@ -202,3 +202,16 @@ def test_another_local_user_can_neither_list_nor_read_anything_in_the_home(publi
         os.umask(old)
     assert while_open == {"listed": [], "read": []}, while_open
     assert after_close == {"listed": [], "read": []}, after_close
+
+
+def test_a_key_made_before_any_store_opened_makes_a_private_home(tmp_path: Path) -> None:
+    from cogmem_graph.server.keys import KeyRing
+
+    home = tmp_path / "fresh-home"
+    previous = os.umask(0o022)
+    try:
+        KeyRing(home / "server-keys.json").add(agent_id="helper", user_id="u1")
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(home.stat().st_mode) == 0o700
+    assert stat.S_IMODE((home / "server-keys.json").stat().st_mode) == 0o600
