@@ -55,7 +55,13 @@ from qdrant_edge import (
 
 from cogmem_graph.config.vectors import VectorConfig
 from cogmem_graph.errors import VectorStoreUnavailable
-from cogmem_graph.filters import PayloadCondition
+from cogmem_graph.filters import (
+    PAYLOAD_ENTITIES,
+    PAYLOAD_SOURCE_TYPE,
+    PAYLOAD_TAGS,
+    PAYLOAD_TYPE,
+    PayloadCondition,
+)
 from cogmem_graph.home import inherit_private, private_dir
 from cogmem_graph.lexical import SparseVector as BM25Vector
 from cogmem_graph.vectors.port import VectorHit, VectorPoint, clamp_cosine
@@ -66,7 +72,13 @@ STATE = "state"
 PING_TIMEOUT_S = 2.0
 """How long `ping` waits for the shard (another call may hold it: a long write, a compaction)."""
 _SCROLL_PAGE = 1024
-_PAYLOAD_INDEXES = (("scope_key", KeywordIndexParams(is_tenant=True)), (STATE, KeywordIndexParams()))
+_PAYLOAD_INDEXES = (
+    ("scope_key", KeywordIndexParams(is_tenant=True)), (STATE, KeywordIndexParams()),
+    # The filter fields every memory carries (cogmem_graph.filters.payload_conditions): without an
+    # index a filtered search checks points one by one (a tags filter at 10k points: 27 ms, not 4).
+    (PAYLOAD_TAGS, KeywordIndexParams()), (PAYLOAD_TYPE, KeywordIndexParams()),
+    (PAYLOAD_SOURCE_TYPE, KeywordIndexParams()), (PAYLOAD_ENTITIES, KeywordIndexParams()),
+)
 
 
 def _state(active: bool) -> str:
