@@ -14,6 +14,17 @@ def field_problems(errors: Iterable[Mapping[str, Any]], prefix: str = "") -> str
     return "; ".join(f"{prefix}{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in errors)
 
 
+def model_from(model: Any, data: Mapping[str, Any], what: str, prefix: str = "") -> Any:
+    """`data` (a dict of the model's fields) validated into `model`, or a ValueError saying
+    `what` it is not and naming each bad field (`prefix` before each field path)."""
+    from pydantic import ValidationError
+
+    try:
+        return model.model_validate(dict(data))
+    except ValidationError as exc:
+        raise ValueError(f"{what}: {field_problems(exc.errors(), prefix)}") from None
+
+
 class CogmemError(Exception):
     """Base of every error raised by cogmem-graph."""
 

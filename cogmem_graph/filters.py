@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from cogmem_graph.errors import model_from
 from cogmem_graph.model import (
     MAX_NAME_CHARS,
     MemoryType,
@@ -314,18 +315,11 @@ NO_FILTER_PARAMS: dict[str, Any] = MemoryFilter().graph_params()
 
 def as_filter(where: MemoryFilter | Mapping[str, Any] | None, argument: str = "where") -> MemoryFilter | None:
     """`where` as a `MemoryFilter` (None stays None), with a ValueError naming `argument`."""
-    from pydantic import ValidationError
-
-    from cogmem_graph.errors import field_problems
-
     if where is None or isinstance(where, MemoryFilter):
         return where
     if not isinstance(where, Mapping):
         raise ValueError(f"{argument} must be a MemoryFilter or a dict of its fields, not {type(where).__name__}")
-    try:
-        return MemoryFilter.model_validate(dict(where))
-    except ValidationError as exc:
-        raise ValueError(f"{argument} is not a valid filter: {field_problems(exc.errors(), f'{argument}.')}") from None
+    return model_from(MemoryFilter, where, f"{argument} is not a valid filter", f"{argument}.")
 
 
 # ---------------------------------------------------------------- the vector side

@@ -14,10 +14,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, TextIO
 
-from pydantic import ValidationError
-
 from cogmem_graph.api import governance
-from cogmem_graph.api.audit import AuditLog
 from cogmem_graph.cognition.prompt import (
     Injection,
     PromptItem,
@@ -29,7 +26,7 @@ from cogmem_graph.cognition.prompt import (
 from cogmem_graph.cognition.prospective import FiredReminder, Intention
 from cogmem_graph.cognition.working_memory import WorkingMemory
 from cogmem_graph.context import MemoryContext, MoodSource
-from cogmem_graph.errors import field_problems
+from cogmem_graph.errors import model_from
 from cogmem_graph.filters import MemoryFilter, as_filter
 from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import Hexaco, MemoryTrace, MemoryType, Mood, Scope
@@ -64,10 +61,7 @@ def as_traits(traits: Hexaco | Mapping[str, Any] | None) -> Hexaco | None:
         return traits
     if not isinstance(traits, Mapping):
         raise ValueError(f"traits must be a Hexaco or a dict of its fields, not {type(traits).__name__}")
-    try:
-        return Hexaco.model_validate(dict(traits))
-    except ValidationError as exc:
-        raise ValueError(f"traits are not valid Hexaco traits: {field_problems(exc.errors())}") from None
+    return model_from(Hexaco, traits, "traits are not valid Hexaco traits")
 
 
 def as_mood_source(mood: MoodSource | Mapping[str, Any]) -> MoodSource:
@@ -78,10 +72,7 @@ def as_mood_source(mood: MoodSource | Mapping[str, Any]) -> MoodSource:
     if not isinstance(mood, Mapping):
         raise ValueError(f"mood must be a Mood, a dict of its fields or a callable returning a Mood, "
                          f"not {type(mood).__name__}")
-    try:
-        return Mood.model_validate(dict(mood))
-    except ValidationError as exc:
-        raise ValueError(f"mood is not a valid Mood: {field_problems(exc.errors())}") from None
+    return model_from(Mood, mood, "mood is not a valid Mood")
 
 
 class AgentMemory:
@@ -164,14 +155,7 @@ class AgentMemory:
         `import` takes into another store."""
         keys = [k for k in self.visible_scope_keys if k.startswith(("user:", "thread:"))] \
             or [self.identity.scope_key(Scope.AGENT)]
-        from cogmem_graph.portable import export_store
-
-        self.store._check_open()
-        counts = export_store(self.store, out, scope_keys=keys)
-        AuditLog(self.store.home).record("export", at_ms=self.store.clock.now_ms(),
-                                         actor=governance.actor_of(self), scope_keys=keys,
-                                         counts={"traces": counts.traces})
-        return counts
+        return governance.export(self.store, out, keys, governance.actor_of(self))
 
     def working_memory_forget(self, trace_ids: Sequence[str]) -> None:
         """Drop deleted memories from this handle's working memory."""

@@ -18,7 +18,7 @@ import binascii
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from cogmem_graph.api.audit import AuditLog
 from cogmem_graph.errors import CogmemError
@@ -309,7 +309,8 @@ def forget(agent: AgentMemory, ids: str | Sequence[str] | None = None, *,
             raise ValueError("where= must filter something; to forget everything of a user, the owner runs "
                              "store.erase(user_id=...)")
         scope_keys, _ = graph_filter(f, visible)
-        batches = ([r.id for r in page] for page in list(iter_matching(store, visible, f)))
+        # Read a page, delete it, read the next after the cursor: what is deleted never shifts it.
+        batches = ([r.id for r in page] for page in iter_matching(store, visible, f))
     totals: dict[str, int] = {"traces": 0, "archived": 0, "observation_notes": 0, "schemas": 0, "entities": 0,
                               "vectors": 0}
     for batch in batches:
@@ -339,6 +340,18 @@ def forget(agent: AgentMemory, ids: str | Sequence[str] | None = None, *,
             store.compact()
             receipt.compacted = True
     return receipt
+
+
+def export(store: MemoryStore, out: TextIO, scope_keys: Sequence[str] | None, actor: Mapping[str, Any],
+           on_progress: Any = None) -> Any:
+    """The memories of `scope_keys` (None: the whole store) as JSON Lines `import` reads, audited."""
+    from cogmem_graph.portable import export_store
+
+    store._check_open()
+    keys = list(scope_keys) if scope_keys is not None else None
+    counts = export_store(store, out, scope_keys=keys, on_progress=on_progress)
+    _audit(store, "export", actor, keys or ["*"], {"traces": counts.traces})
+    return counts
 
 
 # ---------------------------------------------------------------- a whole user

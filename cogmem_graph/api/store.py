@@ -21,14 +21,20 @@ from pydantic import ValidationError
 
 from cogmem_graph.api import governance
 from cogmem_graph.api.agent import AgentMemory, MoodSource, as_mood_source, as_traits
-from cogmem_graph.api.audit import AuditLog
 from cogmem_graph.clock import Clock, SystemClock
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.config.graph import FALKOR_SCHEMES
 from cogmem_graph.context import MemoryContext
 from cogmem_graph.errors import BackendUnavailable, StoreClosed, field_problems
 from cogmem_graph.graph.port import GraphStats
-from cogmem_graph.home import EDGE_DIR, GRAPH_DIR, LOCAL_VECTORS_DIR, private_dir, secure_home
+from cogmem_graph.home import (
+    EDGE_DIR,
+    GRAPH_DIR,
+    LOCAL_VECTORS_DIR,
+    private_dir,
+    secure_home,
+    write_private,
+)
 from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import Hexaco
 from cogmem_graph.pipeline import perspective
@@ -285,25 +291,18 @@ class MemoryStore:
                on_progress: Any = None) -> Any:
         """Write JSON Lines that `import` reads: the whole store, or one user's scopes (their
         user and thread memories, with what hangs off them) with `user_id`. Audited."""
-        from cogmem_graph.portable import export_store
-
         self._check_open()
         keys = None
         if user_id is not None or organization_id is not None:
             _, keys = governance.user_scopes(self, user_id, organization_id)
-        counts = export_store(self, out, scope_keys=keys, on_progress=on_progress)
-        AuditLog(self.home).record("export", at_ms=self.clock.now_ms(), actor={"owner": True},
-                                   scope_keys=keys or ["*"], counts={"traces": counts.traces})
-        return counts
+        return governance.export(self, out, keys, {"owner": True}, on_progress=on_progress)
 
     COMPACTION_DUE = "compaction.due"
 
     def compaction_due(self) -> None:
         """Note that deleted data waits to leave the files (the next consolidation compacts)."""
-        path = self.home / self.COMPACTION_DUE
         private_dir(self.home)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
-        os.close(fd)
+        write_private(self.home / self.COMPACTION_DUE, b"")
 
     def compact(self) -> dict[str, Any]:
         """Rewrite the embedded graph's files and the vector segments so that deleted memories
