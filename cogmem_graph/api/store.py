@@ -14,6 +14,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -308,7 +309,11 @@ class MemoryStore:
         """Rewrite the embedded graph's files and the vector segments so that deleted memories
         are in no file under the home. With servers, see docs/privacy.md."""
         self._check_open()
-        report = {"graph": self.graph.compact_storage(), "vectors": self.vectors.compact()}
+        # The graph's rewrite runs in its server's process: the vectors compact meanwhile.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="cogmem-compact") as pool:
+            graph = pool.submit(self.graph.compact_storage)
+            report = {"vectors": self.vectors.compact()}
+            report["graph"] = graph.result()
         (self.home / self.COMPACTION_DUE).unlink(missing_ok=True)
         return report
 
