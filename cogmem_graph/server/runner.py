@@ -44,6 +44,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("cogmem.server")
 
+SWITCH_INTERVAL_S = 0.0005
+"""The interpreter's thread switch interval while serving (Python's default: 5 ms)."""
+
 MIN_CONNECTIONS = 16
 """Fewer connections than this left by the file-descriptor limit: the server refuses to start."""
 
@@ -224,6 +227,10 @@ def serve_http(store: MemoryStore, keys: KeyRing, settings: ServerSettings,
     if sockets is None:
         sockets = bind(settings.host, settings.port, settings.backlog)
     cap = connection_cap(settings)
+    # The event loop answers /health and refuses what is over a key's limit while the request
+    # workers run store calls: a thread asking for the interpreter waits up to a switch interval
+    # for each one ahead of it. This process is the server's own, so its interval is shortened.
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
 
     class Server(uvicorn.Server):
         failure: str | None = None
