@@ -27,7 +27,7 @@ from cogmem_graph.config import CogmemConfig
 from cogmem_graph.config.graph import FALKOR_SCHEMES
 from cogmem_graph.context import MemoryContext
 from cogmem_graph.errors import BackendUnavailable, StoreClosed, field_problems
-from cogmem_graph.graph.port import GraphStats
+from cogmem_graph.graph.port import GraphStats, GraphStore
 from cogmem_graph.home import (
     EDGE_DIR,
     GRAPH_DIR,
@@ -36,6 +36,7 @@ from cogmem_graph.home import (
     secure_home,
     write_private,
 )
+from cogmem_graph.home_lock import HomeHold, hold_home
 from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import Hexaco
 from cogmem_graph.pipeline import perspective
@@ -115,6 +116,32 @@ def warn_other_embedders(index: VectorIndex, home: Path, embedder: Embedder) -> 
                     "hash embedder)", folder, ", ".join(others), embedder.name, current)
 
 
+def warn_unsearchable(graph: GraphStore, index: VectorIndex, config: CogmemConfig, home: Path) -> None:
+    """A graph on a server and vectors of this process only: traces another process indexed
+    in its own vectors are in the graph but not in this index, so no search from here finds
+    them. Two counts (searchable traces in the graph, active vectors here), not a comparison
+    of ids; warn with the difference, a lower bound of what cannot be searched."""
+    url = config.vectors.url
+    if config.graph.uri is None or (url is not None and url != ":memory:"):
+        return  # the home's own graph, or vectors on a server that every process can share
+    in_graph = graph.count_searchable_traces()
+    in_index = index.count(None, active=True)
+    if in_graph <= in_index:
+        return
+    where = f"the embedded vector index under {home}" if url is None else "the in-process vector index (':memory:')"
+    log.warning("the graph at %s holds %s but %s holds %s: at least %s in the graph cannot be found by this "
+                "store's searches, only reached through the graph's edges from what they find (their vectors "
+                "are in another process's index; the two counts were compared, not the ids). To use one memory "
+                "from many processes, point every process at one Qdrant server (vectors=URL, --vectors) or share "
+                "the memory through `cogmem serve` (cg.connect, --server)",
+                redact_url(config.graph.uri), _count(in_graph, "searchable trace"), where,
+                _count(in_index, "vector"), _count(in_graph - in_index, "trace"))
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
+
+
 def _make_embedder(embedder: str | Embedder | None) -> Embedder:
     if embedder is None or embedder == "auto":
         return best_local_embedder()
@@ -161,9 +188,10 @@ class MemoryStore:
 
     def __init__(
         self, *, home: Path, graph, vectors: VectorIndex, embedder: Embedder, config: CogmemConfig,
-        clock: Clock, reranker: Any = None, llm: Any = None,
+        clock: Clock, reranker: Any = None, llm: Any = None, home_hold: HomeHold | None = None,
     ) -> None:
         self.home = home
+        self._home_hold = home_hold  # this store's share of the process's lock on the home, if it uses one
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
@@ -325,7 +353,11 @@ class MemoryStore:
         try:
             self.vectors.close()
         finally:
-            self.graph.close()
+            try:
+                self.graph.close()
+            finally:
+                if self._home_hold is not None:
+                    self._home_hold.release()
 
     def __enter__(self) -> MemoryStore:
         return self
@@ -483,13 +515,29 @@ def open(  # noqa: A001 - the public entry point is `cg.open()`
         # a home left open to other users is tightened, with a warning. A store with every backend
         # on a server makes no home until it writes its audit file (private too).
         secure_home(home_path)
-    graph_store = _open_graph(cfg.graph.uri, home_path, cfg, clock)
+    # One process at a time uses a home's embedded graph or vectors (cogmem_graph/home_lock.py):
+    # another one is refused here, naming this one and `cogmem serve`.
+    hold = hold_home(home_path) if cfg.graph.uri is None or cfg.vectors.url is None else None
+    try:
+        graph_store = _open_graph(cfg.graph.uri, home_path, cfg, clock)
+    except BaseException:
+        if hold is not None:
+            hold.release()
+        raise
+    index = None
     try:
         graph_store.setup_schema()
         index = _open_vectors(emb, cfg, home_path)
         warn_other_embedders(index, home_path, emb)
+        warn_unsearchable(graph_store, index, cfg, home_path)
     except BaseException:
-        graph_store.close()
+        try:
+            if index is not None:
+                index.close()
+        finally:
+            graph_store.close()
+            if hold is not None:
+                hold.release()
         raise
     return MemoryStore(home=home_path, graph=graph_store, vectors=index, embedder=emb, config=cfg,
-                       clock=clock, reranker=rer, llm=chat)
+                       clock=clock, reranker=rer, llm=chat, home_hold=hold)

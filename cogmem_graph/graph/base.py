@@ -570,6 +570,12 @@ class CypherGraphStore(ABC):
         """Maintenance: ids of traces marked indexed (repair checks their vectors exist)."""
         return {r["id"] for r in self.run("indexed_trace_ids")}
 
+    def count_searchable_traces(self) -> int:
+        """Maintenance: how many traces, all scopes, are active and indexed (what a search
+        can return): one count, not a list of ids."""
+        rows = self.run("count_searchable_traces")
+        return int(rows[0]["n"]) if rows else 0
+
     def trace_index_state(self, ids: Sequence[str]) -> dict[str, bool]:
         """Maintenance: id -> isActive for the given ids that exist (repair compares with the vectors)."""
         out: dict[str, bool] = {}

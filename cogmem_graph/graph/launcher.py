@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import fcntl
 import functools
 import json
 import logging
@@ -54,8 +53,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cogmem_graph.errors import EmbeddedServerError, HomeLocked
+from cogmem_graph.errors import EmbeddedServerError
 from cogmem_graph.home import secure_tree, write_private
+from cogmem_graph.home_lock import lock_exclusive, unlock
 
 SERVER_FILE = "server.json"
 LOCK_FILE = "server.lock"
@@ -646,25 +646,13 @@ class EmbeddedFalkorDB:
     # ------------------------------------------------------------ lock and leftovers
 
     def _acquire_lock(self) -> None:
-        fd = os.open(self.data_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            os.fchmod(fd, 0o600)
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            owner = self._read_server_file().get("owner_pid", "another process")
-            raise HomeLocked(
-                f"the memory home {self.data_dir.parent} is in use by process {owner}: its embedded "
-                "graph server allows one process at a time. Close that process, or run a shared "
-                "FalkorDB/Neo4j server and pass its URL."
-            ) from None
-        self._lock_fd = fd
+        """This process holds the data directory (its pid in the lock file); held by another:
+        `HomeLocked` naming it, and how to share one memory between processes."""
+        self._lock_fd = lock_exclusive(self.data_dir / LOCK_FILE, self.data_dir.parent)
 
     def _release_lock(self) -> None:
         if self._lock_fd is not None:
-            with contextlib.suppress(OSError):
-                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
-                os.close(self._lock_fd)
+            unlock(self._lock_fd)
             self._lock_fd = None
 
     def _read_server_file(self) -> dict:
