@@ -46,7 +46,6 @@ from cogmem_graph.providers import CachedEmbedder, Embedder, best_local_embedder
 from cogmem_graph.redact import redact_url, redact_urls
 from cogmem_graph.results import RepairResult
 from cogmem_graph.vectors.port import VectorIndex
-from cogmem_graph.vectors.qdrant import QdrantVectorIndex
 from cogmem_graph.write.indexing import index_unindexed
 
 if TYPE_CHECKING:
@@ -97,6 +96,8 @@ def _open_vectors(embedder: Embedder, config: CogmemConfig, home: Path) -> Vecto
         from cogmem_graph.vectors.edge import EdgeVectorIndex
 
         return EdgeVectorIndex(model=embedder.name, dim=embedder.dim, config=vectors, path=home / EDGE_DIR)
+    from cogmem_graph.vectors.qdrant import QdrantVectorIndex  # qdrant-client: 1.5 s of imports
+
     return QdrantVectorIndex(model=embedder.name, dim=embedder.dim, config=vectors, local_path=home / LOCAL_VECTORS_DIR)
 
 

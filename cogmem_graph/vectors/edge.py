@@ -64,8 +64,8 @@ from cogmem_graph.filters import (
 )
 from cogmem_graph.home import inherit_private, private_dir
 from cogmem_graph.lexical import SparseVector as BM25Vector
+from cogmem_graph.vectors.naming import DENSE, SPARSE, collection_name, point_id
 from cogmem_graph.vectors.port import VectorHit, VectorPoint, clamp_cosine
-from cogmem_graph.vectors.qdrant import DENSE, SPARSE, collection_name, point_id
 from cogmem_graph.vectors.shared import SharedHandles
 
 STATE = "state"

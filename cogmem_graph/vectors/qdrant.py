@@ -9,11 +9,9 @@ trace overwrites its point instead of duplicating it.
 from __future__ import annotations
 
 import contextlib
-import re
 import sqlite3
 import threading
 import time
-import uuid
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,19 +28,13 @@ from cogmem_graph.filters import PayloadCondition
 from cogmem_graph.home import private_dir, tighten
 from cogmem_graph.lexical import SparseVector
 from cogmem_graph.redact import redact_url
+from cogmem_graph.vectors.naming import DENSE, SPARSE, collection_name, point_id
 from cogmem_graph.vectors.port import VectorHit, VectorPoint, clamp_cosine
 from cogmem_graph.vectors.shared import SharedHandles
 
-DENSE = "dense"
-SPARSE = "bm25"
-_ID_NAMESPACE = uuid.UUID("6f1c9a52-3b57-4d0e-9a57-2f4c6f0c1e11")
 _SCROLL_PAGE = 1024
 PING_TIMEOUT_S = 2.0
 """How long `ping` waits: for a Qdrant server's answer, or for another call on a local folder."""
-
-
-def point_id(trace_id: str) -> str:
-    return str(uuid.uuid5(_ID_NAMESPACE, trace_id))
 
 
 def _condition(c: PayloadCondition) -> models.FieldCondition:
@@ -54,11 +46,6 @@ def _condition(c: PayloadCondition) -> models.FieldCondition:
     if any(isinstance(v, str) for v in bounds.values()):
         return models.FieldCondition(key=c.key, range=models.DatetimeRange(**bounds))
     return models.FieldCondition(key=c.key, range=models.Range(**bounds))
-
-
-def collection_name(prefix: str, model: str, dim: int) -> str:
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", model).strip("-").lower() or "model"
-    return f"{prefix}_{slug}_{dim}"
 
 
 def _is_transient(exc: BaseException) -> bool:
