@@ -90,3 +90,31 @@ class AgentIdentity(BaseModel):
     def default_scope(self) -> Scope:
         """Where a memory goes when the caller does not say: the user if known, else the agent."""
         return Scope.USER if self.user_id else Scope.AGENT
+
+
+_SCOPE_ID_FIELDS: dict[Scope, tuple[str, ...]] = {
+    Scope.AGENT: ("agent_id",),
+    Scope.USER: ("user_id",),
+    Scope.THREAD: ("user_id", "thread_id"),
+    Scope.PERSONA: ("persona_id",),
+}
+"""The identity fields a scope id is made of, after its organization prefix (`scope_id`)."""
+
+
+def identity_of_scope_key(key: str) -> dict[str, str]:
+    """The identity an agent needs to see the memories of scope key `key`, the inverse of
+    `scope_key`: "user:acme/u1" -> {"organization_id": "acme", "user_id": "u1"}. Empty for a
+    key no identity produces."""
+    scope_name, _, qualified = key.partition(":")
+    if scope_name not in {s.value for s in Scope} or not qualified:
+        return {}
+    scope = Scope(scope_name)
+    if scope is Scope.ORGANIZATION:
+        return {"organization_id": qualified}
+    fields = _SCOPE_ID_FIELDS[scope]
+    parts = qualified.split(SEPARATOR)
+    if len(parts) == len(fields) + 1:
+        return {"organization_id": parts[0], **dict(zip(fields, parts[1:], strict=True))}
+    if len(parts) == len(fields):
+        return dict(zip(fields, parts, strict=True))
+    return {}

@@ -36,6 +36,7 @@ cursor, import flushes a batch per `batch_size` records.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
@@ -345,7 +346,17 @@ def _props(record: dict[str, Any], number: int, key: str) -> dict[str, Any]:
             isinstance(value, list) and all(isinstance(v, (str, int, float, bool)) for v in value))
         if not ok:
             raise PortableFormatError(f"line {number}: property {name!r} must be a primitive or a list of primitives")
+    _finite(props, number)
     return {k: v for k, v in props.items() if v is not None}
+
+
+def _finite(props: dict[str, Any], number: int) -> None:
+    """JSON has no NaN or infinity, but Python's json reads them: no graph property may hold one."""
+    for name, value in props.items():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, float) and not math.isfinite(item):
+                spelled = "NaN" if math.isnan(item) else ("Infinity" if item > 0 else "-Infinity")
+                raise PortableFormatError(f"line {number}: property {name!r} is {spelled}, not a finite number")
 
 
 _REQUIRED: dict[str, dict[str, type]] = {
@@ -432,7 +443,9 @@ def import_store(
             importer.add(kind, _checked_extra(record, number))
         elif kind == "mention":
             trace_id, key = _ids(record, number, "trace", "entity")
-            importer.add("mention", (trace_id, key, dict(record.get("props") or {})))
+            props = dict(record.get("props") or {})
+            _finite(props, number)
+            importer.add("mention", (trace_id, key, props))
         elif kind == "edge":
             src, dst = _ids(record, number, "src", "dst")
             try:

@@ -370,6 +370,13 @@ def user_scopes(store: MemoryStore, user_id: str, organization_id: str | None) -
     return qualified, sorted(set(keys) | {user_key})
 
 
+def scope_counts(store: MemoryStore) -> dict[str, int]:
+    """Active memories per scope key over the whole store, and nothing of their content: the
+    owner's census, which a local command shows when the identity it was given sees nothing."""
+    store._check_open()
+    return store.graph.scope_key_counts()
+
+
 def erase(store: MemoryStore, user_id: str, *, organization_id: str | None = None,
           include_shared: bool = False, compact: bool = True,
           on_progress: Callable[[str, int], None] | None = None) -> EraseReceipt:

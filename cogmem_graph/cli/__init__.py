@@ -12,8 +12,8 @@ malformed file). Errors are one line on stderr, without a traceback
 
 One module per group of commands, all registering on the one `app` of
 `cogmem_graph.cli.app`; `common` holds what they share, `readers` the ingest
-file formats. Heavy modules are imported inside the commands, so `--help`
-stays fast.
+file formats, `help_layout` how `--help` is laid out. Heavy modules are imported
+inside the commands, so `--help` stays fast.
 """
 
 from __future__ import annotations

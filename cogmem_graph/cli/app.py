@@ -12,9 +12,14 @@ from typing import Annotated, Any
 import typer
 
 from cogmem_graph.cli.common import Settings
+from cogmem_graph.cli.help_layout import HelpGroup
+
+HELP_LAYOUT: dict[str, Any] = {"cls": HelpGroup, "rich_markup_mode": None}
+"""Every `cogmem` group's help layout: click's plain one, lines broken only between words
+(`help_layout`), not typer's Rich panels, which cut words in two on a narrow terminal."""
 
 app = typer.Typer(help="cogmem-graph: cognitive memory for LLM agents, in a graph database.",
-                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, **HELP_LAYOUT)
 
 
 def _global(flag: str, help_text: str, **kwargs: Any) -> Any:

@@ -12,6 +12,7 @@ import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -226,6 +227,12 @@ def require_key(settings: Settings) -> None:
     if settings.server and not settings.key:
         raise UsageProblem(f"--server {redact_url(settings.server)} needs an API key: pass --key or set "
                            "COGMEM_API_KEY (the server's owner makes one with `cogmem keys add`)")
+
+
+def one_of(choices: type[StrEnum]) -> str:
+    """An option's choices as help text ("episodic, semantic, ..."), which wraps between
+    words; the `<episodic|semantic|...>` a choice option shows by default is one long word."""
+    return ", ".join(choice.value for choice in choices)
 
 
 def progress_bars(*, bytes_: bool = False) -> Progress:

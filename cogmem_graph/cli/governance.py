@@ -30,6 +30,7 @@ from cogmem_graph.cli.common import (
     err,
     fail,
     handled,
+    one_of,
     out,
     session,
     settings_of,
@@ -142,9 +143,12 @@ def _print_record(record: dict[str, Any]) -> None:
 def list_(
     ctx: typer.Context,
     tags: Annotated[list[str] | None, typer.Option("--tag", help="with at least one of these tags (repeat)")] = None,
-    types: Annotated[list[MemoryType] | None, typer.Option("--type", help="of these types (repeat)")] = None,
-    states: Annotated[list[MemoryState] | None, typer.Option("--state", help="in these states (repeat)")] = None,
-    scopes: Annotated[list[Scope] | None, typer.Option("--scope", help="in these scopes (repeat)")] = None,
+    types: Annotated[list[MemoryType] | None, typer.Option(
+        "--type", metavar="TYPE", help=f"of these types (repeat): {one_of(MemoryType)}")] = None,
+    states: Annotated[list[MemoryState] | None, typer.Option(
+        "--state", metavar="STATE", help=f"in these states (repeat): {one_of(MemoryState)}")] = None,
+    scopes: Annotated[list[Scope] | None, typer.Option(
+        "--scope", metavar="SCOPE", help=f"in these scopes (repeat): {one_of(Scope)}")] = None,
     where: Annotated[str | None, typer.Option(
         "--where", metavar="JSON", help="a filter object: type, scope, tags_any, tags_all, metadata, source_type, "
         "state, created_after, created_before, valid_after, valid_before, entity")] = None,
@@ -213,7 +217,8 @@ def update(
     tags: Annotated[list[str] | None, typer.Option("--tag", help="the new tags, replacing the old (repeat)")] = None,
     metadata: Annotated[str | None, typer.Option(
         metavar="JSON", help="the new metadata object, replacing the old")] = None,
-    memory_type: Annotated[MemoryType | None, typer.Option("--type", help="the memory's type")] = None,
+    memory_type: Annotated[MemoryType | None, typer.Option(
+        "--type", metavar="TYPE", help=f"the memory's type: {one_of(MemoryType)}")] = None,
     pinned: Annotated[bool | None, typer.Option("--pin/--unpin", help="pin (a truth anchor) or unpin")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the updated record as JSON")] = False,
 ) -> None:

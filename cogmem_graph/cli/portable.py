@@ -144,6 +144,16 @@ def _export_remote(ctx: typer.Context, path: Path, to_stdout: bool, user: str | 
         return footer_counts(remote.call(op, args, out=fh))  # type: ignore[union-attr]
 
 
+def _import_problem(source: str, exc: Exception) -> str:
+    """A bad record names the backup and its line; what came before it may be in the store
+    already, which importing the corrected backup again merges by id rather than duplicates."""
+    message = f"{source} {exc}" if str(exc).startswith("line ") else f"{source}: {exc}"
+    if str(exc).startswith("line "):
+        message += ("; the import stopped there and part of what came before may be written: import the "
+                    "corrected backup again (records merge by id, nothing is duplicated)")
+    return message
+
+
 @app.command("import")
 def import_(
     ctx: typer.Context,
@@ -153,7 +163,7 @@ def import_(
     """Restore a backup into this store (merged by id): traces keep their ids, scopes,
     timestamps and strengths; edges keep their weights; vectors are re-embedded. An owner
     command: it takes no identity. It runs where the store is, not through --server."""
-    from cogmem_graph.portable import check_header, import_store
+    from cogmem_graph.portable import PortableFormatError, check_header, import_store
 
     refuse_server(ctx, "import")
     refuse_identity(settings_of(ctx), "import", "restores a backup into the memories")
@@ -186,7 +196,10 @@ def import_(
 
             with contextlib.ExitStack() as stack:
                 fh = sys.stdin if from_stdin else stack.enter_context(_open_text(path, "r"))
-                counts = import_store(store, fh, batch_size=batch_size, on_progress=advance)
+                try:
+                    counts = import_store(store, fh, batch_size=batch_size, on_progress=advance)
+                except PortableFormatError as exc:
+                    raise fail(_import_problem("stdin" if from_stdin else str(path), exc), EXIT_USAGE) from None
             progress.update(task, total=progress.tasks[task].completed)
     out.print(f"imported {counts.traces} traces, {counts.entities} entities, {counts.schemas} schemas, "
               f"{counts.archived} archived, {counts.mentions} mentions, {counts.total_edges} edges, "

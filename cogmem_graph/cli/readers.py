@@ -3,20 +3,25 @@
 
 Kept apart from the commands because it is pure parsing, with no store and no
 console: each reader turns a file's content into an `IngestPlan`, or raises
-`UsageProblem` naming the file and line.
+`UsageProblem` naming the file and line when the file as a whole cannot be read.
+A chat message with a bad field (empty text, a NaN or infinite number, a time that is
+not a time or lies outside 1970-9999) does not stop the others: it is left out of the
+plan as `Skipped`, naming the file, the line and the field.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from cogmem_graph.cli.common import UsageProblem
+from cogmem_graph.model import MAX_EPOCH_MS
 
 
 class InputFormat(StrEnum):
@@ -42,16 +47,19 @@ EPOCH_SECONDS_LIMIT = 100_000_000_000
 MAX_CHUNK_CHARS = 2_000
 
 
-def parse_time(value: Any, where: str) -> int:
-    """Epoch ms from epoch ms/s numbers, ISO 8601 or LoCoMo's '1:56 pm on 8 May, 2023' (UTC if naive)."""
+def parse_time(value: Any, where: str, field: str = "timestamp") -> int:
+    """Epoch ms from epoch ms/s numbers, ISO 8601 or LoCoMo's '1:56 pm on 8 May, 2023' (UTC if naive);
+    a UsageProblem naming `where` and `field` for anything else, or a time outside 1970-9999."""
     if isinstance(value, bool):
-        raise UsageProblem(f"{where}: timestamp {value!r} is not epoch ms or ISO 8601")
+        raise UsageProblem(f"{where}: {field} {value!r} is not epoch ms or ISO 8601")
     if isinstance(value, str) and re.fullmatch(r"\s*\d+(\.\d+)?\s*", value):
         value = float(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise UsageProblem(f"{where}: {field} is {_non_finite(value)}, not a finite number")
     if isinstance(value, (int, float)):
         if value < 0:
-            raise UsageProblem(f"{where}: timestamp {value!r} is negative")
-        return int(value * 1000 if value < EPOCH_SECONDS_LIMIT else value)
+            raise UsageProblem(f"{where}: {field} {value!r} is negative")
+        return _in_range(int(value * 1000 if value < EPOCH_SECONDS_LIMIT else value), value, where, field)
     if isinstance(value, str) and value.strip():
         text = value.strip()
         for parse in (lambda s: datetime.fromisoformat(s.replace("Z", "+00:00")),
@@ -62,24 +70,51 @@ def parse_time(value: Any, where: str) -> int:
                 continue
             if moment.tzinfo is None:
                 moment = moment.replace(tzinfo=UTC)
-            return int(moment.timestamp() * 1000)
-    raise UsageProblem(f"{where}: timestamp {value!r} is not epoch ms or ISO 8601")
+            return _in_range(int(moment.timestamp() * 1000), value, where, field)
+    raise UsageProblem(f"{where}: {field} {value!r} is not epoch ms or ISO 8601")
+
+
+def _in_range(ms: int, value: Any, where: str, field: str) -> int:
+    if not 0 <= ms <= MAX_EPOCH_MS:
+        raise UsageProblem(f"{where}: {field} {value!r} is outside 1970-01-01 to 9999-12-31")
+    return ms
 
 
 def _first(record: dict, keys: tuple[str, ...]) -> Any:
+    return _first_field(record, keys)[1]
+
+
+def _first_field(record: dict, keys: tuple[str, ...]) -> tuple[str, Any]:
+    """(key, value) of the first of `keys` the record fills; (keys[0], None) when none."""
     for key in keys:
         if record.get(key) not in (None, ""):
-            return record[key]
-    return None
+            return key, record[key]
+    return keys[0], None
 
 
-def _message_text(value: Any) -> str:
+def _message_text(value: Any, key: str, where: str) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, list):  # multi-part chat content: [{"type": "text", "text": ...}, ...]
-        parts = [p.get("text", "") if isinstance(p, dict) else str(p) for p in value]
+        parts = [p.get("text", "") if isinstance(p, dict) else p for p in value]
+        if not all(isinstance(p, str) for p in parts):
+            raise UsageProblem(f"{where}: {key} holds parts that are not text")
         return "\n".join(p for p in parts if p)
-    return "" if value is None else str(value)
+    if value is None:
+        return ""
+    raise UsageProblem(f"{where}: {key} must be text, not {_json_kind(value)}")
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return _non_finite(value)
+    return {bool: "true/false", int: "a number", float: "a number", dict: "an object", list: "a list",
+            str: "text"}.get(type(value), type(value).__name__)
+
+
+def _non_finite(value: float) -> str:
+    """NaN or infinity as JSON writers spell it."""
+    return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
 
 
 def _clean_id(value: Any) -> str | None:
@@ -88,61 +123,114 @@ def _clean_id(value: Any) -> str | None:
     return str(value).replace("/", "-").strip() or None
 
 
+def _check_finite(value: Any, where: str, name: str) -> None:
+    """A NaN or infinite number anywhere in a field (JSON has neither; Python writes them)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise UsageProblem(f"{where}: {name} is {_non_finite(value)}, not a finite number")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_finite(item, where, f"{name}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_finite(item, where, f"{name}[{index}]")
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A message left out of the plan: where it is ("chat.jsonl line 7") and why. `empty`
+    ones had no text, so nothing of them is lost; the others held something that was."""
+
+    where: str
+    problem: str
+    empty: bool = False
+    line: int = 0
+    """The line number, where the file has lines (0: it has none)."""
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.problem}"
+
+
 @dataclass
 class IngestPlan:
     format: str
     items: list[dict[str, Any]]
-    skipped: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
 
     @property
     def threads(self) -> int:
         return len({item.get("_thread") for item in self.items})
 
+    @property
+    def invalid(self) -> list[Skipped]:
+        """The skipped messages that had something to store."""
+        return [s for s in self.skipped if not s.empty]
+
+
+class _Empty(Exception):
+    """A message with nothing to store."""
+
 
 def messages_to_items(messages: list[Any], source: str, *, line_numbers: list[int] | None = None) -> IngestPlan:
-    """Chat messages (JSONL or a JSON list) to encode items, in file order."""
-    items: list[dict[str, Any]] = []
-    skipped = 0
+    """Chat messages (JSONL or a JSON list) to encode items, in file order; a message with a
+    bad field is skipped, naming its line (or its place in the list) and the field."""
+    plan = IngestPlan("jsonl", [])
     previous: int | None = None
-    now = None
     for index, record in enumerate(messages):
-        where = f"{source} line {line_numbers[index]}" if line_numbers else f"{source} message {index + 1}"
-        if not isinstance(record, dict):
-            raise UsageProblem(f"{where}: expected a JSON object with text/content")
-        text = _message_text(_first(record, TEXT_KEYS)).strip()
-        if not text:
-            skipped += 1
+        line = line_numbers[index] if line_numbers else 0
+        where = f"{source} line {line}" if line else f"{source} message {index + 1}"
+        try:
+            item = _message_item(record, source, where, previous)
+        except _Empty:
+            plan.skipped.append(Skipped(where, f"no text (in {', '.join(TEXT_KEYS)})", empty=True, line=line))
             continue
-        speaker = _first(record, SPEAKER_KEYS)
-        raw_time = _first(record, TIME_KEYS)
-        if raw_time is not None:
-            created = parse_time(raw_time, where)
-        else:
-            if now is None:
-                from cogmem_graph.clock import SystemClock
+        except UsageProblem as problem:
+            plan.skipped.append(Skipped(where, str(problem).removeprefix(f"{where}: "), line=line))
+            continue
+        item["_where"], item["_line"] = where, line
+        plan.items.append(item)
+        previous = item["created_at"]
+    return plan
 
-                now = SystemClock().now_ms()
-            created = (previous + 1) if previous is not None else now
-        previous = created
-        metadata: dict[str, Any] = {}
-        if isinstance(record.get("metadata"), dict):
-            metadata.update({k: v for k, v in record["metadata"].items()
-                             if isinstance(v, (str, int, float, bool)) or v is None})
-        for key in ID_KEYS:
-            if isinstance(record.get(key), (str, int)):
-                metadata[key] = record[key]
-        if speaker is not None:
-            metadata["speaker"] = str(speaker)
-        thread = _clean_id(_first(record, THREAD_KEYS))
-        items.append({
-            "content": f"{speaker}: {text}" if speaker is not None else text,
-            "created_at": created,
-            "metadata": metadata,
-            "source_type": ROLE_SOURCES.get(str(speaker).lower(), "user_statement"),
-            "source_id": f"{source}#{thread}" if thread else source,
-            "_thread": thread,
-        })
-    return IngestPlan("jsonl", items, skipped)
+
+def _message_item(record: Any, source: str, where: str, previous: int | None) -> dict[str, Any]:
+    """One chat message as an encode item; UsageProblem naming the field that is wrong. A
+    message without a time comes 1 ms after the one before it (the first one: now)."""
+    if not isinstance(record, dict):
+        raise UsageProblem(f"{where}: expected a JSON object with text/content, not {_json_kind(record)}")
+    for key in (*TEXT_KEYS, *SPEAKER_KEYS, *TIME_KEYS, *THREAD_KEYS, *ID_KEYS, "metadata"):
+        _check_finite(record.get(key), where, key)
+    text_key, raw_text = _first_field(record, TEXT_KEYS)
+    text = _message_text(raw_text, text_key, where).strip()
+    if not text:
+        raise _Empty
+    speaker = _first(record, SPEAKER_KEYS)
+    time_key, raw_time = _first_field(record, TIME_KEYS)
+    if raw_time is not None:
+        created = parse_time(raw_time, where, time_key)
+    elif previous is not None:
+        created = previous + 1
+    else:
+        from cogmem_graph.clock import SystemClock
+
+        created = SystemClock().now_ms()
+    metadata: dict[str, Any] = {}
+    if isinstance(record.get("metadata"), dict):
+        metadata.update({k: v for k, v in record["metadata"].items()
+                         if isinstance(v, (str, int, float, bool)) or v is None})
+    for key in ID_KEYS:
+        if isinstance(record.get(key), (str, int)):
+            metadata[key] = record[key]
+    if speaker is not None:
+        metadata["speaker"] = str(speaker)
+    thread = _clean_id(_first(record, THREAD_KEYS))
+    return {
+        "content": f"{speaker}: {text}" if speaker is not None else text,
+        "created_at": created,
+        "metadata": metadata,
+        "source_type": ROLE_SOURCES.get(str(speaker).lower(), "user_statement"),
+        "source_id": f"{source}#{thread}" if thread else source,
+        "_thread": thread,
+    }
 
 
 def text_to_items(text: str, source: str) -> IngestPlan:
@@ -164,7 +252,8 @@ def text_to_items(text: str, source: str) -> IngestPlan:
             chunks.append(paragraph)
     now = SystemClock().now_ms()
     items = [{"content": chunk, "created_at": now + index, "source_type": "external", "source_id": source,
-              "metadata": {"source": source, "chunk": index + 1}, "_thread": None, "_kind": "text"}
+              "metadata": {"source": source, "chunk": index + 1}, "_thread": None, "_kind": "text",
+              "_where": f"{source} chunk {index + 1}"}
              for index, chunk in enumerate(chunks)]
     return IngestPlan("text", items)
 
@@ -201,7 +290,8 @@ def locomo_to_items(data: Any, source: str) -> IngestPlan:
                     metadata["dia_id"] = str(turn["dia_id"])
                 thread = f"{prefix}session-{session}"
                 items.append({"content": content, "created_at": start + 30_000 * position, "metadata": metadata,
-                              "source_id": f"{source}#{thread}", "_thread": thread})
+                              "source_id": f"{source}#{thread}", "_thread": thread,
+                              "_where": f"{where} turn {position + 1}"})
             session += 1
     return IngestPlan("locomo", items)
 
@@ -231,24 +321,75 @@ def read_ingest_file(path: Path, fmt: InputFormat) -> IngestPlan:
             if fmt is InputFormat.LOCOMO:
                 raise UsageProblem(f"{path}: not a LoCoMo conversation (no conversation.session_1 list)")
             if isinstance(data, dict) and isinstance(data.get("messages"), list):
-                return messages_to_items(data["messages"], source)
+                lines = element_lines(text, _messages_offset(text))
+                return messages_to_items(data["messages"], source,
+                                         line_numbers=lines if len(lines) == len(data["messages"]) else None)
             if isinstance(data, list):
-                return messages_to_items(data, source)
+                return messages_to_items(data, source, line_numbers=element_lines(text, text.index("[")))
             if isinstance(data, dict) and _first(data, TEXT_KEYS) is not None:
                 return messages_to_items([data], source)
             raise UsageProblem(f"{path}: JSON that is neither chat messages nor a LoCoMo conversation")
     if fmt is InputFormat.LOCOMO:
         raise UsageProblem(f"{path}: not a LoCoMo conversation JSON file")
     if fmt is InputFormat.JSONL or (fmt is InputFormat.AUTO and stripped.startswith("{")):
-        records, numbers = [], []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
+        return _jsonl_items(text, path)
+    return text_to_items(text, source)
+
+
+def _jsonl_items(text: str, path: Path) -> IngestPlan:
+    """One message per line. A first line that is not JSON means the file is no JSONL at all;
+    a later one is skipped like any bad message."""
+    records, numbers, broken = [], [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if not records and not broken:
                 raise UsageProblem(f"{path} line {number}: not JSON ({exc.msg}); "
                                    "use --format text for a plain text file") from None
-            numbers.append(number)
-        return messages_to_items(records, source, line_numbers=numbers)
-    return text_to_items(text, source)
+            broken.append(Skipped(f"{path.name} line {number}", f"not JSON ({exc.msg} at column {exc.colno})",
+                                  line=number))
+            continue
+        records.append(record)
+        numbers.append(number)
+    plan = messages_to_items(records, path.name, line_numbers=numbers)
+    plan.skipped = sorted([*plan.skipped, *broken], key=lambda skipped: skipped.line)
+    return plan
+
+
+def element_lines(text: str, start: int) -> list[int]:
+    """The line each element of the JSON array at `start` begins on (`text` is valid JSON)."""
+    decoder = json.JSONDecoder()
+    lines: list[int] = []
+    line, counted = 1, 0
+    at = _skip_space(text, start + 1)
+    while text[at] != "]":
+        line += text.count("\n", counted, at)
+        counted = at
+        lines.append(line)
+        _, at = decoder.raw_decode(text, at)
+        at = _skip_space(text, at)
+        if text[at] == ",":
+            at = _skip_space(text, at + 1)
+    return lines
+
+
+def _skip_space(text: str, at: int) -> int:
+    while text[at] in " \t\r\n":
+        at += 1
+    return at
+
+
+def _messages_offset(text: str) -> int:
+    """Where the value of the top-level object's "messages" key begins (`text` is valid JSON)."""
+    decoder = json.JSONDecoder()
+    at = _skip_space(text, text.index("{") + 1)
+    while True:
+        key, at = decoder.raw_decode(text, at)
+        at = _skip_space(text, _skip_space(text, at) + 1)  # past the colon
+        if key == "messages":
+            return at
+        _, at = decoder.raw_decode(text, at)
+        at = _skip_space(text, _skip_space(text, at) + 1)  # past the comma

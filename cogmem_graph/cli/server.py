@@ -14,7 +14,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from cogmem_graph.cli.app import app
+from cogmem_graph.cli.app import HELP_LAYOUT, app
 from cogmem_graph.cli.common import (
     EXIT_ERROR,
     EXIT_USAGE,
@@ -29,7 +29,7 @@ from cogmem_graph.cli.common import (
 )
 
 keys_app = typer.Typer(help="API keys of `cogmem serve`: each maps a client to one identity, or to the owner.",
-                       no_args_is_help=True)
+                       no_args_is_help=True, **HELP_LAYOUT)
 app.add_typer(keys_app, name="keys")
 
 

@@ -4,15 +4,18 @@ Three cheap signals: runs of capitalised words (people, places, products),
 known technology and organisation terms (matched case-insensitively, so
 "docker" and "Docker" meet), and quoted strings. The result feeds MENTIONS
 edges, and through them SHARED_ENTITY association and multi-hop retrieval,
-so precision matters more than recall: sentence-initial function words and
-pronouns are never entities.
+so precision matters more than recall: a word capitalised only because it
+starts a sentence ("Got it", "Honestly, ...") is not a name, while one English
+never writes in lower case is ("Alice went home").
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
+from cogmem_graph.cognition.common_words import COMMON_WORDS
 from cogmem_graph.model import entity_key  # noqa: F401 - the key is part of this module's vocabulary
 
 KNOWN_TERMS: dict[str, str] = {
@@ -44,10 +47,21 @@ NOT_ENTITIES = frozenset(
     over with without about all any each every some many much more most other such both either
     one two three another same
     his her hers him its theirs ours yours myself yourself himself herself ourselves themselves
-    morning evening night week weekend month year day""".split()
+    morning evening night week weekend month year day
+    hmm hm ugh aw aww yay ah uh um hah gotcha alright hope""".split()
 )
+"""Words never taken for an entity, wherever they stand: pronouns, determiners, auxiliaries,
+interjections, days and the like, and the few common names English also uses as chat
+openers ("Hope you're well", "Will you...?"). Open-class words (verbs, adverbs, nouns) that
+merely start a sentence are `COMMON_WORDS`' business, not this list's."""
 
 _CAPITALISED_RUN = re.compile(r"\b([A-Z][\w'’.-]*[\w](?:\s+(?:of|de|van|von|the)?\s*[A-Z][\w'’.-]*[\w])*)")
+_LOWER_WORD = re.compile(r"(?<![\w'’.-])[a-z][\w'’-]*")
+_OPENERS = " \t\"'“‘([{*•>_-"
+"""What may stand between a sentence end and the sentence's first word: space, an opening
+quote or bracket, a list bullet."""
+_SENTENCE_ENDS = ".!?…:;\n\r"
+"""After these a new sentence (or a speaker's line, "maya: Got it") begins."""
 _QUOTED = re.compile(r"[\"“”]([^\"“”]{2,60})[\"“”]")
 _WORD_BOUNDARY_CACHE: dict[str, re.Pattern[str]] = {}
 
@@ -81,21 +95,57 @@ def extract_known_terms(text: str) -> list[ExtractedEntity]:
     return [e for e in found if not any(e.key != k and e.key in k.split() for k in keys)]
 
 
-def extract_capitalised_names(text: str) -> list[ExtractedEntity]:
+def starts_sentence(text: str, index: int) -> bool:
+    """Whether the word at `index` is the first of its sentence (or of the text, or of a
+    speaker's line), opening quotes, brackets and bullets aside."""
+    start = index
+    while start > 0 and text[start - 1] in _OPENERS:
+        start -= 1
+    return start == 0 or text[start - 1] in _SENTENCE_ENDS
+
+
+def capitalised_only_to_start_a_sentence(word: str, text: str, index: int, lower_words: set[str]) -> bool:
+    """A word at a sentence start that English writes in lower case: one of `COMMON_WORDS`,
+    or one this very text also writes in lower case ("Well, it went well")."""
+    if not starts_sentence(text, index):
+        return False
+    folded = word.lower()
+    return folded in COMMON_WORDS or folded in lower_words
+
+
+def extract_capitalised_names(text: str, known: Collection[str] = ()) -> list[ExtractedEntity]:
+    """Runs of capitalised words as names. A lone word capitalised only to start a sentence is
+    left out unless its key is in `known`: names the memory already has (`doubtful_names`)."""
     found = []
-    for match in _CAPITALISED_RUN.finditer(text):
-        name = re.sub(r"['’]s$", "", match.group(1).strip(" .'’-"))  # "Maya's" is Maya
-        words = name.split()
-        while words and words[0].lower().strip("'’") in NOT_ENTITIES:
-            words = words[1:]
-        if not words:
-            continue
-        name = " ".join(words)
+    for name, doubtful in _capitalised_runs(text):
         key = entity_key(name)
-        if len(key) < 2 or key in NOT_ENTITIES or key in KNOWN_TERMS:
+        if len(key) < 2 or key in NOT_ENTITIES or key in KNOWN_TERMS or (doubtful and key not in known):
             continue
         found.append(ExtractedEntity(key, name, "name"))
     return found
+
+
+def doubtful_names(text: str) -> set[str]:
+    """Keys of the lone words at sentence starts that read as ordinary words ("Got it",
+    "Biscuit has an allergy"): names only if the memory knows them as names already."""
+    return {key for name, doubtful in _capitalised_runs(text)
+            if doubtful and len(key := entity_key(name)) >= 2 and key not in NOT_ENTITIES and key not in KNOWN_TERMS}
+
+
+def _capitalised_runs(text: str) -> Iterator[tuple[str, bool]]:
+    """(name, doubtful) per run of capitalised words, leading function words dropped; doubtful:
+    a lone word capitalised only because it starts a sentence. (A longer run keeps its first
+    word: "New York", "Central Park".)"""
+    lower_words = {w.lower() for w in _LOWER_WORD.findall(text)}
+    for match in _CAPITALISED_RUN.finditer(text):
+        name = re.sub(r"['’]s$", "", match.group(1).strip(" .'’-"))  # "Maya's" is Maya
+        words = name.split()
+        doubtful = len(words) == 1 and capitalised_only_to_start_a_sentence(words[0], text, match.start(1),
+                                                                             lower_words)
+        while words and words[0].lower().strip("'’") in NOT_ENTITIES:
+            words = words[1:]
+        if words:
+            yield " ".join(words), doubtful
 
 
 def extract_quoted(text: str) -> list[ExtractedEntity]:
@@ -106,12 +156,14 @@ def extract_quoted(text: str) -> list[ExtractedEntity]:
     ]
 
 
-def extract_entities(text: str, extra: list[str] | None = None, max_entities: int = 12) -> list[ExtractedEntity]:
+def extract_entities(text: str, extra: list[str] | None = None, max_entities: int = 12,
+                     known: Collection[str] = ()) -> list[ExtractedEntity]:
     """Entities of a text, deduplicated by key, known terms first; `extra` are names the
-    caller already knows (given on encode) and always kept."""
+    caller already knows (given on encode) and always kept; `known`, entity keys the memory
+    already holds as names, keeps one that merely starts a sentence (see `doubtful_names`)."""
     seen: dict[str, ExtractedEntity] = {}
     candidates = [ExtractedEntity(entity_key(n), n, "given") for n in (extra or []) if entity_key(n)]
-    candidates += extract_known_terms(text) + extract_quoted(text) + extract_capitalised_names(text)
+    candidates += extract_known_terms(text) + extract_quoted(text) + extract_capitalised_names(text, known)
     for entity in candidates:
         if entity.key not in seen:
             seen[entity.key] = entity

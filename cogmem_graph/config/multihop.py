@@ -67,6 +67,13 @@ class MultiHopConfig(_Config):
         "walk; measured: 6 (LoCoMo multi-hop R@10 0.445 vs 0.333 at 1 with MiniLM)",
     )
     seeds: int = Field(25, ge=0, le=500, description="text-matched seed traces (at least top_k are used)")
+    seed_min_similarity: float = Field(
+        0.5, ge=-1.0, le=1.0,
+        description="a seed the query shares no word with must be at least this similar to it (embedding "
+        "cosine) to count as a match; below it, a memory is only the nearest of unrelated ones and is left "
+        "out, so a query that reaches few memories returns fewer than top_k. Not measured: unrelated text "
+        "sits at 0.1-0.3 with MiniLM, close paraphrases above 0.5",
+    )
     max_query_entities: int = Field(8, ge=1, le=50, description="entities taken from the query at most")
     max_entities_per_hop: int = Field(
         50, ge=1, le=1000, description="entities expanded per hop, the most telling first (activation / fan)"

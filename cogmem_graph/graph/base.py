@@ -576,6 +576,18 @@ class CypherGraphStore(ABC):
         rows = self.run("count_searchable_traces")
         return int(rows[0]["n"]) if rows else 0
 
+    def scope_key_counts(self) -> dict[str, int]:
+        """Maintenance: active memories per scope key, all scopes, and nothing of their content
+        (the owner's census a local command shows when an identity sees nothing)."""
+        return {row["scopeKey"]: int(row["n"]) for row in self.run("scope_key_counts")}
+
+    def known_entity_keys(self, keys: Sequence[str], scope_keys: Sequence[str]) -> set[str]:
+        """Which of `keys` the active memories of `scope_keys` already mention."""
+        if not keys:
+            return set()
+        return {row["key"] for row in self.run("known_entity_keys", {"keys": list(keys),
+                                                                      "scopeKeys": list(scope_keys)})}
+
     def trace_index_state(self, ids: Sequence[str]) -> dict[str, bool]:
         """Maintenance: id -> isActive for the given ids that exist (repair compares with the vectors)."""
         out: dict[str, bool] = {}

@@ -38,7 +38,7 @@ from __future__ import annotations
 import logging
 import uuid
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from cogmem_graph.errors import GraphQueryError
@@ -71,6 +71,7 @@ from cogmem_graph.retrieval.multihop_results import (
 if TYPE_CHECKING:
     from cogmem_graph.config.retrieval import RetrievalConfig
     from cogmem_graph.context import MemoryContext
+    from cogmem_graph.filters import PayloadCondition
 
 log = logging.getLogger(__name__)
 
@@ -194,6 +195,22 @@ def text_relevance(ctx: MemoryContext, query: str, pool: int) -> dict[str, float
     dense = ctx.vectors.search_dense(ctx.embedder.embed_query(query), keys, pool)
     lexical = ctx.vectors.search_sparse(bm25_query_vector(query), keys, pool)
     return dict(fuse_hits(dense, lexical, cfg)[:pool])
+
+
+def text_matches(ctx: MemoryContext, query: str, limit: int, *, scope_keys: Sequence[str] | None = None,
+                 where: Sequence[PayloadCondition] = ()) -> set[str]:
+    """The traces the query matches by its words (a BM25 hit) or its meaning (a cosine of at
+    least `MultiHopConfig.seed_min_similarity`): the only ones a walk may start from. The
+    searches rank every memory; the rest are the nearest only because something must be.
+    `scope_keys` and `where`: a caller's filter, as the read path pushes it into the searches."""
+    keys = list(scope_keys) if scope_keys is not None else ctx.visible_scope_keys
+    if not keys:  # a filter naming none of the caller's scopes
+        return set()
+    floor = ctx.config.retrieval.multi_hop.seed_min_similarity
+    dense = ctx.vectors.search_dense(ctx.embedder.embed_query(query), keys, limit, score_threshold=floor,
+                                     where=where)
+    lexical = ctx.vectors.search_sparse(bm25_query_vector(query), keys, limit, where=where)
+    return {h.trace_id for h in dense if h.score >= floor} | {h.trace_id for h in lexical if h.score > 0}
 
 
 def _communities(ctx: MemoryContext, query: str) -> list[CommunitySummary]:

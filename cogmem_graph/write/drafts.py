@@ -3,13 +3,13 @@ mood, information density), and schema encoding against what the agent already k
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from cogmem_graph.cognition.encoding import compute_encoding
-from cogmem_graph.cognition.entities import ExtractedEntity, extract_entities
+from cogmem_graph.cognition.entities import ExtractedEntity, doubtful_names, extract_entities
 from cogmem_graph.cognition.features import detect_features
 from cogmem_graph.cognition.mechanisms import apply_schema_encoding
 from cogmem_graph.cognition.retention import (
@@ -42,6 +42,22 @@ def _sequence_key(ctx: MemoryContext, request: EncodeRequest, trace_scope_key: s
     if request.source_id:
         return f"source:{request.source_id}"
     return trace_scope_key
+
+
+def request_entities(ctx: MemoryContext, requests: Sequence[EncodeRequest]) -> list[list[ExtractedEntity]]:
+    """Each request's entities. A lone word that only starts a sentence is a name when the
+    memory already knows it as one: another memory of the batch names it, or one of the
+    caller's memories mentions it ("Biscuit has an allergy" after "my dog Biscuit"); one
+    graph read for the whole batch, and only when such a word occurs."""
+    found = [extract_entities(r.content, extra=r.entities) for r in requests]
+    doubtful = [doubtful_names(r.content) for r in requests]
+    wanted = set().union(*doubtful)
+    if not wanted:
+        return found
+    named = {e.key for entities in found for e in entities}
+    known = (wanted & named) | ctx.graph.known_entity_keys(sorted(wanted - named), ctx.visible_scope_keys)
+    return [extract_entities(r.content, extra=r.entities, known=known) if doubt & known else entities
+            for r, entities, doubt in zip(requests, found, doubtful, strict=True)]
 
 
 def build_trace(ctx: MemoryContext, request: EncodeRequest, now: int,

@@ -28,7 +28,6 @@ from cogmem_graph.cognition.decay import (
     current_strength,
     interference,
 )
-from cogmem_graph.cognition.entities import extract_entities
 from cogmem_graph.cognition.retention import carries_different_facts
 from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import Edge, Mention
@@ -39,7 +38,12 @@ from cogmem_graph.write.conflicts import (
     write_old_trace_changes,
 )
 from cogmem_graph.write.context_vectors import index_vectors, previous_turns_later
-from cogmem_graph.write.drafts import build_trace, schema_centroids_later, schema_encoding
+from cogmem_graph.write.drafts import (
+    build_trace,
+    request_entities,
+    schema_centroids_later,
+    schema_encoding,
+)
 from cogmem_graph.write.indexing import point_for
 from cogmem_graph.write.request import EncodeRequest, as_request
 
@@ -82,7 +86,7 @@ def _encode_batch(
     now = ctx.clock.now_ms()
     centroids = schema_centroids_later(ctx)
     # Entities are read once per request: for the trace's names and for its MENTIONS.
-    found = [extract_entities(r.content, extra=r.entities) for r in requests]
+    found = request_entities(ctx, requests)
     drafts = [build_trace(ctx, r, now, entities) for r, entities in zip(requests, found, strict=True)]
 
     # Identical content in the same scope within the batch: the first one stands for all.

@@ -119,10 +119,11 @@ def free_port() -> int:
 
 def test_ingest_detects_jsonl_text_and_locomo_by_content(home) -> None:
     _, runs = home
-    assert "ingested 5 memories" in runs["chat"].stdout and "format jsonl" in runs["chat"].stdout
-    assert "1 empty skipped" in runs["chat"].stdout and "2 thread(s)" in runs["chat"].stdout
-    assert "ingested 3 memories" in runs["notes"].stdout and "format text" in runs["notes"].stdout
-    assert "ingested 5 memories" in runs["locomo"].stdout and "format locomo" in runs["locomo"].stdout
+    assert "5 stored, 0 merged into existing memories, 1 skipped (1 empty)" in runs["chat"].stdout
+    assert "format jsonl" in runs["chat"].stdout and "2 thread(s)" in runs["chat"].stdout
+    assert "skipped chat.jsonl line 6: no text" in runs["chat"].stderr, "an empty message is named, not an error"
+    assert "3 stored" in runs["notes"].stdout and "format text" in runs["notes"].stdout
+    assert "5 stored" in runs["locomo"].stdout and "format locomo" in runs["locomo"].stdout
     assert "2 thread(s)" in runs["locomo"].stdout
 
 
@@ -168,8 +169,30 @@ def test_recall_returns_the_memory_with_event_time_and_metadata(home) -> None:
 
 def test_recall_sees_only_the_identity_s_memories(home) -> None:
     path, _ = home
-    stranger = ok(cogmem("recall", "Docker Compose deploy", "--json", home=path, user="someone-else")).json()
-    assert stranger["traces"] == []
+    stranger = ok(cogmem("recall", "Docker Compose deploy", "--json", home=path, user="someone-else"))
+    assert stranger.json()["traces"] == []
+    assert "note: --user someone-else (agent 'cogmem') sees no memories, but this memory home holds 13: " \
+        "13 under --user maya" in stranger.stderr
+    _shows_no_memory(stranger)
+
+
+def _shows_no_memory(run: Run) -> None:
+    texts = [m.get("content") or m.get("text") for m in CHAT] + NOTES.split("\n\n")
+    for text in (t for t in texts if t and t.strip()):
+        assert text.strip() not in run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("command", ["recall", "context"])
+def test_without_an_identity_the_error_tells_who_holds_how_many_memories(home, command) -> None:
+    path, _ = home
+    run = cogmem(command, "what do we run in production", home=path, user=None)
+    assert run.code == 2 and "Traceback" not in run.stderr and run.stdout == ""
+    assert run.stderr.strip() == (
+        "error: agent 'cogmem' with no --user, --thread, --persona or --org sees no memories, but this memory "
+        "home holds 13: 13 under --user maya. Give the identity before the command, e.g. "
+        f"`cogmem --user maya {command} 'what do we run in production'`")
+    _shows_no_memory(run)
+    assert ok(cogmem(command, "what do we run in production", home=path, user="maya")).stdout
 
 
 def test_pin_and_unpin_a_memory_the_identity_can_see(home) -> None:
@@ -294,6 +317,64 @@ def test_malformed_input_is_a_usage_error_naming_the_line(tmp_path) -> None:
     not_a_backup.write_text('{"role": "user", "content": "hello"}\n')
     run = cogmem("import", str(not_a_backup), home=tmp_path / "h")
     assert run.code == 2 and "not a cogmem-graph backup" in run.stderr
+    nan_backup = tmp_path / "nan.jsonl"
+    nan_backup.write_text('{"record": "header", "format": "cogmem-graph", "version": 1}\n'
+                          '{"record": "trace", "props": {"id": "mt_1", "content": "x", "encodingStrength": NaN}}\n')
+    run = cogmem("import", str(nan_backup), home=tmp_path / "h")
+    assert run.code == 2 and "Traceback" not in run.stderr
+    assert f"{nan_backup} line 2: property 'encodingStrength' is NaN, not a finite number" in run.stderr
+
+
+BAD_LINES = [
+    '{"role": "user", "content": "The deploy runbook lives in the wiki.", "timestamp": "2024-03-01T10:00:00Z"}',
+    '{"role": "user", "content": "a NaN time", "timestamp": NaN}',
+    '{"role": "user", "content": "an infinite score", "metadata": {"score": -Infinity}}',
+    '{"role": "user", "content": "   "}',
+    '{"role": "user", "content": "far future", "ts": 1e20}',
+    '{"role": "user", "content": "before 1970", "timestamp": "1900-01-01T00:00:00Z"}',
+    '{"role": "user", "content": "no time at all", "created_at": "next tuesday"}',
+    '{"role": "user", "content": 42}',
+    '{"role": "user", "content": "cut off", ',
+    '{"role": "assistant", "content": "Rollbacks use the previous image tag.", "timestamp": 1709287300}',
+    '{"role": "user", "content": "The deploy runbook lives in the wiki.", "timestamp": "2024-03-01T10:05:00Z"}',
+]
+"""A chat log with one bad field per line 2-9 (line 4 has no text: nothing of it is lost)."""
+
+
+def test_ingest_skips_each_bad_message_naming_file_line_and_field(tmp_path) -> None:
+    log = tmp_path / "messy.jsonl"
+    log.write_text("\n".join(BAD_LINES) + "\n")
+    home_path = tmp_path / "h"
+    run = cogmem("ingest", str(log), home=home_path)
+    assert run.code == 2 and "Traceback" not in run.stderr
+    problems = [line for line in run.stderr.splitlines() if line.startswith("skipped ")]
+    assert problems == [
+        "skipped messy.jsonl line 2: timestamp is NaN, not a finite number",
+        "skipped messy.jsonl line 3: metadata.score is -Infinity, not a finite number",
+        "skipped messy.jsonl line 4: no text (in text, content, message, body)",
+        "skipped messy.jsonl line 5: ts 1e+20 is outside 1970-01-01 to 9999-12-31",
+        "skipped messy.jsonl line 6: timestamp '1900-01-01T00:00:00Z' is outside 1970-01-01 to 9999-12-31",
+        "skipped messy.jsonl line 7: created_at 'next tuesday' is not epoch ms or ISO 8601",
+        "skipped messy.jsonl line 8: content must be text, not a number",
+        "skipped messy.jsonl line 9: not JSON (Expecting property name enclosed in double quotes at column 40)",
+    ]
+    # Line 11 repeats line 1: merged into the memory line 1 stored, not stored twice.
+    assert "2 stored, 1 merged into existing memories, 8 skipped (1 empty, 7 invalid)" in run.stdout
+    assert "7 message(s) of" in run.stderr and "were not stored" in run.stderr
+    stats = ok(cogmem("stats", "--json", home=home_path)).json()
+    assert stats["total_traces"] == 2
+
+    again = cogmem("ingest", str(log), home=home_path)
+    assert again.code == 2 and "0 stored, 3 merged into existing memories" in again.stdout
+
+    strict = cogmem("ingest", "--strict", str(log), home=tmp_path / "strict")
+    assert strict.code == 2 and "with --strict nothing was stored" in strict.stderr
+    assert "ingested" not in strict.stdout
+
+    only_empty = tmp_path / "quiet.jsonl"
+    only_empty.write_text(BAD_LINES[0] + "\n" + BAD_LINES[3] + "\n")
+    fine = ok(cogmem("ingest", str(only_empty), home=tmp_path / "quiet"))
+    assert "1 stored, 0 merged into existing memories, 1 skipped (1 empty)" in fine.stdout
 
 
 def test_unreachable_backends_exit_1_naming_the_url(tmp_path) -> None:

@@ -260,6 +260,20 @@ def test_activation_surfaces_a_trace_sharing_an_entity_but_no_words_with_the_que
         assert by_id[hidden.id].signals["activation"] == pytest.approx(0.25)  # 0.5 weight x 0.5 decay
 
 
+def test_a_word_that_only_starts_a_sentence_is_a_name_only_where_the_memory_knows_it(store) -> None:
+    mine = store.agent("helper", user_id="u1")
+    theirs = store.agent("helper", user_id="u2")
+    assert mine.encode("Got it, thanks! Honestly that helps.").entities == []
+    assert mine.encode("Biscuit chewed the sofa.").entities == [], "an ordinary word, as far as u1 knows"
+    assert theirs.encode("My dog Biscuit adores the beach").entities == ["Biscuit"]
+    assert mine.encode("Biscuit has a chicken allergy").entities == [], "another tenant's names do not count"
+    assert mine.encode("My dog Biscuit adores the beach").entities == ["Biscuit"]
+    assert mine.encode("Biscuit needs a new collar").entities == ["Biscuit"], "now u1's memory knows the name"
+    together = mine.encode_many([{"content": "Pepper sleeps all day."}, {"content": "We adopted a cat called Pepper."}])
+    assert [t.entities for t in together] == [["Pepper"], ["Pepper"]], "a name in the same batch counts too"
+    assert mine.encode("Got the collar. Biscuit loves it.").entities == ["Biscuit"]
+
+
 def test_decay_ranks_an_old_weak_memory_below_a_fresh_one(store, clock) -> None:
     agent = store.agent("helper", user_id="u1")
     old = agent.encode("The team meeting room is B12")

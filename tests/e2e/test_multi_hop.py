@@ -83,6 +83,34 @@ def test_one_hop_stays_next_to_the_query(store) -> None:
     assert all(t.hops <= 1 for t in result.traces)
 
 
+@pytest.mark.parametrize("seed_source", ["retrieve", "hybrid"])
+def test_fewer_than_top_k_come_back_when_the_query_reaches_fewer(tmp_path, seed_source) -> None:
+    """Only memories the query reaches come back: the ones it matches and their hops, never
+    unrelated ones padding the answer up to top_k."""
+    config = CogmemConfig()
+    config.retrieval.multi_hop.seed_source = seed_source
+    with cg.open(home=tmp_path / "home", embedder="hash", clock=ManualClock(START), config=config) as store:
+        _only_what_the_query_reaches(store.agent("helper", user_id="u1"))
+
+
+def _only_what_the_query_reaches(agent: cg.AgentMemory) -> None:
+    atlas = ["Maya Chen leads the Atlas project", "The Atlas project moves the billing system to Kubernetes"]
+    hop = "Kubernetes upgrades are handled by Priya Nair"
+    traces = agent.encode_many([{"content": text} for text in [*atlas, hop, *GARDEN]])
+    ids = {t.content: t.id for t in traces}
+
+    result = agent.multi_hop("What is the Atlas project about?", hops=2, top_k=10)
+    assert {ids[text] for text in atlas} <= set(result.ids), "the matches stay"
+    assert ids[hop] in result.ids, "and so does what they lead to"
+    assert not {ids[text] for text in GARDEN} & set(result.ids), "nothing unrelated fills the top 10"
+    assert len(result.traces) == 3
+    reached = next(t for t in result.traces if t.trace.id == ids[hop])
+    assert reached.hops >= 1 and reached.path.entities[-1] == "Kubernetes"
+
+    nothing = agent.multi_hop("volcano eruption forecast", top_k=10)
+    assert nothing.traces == [], "a query that matches nothing finds nothing"
+
+
 def test_names_written_in_lower_case_still_start_the_walk(store) -> None:
     agent, ids = _chain_world(store)
     result = agent.multi_hop("where is alice moreau's employer based", top_k=3)

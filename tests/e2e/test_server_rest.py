@@ -220,7 +220,7 @@ def test_cli_with_server_answers_as_the_key(server, tmp_path) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("The Acme wiki moved to wiki.acme.example.\n\nCarol's team owns the billing service.\n")
     ingested = cogmem("--server", srv.url, "--key", keys["alice"], "ingest", str(notes), "--scope", "organization")
-    assert ingested.returncode == 0 and "ingested 2 memories" in ingested.stdout, ingested.stderr
+    assert ingested.returncode == 0 and "2 stored or merged, 0 skipped" in ingested.stdout, ingested.stderr
     wiki = cg.connect(srv.url, keys["bob"]).retrieve("Where is the Acme wiki?")
     assert "wiki.acme.example" in wiki.traces[0].trace.content and wiki.traces[0].trace.agent_id == "a1"
     cg.connect(srv.url, keys["bob"]).encode("The Acme printer on floor 2 needs a blue badge", scope="organization")

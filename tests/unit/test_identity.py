@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cogmem_graph.identity import AgentIdentity
+from cogmem_graph.identity import AgentIdentity, identity_of_scope_key
 from cogmem_graph.model import Scope
 
 
@@ -57,3 +57,16 @@ def test_distinct_identities_have_distinct_private_keys(org1, org2, user1, user2
     b = AgentIdentity(agent_id="a", user_id=user2, organization_id=org2)
     if (org1, user1) != (org2, user2):
         assert a.scope_key(Scope.USER) != b.scope_key(Scope.USER)
+
+
+@pytest.mark.parametrize("org", ["acme", None])
+def test_a_scope_key_tells_the_identity_that_sees_it(org):
+    agent = AgentIdentity(agent_id="helper", user_id="u1", thread_id="t1", persona_id="bot", organization_id=org)
+    for key in agent.visible_scope_keys():
+        needed = identity_of_scope_key(key)
+        assert needed and all(getattr(agent, field) == value for field, value in needed.items())
+        assert key in AgentIdentity(**{"agent_id": "someone", **needed}).visible_scope_keys()
+    assert identity_of_scope_key("user:acme/u1") == {"organization_id": "acme", "user_id": "u1"}
+    assert identity_of_scope_key("thread:u1/t1") == {"user_id": "u1", "thread_id": "t1"}
+    for unknown in ("nothing", "planet:earth", "user:", "user:a/b/c"):
+        assert identity_of_scope_key(unknown) == {}
