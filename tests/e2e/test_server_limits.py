@@ -9,7 +9,6 @@ are loose (a busy 2-CPU machine): they tell "within seconds" from "never".
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import json
 import os
@@ -243,6 +242,21 @@ with httpx.Client(timeout=30) as client:
 """
 
 
+BURST = """
+import concurrent.futures, json, sys, httpx
+url, key = sys.argv[1], sys.argv[2]
+people = [f"Person{i}" for i in range(12)]
+with httpx.Client(timeout=120, limits=httpx.Limits(max_connections=100, max_keepalive_connections=0)) as client:
+    def multi_hop(i):
+        answer = client.post(f"{url}/v1/multi-hop", headers={"Authorization": f"Bearer {key}"},
+                             json={"query": f"who did {people[i % 12]} meet about which project?", "hops": 3,
+                                   "top_k": 50})
+        return answer.status_code, answer.json()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=100) as pool:
+        print(json.dumps(list(pool.map(multi_hop, range(100)))), flush=True)
+"""
+
+
 def test_health_answers_at_once_while_one_key_bursts_and_the_burst_is_capped(server) -> None:
     srv, keys = server
     agent = cg.connect(srv.url, keys["busy"])
@@ -252,24 +266,18 @@ def test_health_answers_at_once_while_one_key_bursts_and_the_burst_is_capped(ser
     for start in range(0, len(items), 80):
         agent.encode_many(items[start:start + 80])
 
-    # The probes come from a process of their own: this one's 100 client threads would hold the
-    # poller back (the GIL) and the delay measured would be theirs, not the server's.
+    # Probes and burst come from processes of their own, the burst's at a lower CPU priority: on
+    # this machine its 100 client threads share two cores with the server, which in a deployment
+    # they would not; what is measured is the server's delay, not theirs.
     stop = srv.home.parent / "stop-polling"
     poller = subprocess.Popen([sys.executable, "-c", POLL_HEALTH, f"{srv.url}/health", str(stop)],
                               env=child_env(), stdout=subprocess.PIPE, text=True)
-
-    burst = httpx.Client(timeout=120, limits=httpx.Limits(max_connections=100, max_keepalive_connections=0))
-
-    def multi_hop(i: int) -> tuple[int, dict]:
-        answer = burst.post(f"{srv.url}/v1/multi-hop", headers=auth(keys["busy"]),
-                            json={"query": f"who did {people[i % 12]} meet about which project?", "hops": 3,
-                                  "top_k": 50})
-        return answer.status_code, answer.json()
-
     try:
         assert poller.stdout is not None and poller.stdout.readline().strip() == "polling"
-        with burst, concurrent.futures.ThreadPoolExecutor(max_workers=100) as pool:
-            answers = list(pool.map(multi_hop, range(100)))
+        burst = subprocess.run([sys.executable, "-c", BURST, srv.url, keys["busy"]], env=child_env(),
+                               capture_output=True, text=True, timeout=240, preexec_fn=lambda: os.nice(10))
+        assert burst.returncode == 0, burst.stderr[-2000:]
+        answers = [(status, body) for status, body in json.loads(burst.stdout)]
         time.sleep(0.2)
     finally:
         stop.touch()
