@@ -128,7 +128,8 @@ def scale_rows(m: int, erase_n: int, progress: Progress) -> list[tuple[str, str,
         rows.append((f"erase a user of {receipt.counts['traces']:,} (with compaction)",
                      f"{delete_ms + compact_ms:.0f}", "",
                      f"goal < 10,000 ms at 100k: delete {delete_ms:.0f} ms, then compaction {compact_ms:.0f} ms "
-                     f"(vector shard rebuilt: {vectors.get('seconds', '-')} s; graph log "
+                     f"(vectors: {vectors.get('points', '-'):,} points of {vectors.get('partitions_rebuilt', 1)} "
+                     f"of {vectors.get('partitions', 1)} shards rebuilt, {vectors.get('seconds', '-')} s; graph log "
                      f"rewrite {graph.get('seconds', '-')} s, beside it)"))
     return rows
 

@@ -118,9 +118,10 @@ def raw_vector_query(index, vector: list[float], keys: list[str], limit: int) ->
     if name == "EdgeVectorIndex":
         from qdrant_edge import Query, QueryRequest
 
-        points = index.shard.query(QueryRequest(
-            query=Query.Nearest(list(vector), using="dense"), filter=index.filter(keys), limit=limit,
-            with_payload=["trace_id"]))
+        request = QueryRequest(query=Query.Nearest(list(vector), using="dense"), filter=index.filter(keys),
+                               limit=limit, with_payload=["trace_id"])
+        points = sorted((p for shard in index.shards_for(keys) for p in shard.query(request)),
+                        key=lambda p: p.score, reverse=True)[:limit]
         return [p.payload["trace_id"] for p in points]
     result = index._client.query_points(index.name, query=list(vector), using="dense",
                                         query_filter=index._filter(keys), limit=limit, with_payload=["trace_id"])

@@ -32,3 +32,7 @@ class VectorConfig(_Config):
             yield name, redact_url(value) if name == "url" else value
 
     upsert_batch: int = Field(256, ge=1, le=10_000)
+    edge_partitions: int = Field(
+        8, ge=1, le=256, description="shards of an embedded Qdrant Edge index, fixed when its folder is made: "
+        "each user's memories (user and thread scopes) sit in one of them, so compacting after a forget or an "
+        "erase rebuilds only the shards that lost points; searches ask the shards of the visible scopes")

@@ -3,9 +3,10 @@
 The embedded vector index. Where qdrant-client's local mode scores and filters in
 Python (a filtered top-50 over 10k points takes hundreds of milliseconds), Edge runs
 the Qdrant engine itself in this process: payload indexes, sparse vectors with IDF,
-a write-ahead log. One shard folder per embedding space, `<folder>/<collection>`,
-holding the same two vectors as the server collection (`dense` cosine, `bm25` sparse
-with the IDF modifier) and the same payload, under the same point ids.
+a write-ahead log. One folder per embedding space, `<folder>/<collection>`, split into
+partitions (`p0` ... `p7`, one Edge shard each; a user's memories all sit in one, see
+`_Partitions`), holding the same two vectors as the server collection (`dense` cosine,
+`bm25` sparse with the IDF modifier) and the same payload, under the same point ids.
 
 One difference of the binding shapes the filter: version 0.9 turns a boolean match
 value into the integer 1, which matches no boolean payload. So every point also carries
@@ -18,13 +19,14 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import json
 import os
 import shutil
 import sys
 import tempfile
 import time
-import weakref
-from collections.abc import Sequence
+import zlib
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +74,9 @@ STATE = "state"
 PING_TIMEOUT_S = 2.0
 """How long `ping` waits for the shard (another call may hold it: a long write, a compaction)."""
 _SCROLL_PAGE = 1024
+EDGE_CONFIG = "edge_config.json"
+LAYOUT_FILE = "partitions.json"
+DUE_FILE = "compaction-due.json"
 _PAYLOAD_INDEXES = (
     ("scope_key", KeywordIndexParams(is_tenant=True)), (STATE, KeywordIndexParams()),
     # The filter fields every memory carries (cogmem_graph.filters.payload_conditions): without an
@@ -118,17 +123,13 @@ def _close_shard(shard: EdgeShard) -> None:
     shard.close()
 
 
-# An Edge shard holds its folder's write-ahead log exclusively.
-_shards: SharedHandles[EdgeShard] = SharedHandles(_close_shard)
-
-
 def _open_shard(path: Path, dim: int) -> EdgeShard:
     config = EdgeConfig(
         vectors={DENSE: EdgeVectorParams(size=dim, distance=Distance.Cosine)},
         sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)},
     )
     try:
-        if (path / "edge_config.json").exists():
+        if (path / EDGE_CONFIG).exists():
             return EdgeShard.load(str(path), config)
         shard = EdgeShard.create(str(path), config)
     except Exception as exc:  # the binding raises a bare Exception (folder locked, incompatible config)
@@ -143,8 +144,121 @@ def _open_shard(path: Path, dim: int) -> EdgeShard:
     return shard
 
 
-# Every open index by folder, so that compact() can hand all of them the rebuilt shard.
-_indexes: dict[Path, weakref.WeakSet[EdgeVectorIndex]] = {}
+def owner_of(scope_key: str) -> str:
+    """Whose memory a scope holds, for placing it in a partition: a thread belongs to its user
+    (`thread:acme/u1/t1` -> `user:acme/u1`), so erasing a user touches one partition."""
+    kind, _, ident = scope_key.partition(":")
+    if kind == "thread" and "/" in ident:
+        return "user:" + ident.rsplit("/", 1)[0]
+    return scope_key
+
+
+def partition_of(scope_key: str, partitions: int) -> int:
+    """A stable partition number (crc32: the same in every process and version)."""
+    return zlib.crc32(owner_of(scope_key).encode("utf-8")) % partitions
+
+
+def _write_private_json(path: Path, value: Any) -> None:
+    """Replace a small JSON file in one step (write beside it, fsync, rename), mode 0600."""
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        json.dump(value, fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+class _Partitions:
+    """The shards of one collection folder, shared by every index opened on it in a process.
+
+    Layout: `<folder>/partitions.json` (how many, fixed at creation) and one shard per
+    partition in `<folder>/p0`, `p1`, ...; a point sits in the partition of its scope's
+    owner (`partition_of`). A shard is opened when first asked for and created when first
+    written to, so a store whose memories sit in two partitions opens two shards. A folder
+    made before partitions existed holds one shard at its root (`edge_config.json` there)
+    and is read as one partition; its first compaction rewrites it into partitions.
+    `dirty` names the partitions that lost points or payload values since their last
+    rebuild (kept in `compaction-due.json`, so a restart keeps it): compaction rebuilds
+    only those. Callers hold the index's lock."""
+
+    def __init__(self, root: Path, dim: int, partitions: int) -> None:
+        self.root, self.dim, self.wanted = root, dim, partitions
+        self.slots: list[EdgeShard | None] = []
+        self.reopen()
+
+    def reopen(self) -> None:
+        """Read the folder's layout again (after a compaction rewrote it, on the same object,
+        so that every index holding it reads the new shards)."""
+        layout = self.root / LAYOUT_FILE
+        if (self.root / EDGE_CONFIG).exists():
+            self.count, self.legacy = 1, True
+        elif layout.exists():
+            self.count, self.legacy = int(json.loads(layout.read_text())["partitions"]), False
+        else:
+            self.count, self.legacy = self.wanted, False
+            _write_private_json(layout, {"partitions": self.wanted, "placed_by": "crc32 of the scope's owner"})
+        self.slots = [None] * self.count
+        due = self.root / DUE_FILE
+        self.dirty: set[int] = set(json.loads(due.read_text())["partitions"]) if due.exists() else set()
+
+    def path(self, part: int) -> Path:
+        return self.root if self.legacy else self.root / f"p{part}"
+
+    def get(self, part: int) -> EdgeShard | None:
+        """The partition's shard, opened on first use; None when nothing was ever written there."""
+        shard = self.slots[part]
+        if shard is None and (self.path(part) / EDGE_CONFIG).exists():
+            shard = self.slots[part] = _open_shard(self.path(part), self.dim)
+        return shard
+
+    def ensure(self, part: int) -> EdgeShard:
+        """The partition's shard, created if it has none yet."""
+        shard = self.get(part)
+        if shard is None:
+            private_dir(self.path(part))
+            shard = self.slots[part] = _open_shard(self.path(part), self.dim)
+        return shard
+
+    def existing(self, parts: Sequence[int] | None = None) -> list[tuple[int, EdgeShard]]:
+        """(number, shard) of the partitions among `parts` (all by default) that hold a shard."""
+        found = []
+        for part in range(self.count) if parts is None else parts:
+            shard = self.get(part)
+            if shard is not None:
+                found.append((part, shard))
+        return found
+
+    def of(self, scope_key: str) -> int:
+        return 0 if self.legacy else partition_of(scope_key, self.count)
+
+    def for_keys(self, scope_keys: Sequence[str] | None) -> list[int]:
+        """The partitions a read of these scopes must ask (all of them for None)."""
+        if scope_keys is None:
+            return list(range(self.count))
+        return sorted({self.of(k) for k in scope_keys})
+
+    def mark_dirty(self, parts: set[int]) -> None:
+        if parts - self.dirty:
+            self.dirty |= parts
+            _write_private_json(self.root / DUE_FILE, {"partitions": sorted(self.dirty)})
+
+    def mark_clean(self, parts: set[int]) -> None:
+        self.dirty -= parts
+        if self.dirty:
+            _write_private_json(self.root / DUE_FILE, {"partitions": sorted(self.dirty)})
+        else:
+            (self.root / DUE_FILE).unlink(missing_ok=True)
+
+    def close(self) -> None:
+        for part, shard in enumerate(self.slots):
+            if shard is not None:
+                self.slots[part] = None
+                _close_shard(shard)
+
+
+# Every shard holds its folder's write-ahead log exclusively: one `_Partitions` per folder per process.
+_shards: SharedHandles[_Partitions] = SharedHandles(lambda partitions: partitions.close())
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
@@ -233,26 +347,23 @@ class EdgeVectorIndex:
         self.name = collection_name(self.config.collection_prefix, model, dim)
         self._path = (Path(path) / self.name).resolve()
         self.location = str(self._path)
-        private_dir(self._path.parent)  # `qdrant-edge` and the shard's folder: 0700 from the start
+        private_dir(self._path.parent)  # `qdrant-edge` and the collection's folder: 0700 from the start
         private_dir(self._path)
-        self.shard, self._serial = _shards.acquire(self._path, lambda: _open_shard(self._path, dim))
+        self._parts, self._serial = _shards.acquire(
+            self._path, lambda: _Partitions(self._path, dim, self.config.edge_partitions))
         self._closed = False
 
     def __repr__(self) -> str:
         return f"EdgeVectorIndex(location={self.location!r}, collection={self.name!r})"
 
     @property
-    def shard(self) -> EdgeShard:
-        """The folder's open shard, shared by every index on the folder. compact() replaces it
-        (for all of them, under their shared lock), so it is read through here."""
-        return self._shard
+    def partitions(self) -> int:
+        return self._parts.count
 
-    @shard.setter
-    def shard(self, handle: EdgeShard) -> None:
-        with _shards._lock:  # a compact() that swapped the folder's handle meanwhile wins
-            _indexes.setdefault(self._path, weakref.WeakSet()).add(self)
-            entry = _shards._handles.get(self._path)
-            self._shard = entry[0] if entry is not None else handle
+    def shards_for(self, scope_keys: Sequence[str] | None) -> list[EdgeShard]:
+        """The shards a read of these scopes asks (for callers measuring the engine alone)."""
+        with self._serial:
+            return [shard for _part, shard in self._parts.existing(self._parts.for_keys(scope_keys))]
 
     # ------------------------------------------------------------ plumbing
 
@@ -288,45 +399,78 @@ class EdgeVectorIndex:
                                   scope_key=payload.get("scope_key", ""), payload=payload))
         return hits
 
-    def _update(self, operation: UpdateOperation) -> None:
-        with self._serial:
-            self.shard.update(operation)
+    @staticmethod
+    def _best(lists: list[list], limit: int) -> list:
+        """One ranking from several partitions' answers (each already best first)."""
+        if len(lists) == 1:
+            return lists[0]
+        return sorted((p for points in lists for p in points), key=lambda p: p.score, reverse=True)[:limit]
+
+    def _locate(self, ids: Sequence[str]) -> dict[int, list]:
+        """Which partition holds each of these points (missing ones are left out)."""
+        wanted = [point_id(i) for i in ids]
+        located: dict[int, list] = {}
+        for index, shard in self._parts.existing():
+            here = [r.id for r in shard.retrieve(wanted, False, False)]
+            if here:
+                located[index] = here
+        return located
 
     # ------------------------------------------------------------ writes
 
     def upsert(self, points: Sequence[VectorPoint]) -> int:
-        structs = []
+        by_part: dict[int, list[Point]] = {}
         for p in points:
             self._check_dim(p.dense)
             vector: dict[str, Any] = {DENSE: list(p.dense)}
             if p.sparse:
                 vector[SPARSE] = SparseVector(p.sparse.indices, p.sparse.values)
-            structs.append(Point(point_id(p.trace_id), vector, {
+            by_part.setdefault(self._parts.of(p.scope_key), []).append(Point(point_id(p.trace_id), vector, {
                 **_edge_payload(p.payload),
                 "trace_id": p.trace_id, "scope_key": p.scope_key, "type": p.type, "created_at": p.created_at,
                 "active": p.active, STATE: _state(p.active), "content_hash": p.content_hash}))
         size = self.config.upsert_batch
-        for start in range(0, len(structs), size):
-            self._update(UpdateOperation.upsert_points(structs[start:start + size]))
-        return len(structs)
+        with self._serial:
+            for part, structs in by_part.items():
+                for start in range(0, len(structs), size):
+                    self._parts.ensure(part).update(UpdateOperation.upsert_points(structs[start:start + size]))
+        return len(points)
+
+    def _set_payload(self, trace_ids: Sequence[str], payload: dict, *, dirties: bool) -> None:
+        """Set payload values on the points that exist (a missing one has nothing to update;
+        `repair()` re-indexes it from the graph with its state)."""
+        with self._serial:
+            located = self._locate(trace_ids)
+            for part, ids in located.items():
+                self._parts.slots[part].update(UpdateOperation.set_payload(ids, payload))
+            if dirties:  # the values replaced stay in the shard's files until it is rebuilt
+                self._parts.mark_dirty(set(located))
 
     def set_active(self, trace_ids: Sequence[str], active: bool) -> None:
         if trace_ids:
-            self._update(UpdateOperation.set_payload([point_id(i) for i in trace_ids],
-                                                     {"active": active, STATE: _state(active)}))
+            self._set_payload(trace_ids, {"active": active, STATE: _state(active)}, dirties=False)
 
     def set_payload(self, trace_id: str, payload: dict) -> None:
         """Replace a point's filter fields (after a memory's tags or metadata were edited)."""
-        self._update(UpdateOperation.set_payload([point_id(trace_id)], _edge_payload(payload)))
+        self._set_payload([trace_id], _edge_payload(payload), dirties=True)
 
     def delete(self, trace_ids: Sequence[str]) -> None:
         if trace_ids:
-            self._update(UpdateOperation.delete_points([point_id(i) for i in trace_ids]))
+            with self._serial:
+                located = self._locate(trace_ids)
+                for part, ids in located.items():
+                    self._parts.slots[part].update(UpdateOperation.delete_points(ids))
+                self._parts.mark_dirty(set(located))
 
     def delete_scopes(self, scope_keys: Sequence[str]) -> None:
         """Every point of these scopes (erasing a user)."""
         if scope_keys:
-            self._update(UpdateOperation.delete_points_by_filter(self.filter(scope_keys, active=None)))
+            operation = UpdateOperation.delete_points_by_filter(self.filter(scope_keys, active=None))
+            with self._serial:
+                touched = self._parts.existing(self._parts.for_keys(scope_keys))
+                for _part, shard in touched:
+                    shard.update(operation)
+                self._parts.mark_dirty({part for part, _shard in touched})
 
     # ------------------------------------------------------------ reads
 
@@ -336,6 +480,11 @@ class EdgeVectorIndex:
                             filter=self.filter(scope_keys, exclude_ids=exclude_ids, where=where),
                             score_threshold=score_threshold, with_payload=True)
 
+    def _query(self, request: QueryRequest, scope_keys: Sequence[str], limit: int) -> list:
+        with self._serial:
+            return self._best([shard.query(request)
+                               for _part, shard in self._parts.existing(self._parts.for_keys(scope_keys))], limit)
+
     def search_dense(
         self, vector: Sequence[float], scope_keys: Sequence[str], limit: int, *,
         score_threshold: float | None = None, exclude_ids: Sequence[str] = (),
@@ -344,175 +493,241 @@ class EdgeVectorIndex:
         self._check_dim(vector)
         request = self._request(Query.Nearest(list(vector), using=DENSE), scope_keys, limit,
                                 score_threshold=score_threshold, exclude_ids=exclude_ids, where=where)
-        with self._serial:
-            return self._hits(self.shard.query(request), cosine=True)
+        return self._hits(self._query(request, scope_keys, limit), cosine=True)
 
     def search_dense_many(
         self, vectors: Sequence[Sequence[float]], scope_keys: Sequence[Sequence[str]], limit: int, *,
         score_threshold: float | None = None,
     ) -> list[list[VectorHit]]:
-        """Several dense searches in one call (the write path's neighbour checks)."""
+        """Several dense searches in one call (the write path's neighbour checks): one batch
+        per partition asked."""
         if len(vectors) != len(scope_keys):
             raise ValueError("search_dense_many needs one scope_keys list per vector")
         if not vectors:
             return []
-        requests = []
         filters: dict[tuple[str, ...], Filter] = {}  # a batch's traces mostly share their scope
-        for vector, keys in zip(vectors, scope_keys, strict=True):
+        batches: dict[int, list[tuple[int, QueryRequest]]] = {}
+        for n, (vector, keys) in enumerate(zip(vectors, scope_keys, strict=True)):
             self._check_dim(vector)
             key = tuple(keys)
             if key not in filters:
                 filters[key] = self.filter(keys)
-            requests.append(QueryRequest(limit=limit, query=Query.Nearest(list(vector), using=DENSE),
-                                         filter=filters[key], score_threshold=score_threshold, with_payload=True))
+            request = QueryRequest(limit=limit, query=Query.Nearest(list(vector), using=DENSE),
+                                   filter=filters[key], score_threshold=score_threshold, with_payload=True)
+            for part in self._parts.for_keys(keys):
+                batches.setdefault(part, []).append((n, request))
+        answers: list[list[list]] = [[] for _ in vectors]
         with self._serial:
-            return [self._hits(r, cosine=True) for r in self.shard.query_batch(QueryBatchRequest(requests))]
+            for part, batch in batches.items():
+                shard = self._parts.get(part)
+                if shard is None:
+                    continue
+                results = shard.query_batch(QueryBatchRequest([r for _n, r in batch]))
+                for (n, _request), points in zip(batch, results, strict=True):
+                    answers[n].append(points)
+        return [self._hits(self._best(lists, limit), cosine=True) for lists in answers]
 
     def search_sparse(self, vector: BM25Vector, scope_keys: Sequence[str], limit: int, *,
                       where: Sequence[PayloadCondition] = ()) -> list[VectorHit]:
+        """BM25 within each partition asked (the IDF is each partition's own)."""
         if not vector:
             return []
         request = self._request(Query.Nearest(SparseVector(vector.indices, vector.values), using=SPARSE),
                                 scope_keys, limit, where=where)
-        with self._serial:
-            return self._hits(self.shard.query(request))
+        return self._hits(self._query(request, scope_keys, limit))
 
     def existing_ids(self, trace_ids: Sequence[str]) -> set[str]:
         if not trace_ids:
             return set()
+        wanted = [point_id(i) for i in trace_ids]
         with self._serial:
-            records = self.shard.retrieve([point_id(i) for i in trace_ids], ["trace_id"], False)
-        return {r.payload["trace_id"] for r in records}
+            return {r.payload["trace_id"] for _part, shard in self._parts.existing()
+                    for r in shard.retrieve(wanted, ["trace_id"], False)}
 
     def all_ids(self, *, active: bool | None = None) -> set[str]:
         found: set[str] = set()
-        offset = None
-        while True:
-            with self._serial:
-                records, offset = self.shard.scroll(ScrollRequest(
-                    offset=offset, limit=_SCROLL_PAGE, filter=self.filter(None, active=active),
-                    with_payload=["trace_id"], with_vector=False))
-            found.update(r.payload["trace_id"] for r in records)
-            if offset is None:
-                return found
+        with self._serial:
+            shards = [shard for _part, shard in self._parts.existing()]
+        for shard in shards:
+            offset = None
+            while True:
+                with self._serial:
+                    records, offset = shard.scroll(ScrollRequest(
+                        offset=offset, limit=_SCROLL_PAGE, filter=self.filter(None, active=active),
+                        with_payload=["trace_id"], with_vector=False))
+                found.update(r.payload["trace_id"] for r in records)
+                if offset is None:
+                    break
+        return found
 
     def count(self, scope_keys: Sequence[str] | None = None, *, active: bool | None = True) -> int:
+        request = CountRequest(exact=True, filter=self.filter(scope_keys, active=active))
         with self._serial:
-            return int(self.shard.count(CountRequest(exact=True, filter=self.filter(scope_keys, active=active))))
+            return sum(int(shard.count(request))
+                       for _part, shard in self._parts.existing(self._parts.for_keys(scope_keys)))
 
     def ping(self) -> None:
-        """The shard's info, read once: cheap (no scan). Waits at most PING_TIMEOUT_S for another
-        call on the shard to finish; raises VectorStoreUnavailable naming the folder."""
+        """Each shard's info, read once: cheap (no scan). Waits at most PING_TIMEOUT_S for another
+        call on the index to finish; raises VectorStoreUnavailable naming the folder."""
         if self._closed:
             raise VectorStoreUnavailable(f"vector index {self.location} is closed", url=self.location)
         if not self._serial.acquire(timeout=PING_TIMEOUT_S):
             raise VectorStoreUnavailable(
-                f"Qdrant Edge shard at {self.location} is busy: another call has held it for more than "
+                f"Qdrant Edge index at {self.location} is busy: another call has held it for more than "
                 f"{PING_TIMEOUT_S:.0f} s", url=self.location)
         try:
-            self.shard.info()
+            for _part, shard in self._parts.existing():
+                shard.info()
         except Exception as exc:  # the binding raises bare Exceptions
             raise VectorStoreUnavailable(
-                f"Qdrant Edge shard at {self.location} did not answer ({type(exc).__name__}: {exc})",
+                f"Qdrant Edge index at {self.location} did not answer ({type(exc).__name__}: {exc})",
                 url=self.location) from exc
         finally:
             self._serial.release()
 
+    # ------------------------------------------------------------ compaction
+
     def compact(self) -> dict[str, Any]:
-        """Leave deleted points in no file of the shard's folder, and say what it did.
+        """Leave deleted points in no file of the index's folder, and say what it did.
 
         A deleted point stays in the engine's files: its payload and vectors in the segment
         files (only flagged deleted; a vacuum drops them only past the optimizer's thresholds),
         and the upsert that wrote it in the write-ahead log, which this binding (0.9) cannot
-        truncate. So the shard is rebuilt: every live point, with its vectors and payload, is
-        copied into a new shard in a hidden folder beside it, the count is checked, and the two
-        folders are swapped in one step; the old folder is then deleted. Until the swap the old shard is untouched, so a failure or
-        a crash loses nothing (a crash leaves a hidden `.<name>.compact-*` folder, removed by
-        the next compaction). Every index on the folder in this process waits on the shared
-        lock meanwhile and then reads the new shard. Points of 384 dimensions: about 1 s per
-        10k on two cores, most of it converting payloads between Python and the engine.
+        truncate. So each partition that lost points (or had payload values replaced) since
+        its last rebuild is rebuilt: its live points, with vectors and payload, are copied
+        into a new shard in a hidden folder beside it, the count is checked, and the two
+        folders are swapped in one step; the old folder is then deleted. Until the swap the
+        old shard is untouched, so a failure or a crash loses nothing (a crash leaves a hidden
+        `.p<N>.compact-*` folder, removed by the next compaction). Every index on the folder
+        in this process waits on the shared lock meanwhile and then reads the new shard.
+        Copying costs about 1.5 s per 10k points (the binding converts every payload value
+        between Python and the engine, holding the GIL), which is why a user's memories sit in
+        one partition: erasing a user rebuilds that partition only. A folder from before
+        partitions (one shard at its root) is rewritten whole into partitions.
 
-        No HNSW graph is built (the engine's `optimize()`, about a minute at 100k points on two
-        cores): the write path builds none either, since every search is filtered by scope
-        through the payload index. The engine's own vacuum is no way out here: it leaves the
-        deleted points' upserts in the write-ahead log until the log moves on."""
+        No HNSW graph is built (the engine's `optimize()`): the write path builds none either,
+        since every search is filtered by scope through the payload index."""
         started = time.monotonic()
         with self._serial:
             if self._closed:
                 raise VectorStoreUnavailable(f"vector index {self.location} is closed", url=self.location)
-            old = self.shard
-            old.flush()
+            parts = self._parts
+            for _part, shard in parts.existing():
+                shard.flush()
             before = _disk_bytes(self._path)
-            for leftover in self._path.parent.glob(f".{self.name}.compact-*"):
+            for leftover in [*self._path.parent.glob(f".{self.name}.compact-*"), *self._path.glob(".p*.compact-*")]:
                 shutil.rmtree(leftover, ignore_errors=True)
-            work = Path(tempfile.mkdtemp(prefix=f".{self.name}.compact-", dir=self._path.parent))
-            try:
-                points = self._copy_live_points(old, work)
-            except BaseException:
-                shutil.rmtree(work, ignore_errors=True)
-                raise
-            try:
-                _close_shard(old)
-            except BaseException:
-                shutil.rmtree(work, ignore_errors=True)
-                raise
-            try:
-                swap = _swap_folders(work, self._path)
-            except BaseException:
-                shutil.rmtree(work, ignore_errors=True)
-                self._use_shard(_open_shard(self._path, self.dim))
-                raise
-            try:
-                rebuilt = _open_shard(self._path, self.dim)
-            except BaseException:
-                _swap_folders(work, self._path)  # the old folder back in place
-                self._use_shard(_open_shard(self._path, self.dim))
-                shutil.rmtree(work, ignore_errors=True)
-                raise
-            self._use_shard(rebuilt)
-            shutil.rmtree(work)  # the old shard: deleted points' payloads, vectors and log
+            if parts.legacy:
+                points, rebuilt, swap = self._repartition(), list(range(parts.count)), "exchange"
+            else:
+                rebuilt, points, swap = sorted(parts.dirty), 0, "none"
+                for part in rebuilt:
+                    copied, swap = self._rebuild_partition(part)
+                    points += copied
+            _make_private(self._path)
         return {"vectors": "qdrant-edge", "location": self.location, "points": points,
+                "partitions_rebuilt": len(rebuilt), "partitions": self.partitions,
                 "disk_bytes_before": before, "disk_bytes_after": _disk_bytes(self._path), "swap": swap,
                 "seconds": round(time.monotonic() - started, 3)}
 
-    def _copy_live_points(self, old: EdgeShard, folder: Path) -> int:
-        """Every point of `old` into a new shard at `folder`, closed when it returns."""
-        fresh = _open_shard(folder, self.dim)
+    def _rebuild_partition(self, part: int) -> tuple[int, str]:
+        parts = self._parts
+        old = parts.get(part)
+        if old is None:  # nothing was ever written there
+            parts.mark_clean({part})
+            return 0, "none"
+        live = parts.path(part)
+        work = Path(tempfile.mkdtemp(prefix=f".{live.name}.compact-", dir=self._path))
         try:
-            copied, offset = 0, None
-            while True:
-                records, offset = old.scroll(ScrollRequest(
-                    offset=offset, limit=_SCROLL_PAGE, with_payload=True, with_vector=True))
-                if records:
-                    fresh.update(UpdateOperation.upsert_points([Point(r.id, r.vector, r.payload) for r in records]))
-                    copied += len(records)
-                if offset is None:
-                    break
-            expected = int(old.count(CountRequest(exact=True)))
-            if int(fresh.count(CountRequest(exact=True))) != expected or copied != expected:
-                raise VectorStoreUnavailable(
-                    f"compacting {self.location}: {copied} points copied of {expected}; the shard was left as it was",
-                    url=self.location)
+            fresh = _open_shard(work, self.dim)
+            try:
+                points = self._copy_live_points(old, lambda _key: fresh, lambda: [fresh])
+            except BaseException:
+                fresh.close()
+                raise
+            _close_shard(fresh)
+            _make_private(work)
+            parts.slots[part] = None
+            _close_shard(old)
         except BaseException:
-            fresh.close()
+            shutil.rmtree(work, ignore_errors=True)
+            if parts.slots[part] is None:
+                parts.get(part)
             raise
-        _close_shard(fresh)
-        _make_private(folder)
-        return copied
+        try:
+            swap = _swap_folders(work, live)
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            parts.get(part)
+            raise
+        try:
+            parts.slots[part] = _open_shard(live, self.dim)
+        except BaseException:
+            _swap_folders(work, live)  # the old folder back in place
+            parts.get(part)
+            shutil.rmtree(work, ignore_errors=True)
+            raise
+        shutil.rmtree(work)  # the old shard: deleted points' payloads, vectors and log
+        parts.mark_clean({part})
+        return points, swap
 
-    def _use_shard(self, handle: EdgeShard) -> None:
-        """Hand every index on this folder (and the shared registry) the folder's new shard."""
-        with _shards._lock:
-            _handle, refs, serial = _shards._handles[self._path]
-            _shards._handles[self._path] = (handle, refs, serial)
-            for index in list(_indexes.get(self._path, ())):
-                index._shard = handle
+    def _repartition(self) -> int:
+        """An older folder's one shard rewritten into partitions; the folders swapped whole."""
+        old_parts = self._parts
+        work = Path(tempfile.mkdtemp(prefix=f".{self.name}.compact-", dir=self._path.parent))
+        try:
+            fresh = _Partitions(work, self.dim, self.config.edge_partitions)
+            try:
+                points = self._copy_live_points(old_parts.get(0), lambda key: fresh.ensure(fresh.of(key)),
+                                                lambda: [shard for _part, shard in fresh.existing()])
+            finally:
+                fresh.close()
+            _make_private(work)
+            old_parts.close()
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            raise
+        try:
+            _swap_folders(work, self._path)
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            old_parts.reopen()
+            raise
+        shutil.rmtree(work)
+        old_parts.reopen()  # the same object: every index on the folder sees the new shards
+        return points
+
+    def _copy_live_points(self, old: EdgeShard, target: Callable[[str], EdgeShard],
+                          fresh_shards: Callable[[], list[EdgeShard]]) -> int:
+        """Every point of `old` into the fresh shard(s) `target(scope_key)` picks (opened as
+        they are needed; `fresh_shards()` lists them); the caller closes them."""
+        copied, offset = 0, None
+        while True:
+            records, offset = old.scroll(ScrollRequest(
+                offset=offset, limit=_SCROLL_PAGE, with_payload=True, with_vector=True))
+            batches: dict[int, tuple[EdgeShard, list[Point]]] = {}
+            for r in records:
+                payload = r.payload
+                shard = target(payload.get("scope_key", ""))
+                batches.setdefault(id(shard), (shard, []))[1].append(Point(r.id, r.vector, payload))
+            for shard, points in batches.values():
+                shard.update(UpdateOperation.upsert_points(points))
+            copied += len(records)
+            if offset is None:
+                break
+        expected = int(old.count(CountRequest(exact=True)))
+        landed = sum(int(shard.count(CountRequest(exact=True))) for shard in fresh_shards())
+        if landed != expected or copied != expected:
+            raise VectorStoreUnavailable(
+                f"compacting {self.location}: {copied} points copied of {expected}; the shard was left as it was",
+                url=self.location)
+        return copied
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
-        _shards.release(self._path)  # the last index on the folder flushes and closes the shard
+        _shards.release(self._path)  # the last index on the folder flushes and closes the shards
         _make_private(self._path)  # files the engine made since it opened
 
     def __enter__(self) -> EdgeVectorIndex:
