@@ -15,40 +15,31 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, TextIO
 
 from cogmem_graph.api import governance
-from cogmem_graph.cognition.prompt import (
-    Injection,
-    PromptItem,
-    PromptSections,
-    abbreviate,
-    assemble_prompt,
-    injection_level,
-)
-from cogmem_graph.cognition.prospective import FiredReminder, Intention
 from cogmem_graph.cognition.working_memory import WorkingMemory
 from cogmem_graph.context import MemoryContext, MoodSource
 from cogmem_graph.errors import model_from
 from cogmem_graph.filters import MemoryFilter, as_filter
 from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import Hexaco, MemoryTrace, MemoryType, Mood, Scope
-from cogmem_graph.pipeline import observer, reflector
-from cogmem_graph.pipeline import prospective as prospective_memory
-from cogmem_graph.pipeline.archive import MemoryArchive
 from cogmem_graph.results import AssembledContext, RetrievalResult, ScoredTrace
-from cogmem_graph.retrieval import read_path
-from cogmem_graph.retrieval.multihop_search import multi_hop
-from cogmem_graph.retrieval.multihop_walk import check_arguments
-from cogmem_graph.write.encode import encode_many
-from cogmem_graph.write.request import EncodeRequest
 
+# The write path, the read path and the pipeline (observer, reflector, prospective memory,
+# archive) are imported inside the methods that use them: a command that only lists, gets
+# or counts memories (`cogmem stats`, `list`, `export`) does not pay for them, nor for
+# numpy, which the write path brings.
 if TYPE_CHECKING:
     from cogmem_graph.api.store import MemoryStore
     from cogmem_graph.cognition.observation import ObservationNote
+    from cogmem_graph.cognition.prompt import PromptItem, PromptSections
+    from cogmem_graph.cognition.prospective import FiredReminder, Intention
     from cogmem_graph.config.retrieval import RetrievalConfig
     from cogmem_graph.graph.port import Edge
     from cogmem_graph.pipeline.consolidation import ConsolidationResult
     from cogmem_graph.pipeline.observer import ObserveResult
     from cogmem_graph.pipeline.reflector import ReflectionResult
+    from cogmem_graph.retrieval import read_path
     from cogmem_graph.retrieval.multihop_results import MultiHopResult
+    from cogmem_graph.write.request import EncodeRequest
 
 __all__ = ["AgentMemory", "MoodSource"]
 
@@ -116,6 +107,8 @@ class AgentMemory:
         """Remember many things: one graph batch and one vector batch per `batch_size` items
         (at most `write.encode.MAX_ENCODE_BATCH`, 1,000). A list is checked whole before anything
         is stored; a generator is read one batch at a time (see `write.encode.encode_many`)."""
+        from cogmem_graph.write.encode import encode_many
+
         return encode_many(self.context(), items, batch_size=batch_size)
 
     # ------------------------------------------------------------ what the memory holds
@@ -212,6 +205,8 @@ class AgentMemory:
         """The verbatim original of a (gisted or rewritten) trace this agent can see, without
         strengthening the trace: what an LLM tool offered to the agent should call. A trace
         outside the agent's visible scopes is unknown to it (`ArchiveNotFound`)."""
+        from cogmem_graph.pipeline.archive import MemoryArchive
+
         self.store._check_open()
         return MemoryArchive(self.store.graph, self.store.clock).rehydrate(trace_id, self.visible_scope_keys)
 
@@ -221,22 +216,30 @@ class AgentMemory:
         """Feed one conversation turn ("user", "assistant", "system" or "tool") to the observer.
         Turns are buffered; past the observer's token threshold they become typed observation
         notes, and past the reflector's threshold the notes become long-term traces."""
+        from cogmem_graph.pipeline import observer
+
         self.store._check_open()
         return observer.observe(self.context(), role, text, created_at=created_at)
 
     def flush_observations(self) -> ObserveResult:
         """Observe what is buffered and reflect every pending note now, thresholds or not."""
+        from cogmem_graph.pipeline import observer
+
         self.store._check_open()
         return observer.flush(self.context())
 
     def reflect(self) -> ReflectionResult:
         """Turn this agent's pending observation notes into long-term traces now."""
+        from cogmem_graph.pipeline import reflector
+
         self.store._check_open()
         return reflector.reflect(self.context())
 
     def observations(self, limit: int = 20, *, pending_only: bool = False,
                      all_agents: bool = False) -> list[ObservationNote]:
         """This agent's observation notes in its visible scopes, newest first."""
+        from cogmem_graph.pipeline import observer
+
         self.store._check_open()
         return observer.list_notes(self.context(), limit=limit, pending_only=pending_only, all_agents=all_agents)
 
@@ -253,6 +256,8 @@ class AgentMemory:
         all the memory knows now. `timeline=True` returns every version, in event order.
         `where` (a `MemoryFilter` or a dict of its fields) keeps to matching memories: the
         top_k returned all match whenever that many exist."""
+        from cogmem_graph.retrieval import read_path
+
         cfg = self.store.config.retrieval
         k = _checked_query(query, cfg.top_k if top_k is None else top_k, cfg)
         when = _checked_when(as_of, timeline)
@@ -276,6 +281,9 @@ class AgentMemory:
         the text matches and, for global questions, by community summaries; ranked by
         personalised PageRank (GDS on Neo4j) or spreading activation in Cypher. Each returned
         trace carries its evidence path from the query. Reads only; see `cogmem_graph.retrieval.multihop_walk`."""
+        from cogmem_graph.retrieval.multihop_search import multi_hop
+        from cogmem_graph.retrieval.multihop_walk import check_arguments
+
         cfg = self.store.config.retrieval
         hops = cfg.multi_hop.default_hops if hops is None else hops
         top_k = cfg.top_k if top_k is None else top_k
@@ -290,6 +298,9 @@ class AgentMemory:
         """Retrieve for `query` and lay the memories out in six sections within `token_budget`.
         `query` is also the turn that prospective memory checks: reminders it triggers (and
         any due by time, or named in `events`) fire and lead the Reminders section."""
+        from cogmem_graph.cognition.prompt import Injection, assemble_prompt, injection_level
+        from cogmem_graph.retrieval import read_path
+
         top_k = _checked_query(query, top_k, self.store.config.retrieval)
         f = as_filter(where)
         self.store._check_open()
@@ -340,6 +351,8 @@ class AgentMemory:
         `every` (ms or timedelta, recurring). Event: `on_keywords`, words a turn (or its events)
         mentions. Context: `on_context`, a situation a turn resembles by at least `threshold`.
         One-shot unless `every` or `recurring=True` (pausing `cooldown` between firings)."""
+        from cogmem_graph.pipeline import prospective as prospective_memory
+
         self.store._check_open()
         return prospective_memory.remind(
             self.context(), content, at=at, every=every, on_keywords=on_keywords, on_context=on_context, recurring=recurring,
@@ -347,17 +360,23 @@ class AgentMemory:
 
     def reminders(self, *, include_inactive: bool = False, limit: int = 100) -> list[Intention]:
         """The intentions this agent can see: pending ones, or also spent and cancelled ones."""
+        from cogmem_graph.pipeline import prospective as prospective_memory
+
         self.store._check_open()
         return prospective_memory.memory_for(self.context()).list(self.visible_scope_keys,
                                                         include_inactive=include_inactive, limit=limit)
 
     def cancel_reminder(self, reminder_id: str) -> bool:
         """Cancel a pending intention; False when this agent has none by that id."""
+        from cogmem_graph.pipeline import prospective as prospective_memory
+
         self.store._check_open()
         return prospective_memory.memory_for(self.context()).cancel(reminder_id, self.visible_scope_keys)
 
     def check_reminders(self, text: str = "", *, events: Sequence[str] = ()) -> list[FiredReminder]:
         """Fire the intentions this turn triggers (assemble_for_prompt does it for its query)."""
+        from cogmem_graph.pipeline import prospective as prospective_memory
+
         self.store._check_open()
         return prospective_memory.memory_for(self.context()).check(self.visible_scope_keys, text, events)
 
@@ -372,6 +391,8 @@ def _checked_query(query: object, top_k: object, config: RetrievalConfig) -> int
 
 def _checked_when(as_of: object, timeline: object) -> read_path.When:
     """The state a retrieval asks about, from the `as_of` and `timeline` arguments."""
+    from cogmem_graph.retrieval import read_path
+
     if not isinstance(timeline, bool):
         raise ValueError(f"timeline must be True or False, got {timeline!r}")
     if as_of is None:
@@ -390,10 +411,14 @@ def _checked_when(as_of: object, timeline: object) -> read_path.When:
 
 def _with_observations(sections: PromptSections, agent: AgentMemory) -> PromptSections:
     """The Observations section: the agent's newest notes not yet reflected."""
+    from cogmem_graph.pipeline import observer
+
     return replace(sections, observation_notes=observer.prompt_notes(agent.context()))
 
 
 def _item(scored: ScoredTrace, abbreviated: Set[str] = frozenset(), chars: int = 120) -> PromptItem:
+    from cogmem_graph.cognition.prompt import PromptItem, abbreviate
+
     trace = scored.trace
     if trace.id in abbreviated:
         return PromptItem(text=abbreviate(trace.content, chars))
@@ -401,11 +426,15 @@ def _item(scored: ScoredTrace, abbreviated: Set[str] = frozenset(), chars: int =
 
 
 def _reminder_item(fired: FiredReminder) -> PromptItem:
+    from cogmem_graph.cognition.prompt import PromptItem
+
     return PromptItem(text=fired.intention.content, kind=fired.intention.kind.value)
 
 
 def _sections(traces: list[ScoredTrace], working_memory: str, fired: Sequence[FiredReminder] = (), *,
               abbreviated: Set[str] = frozenset(), abbreviated_chars: int = 120) -> PromptSections:
+    from cogmem_graph.cognition.prompt import PromptSections
+
     def item(t: ScoredTrace) -> PromptItem:
         return _item(t, abbreviated, abbreviated_chars)
 

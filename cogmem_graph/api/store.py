@@ -39,9 +39,7 @@ from cogmem_graph.home import (
 from cogmem_graph.home_lock import HomeHold, hold_home
 from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import Hexaco
-from cogmem_graph.pipeline import perspective
 from cogmem_graph.pipeline.archive import MemoryArchive
-from cogmem_graph.pipeline.consolidation import Consolidator
 from cogmem_graph.providers import CachedEmbedder, Embedder, best_local_embedder, make_embedder
 from cogmem_graph.redact import redact_url, redact_urls
 from cogmem_graph.results import RepairResult
@@ -49,7 +47,8 @@ from cogmem_graph.vectors.port import VectorIndex
 from cogmem_graph.write.indexing import index_unindexed
 
 if TYPE_CHECKING:
-    from cogmem_graph.pipeline.consolidation import ConsolidationResult
+    from cogmem_graph.pipeline import perspective
+    from cogmem_graph.pipeline.consolidation import ConsolidationResult, Consolidator
     from cogmem_graph.pipeline.perspective import EventEncoding
 
 __all__ = ["MemoryStore", "StoreClosed", "consolidator_for", "default_home", "open"]
@@ -392,6 +391,8 @@ class MemoryStore:
         """Perspective encoding: one event, a trace per witness (agent handles or `Witness`
         objects) in each witness's own agent scope — a first-person rewrite by the LLM when
         the gates pass (importance, tier, entity overlap), the objective event otherwise."""
+        from cogmem_graph.pipeline import perspective  # on first use, like consolidation
+
         self._check_open()
         ctx = self.context()
         perspective.check_event(event, importance, entities, ctx.config.perspective)
@@ -400,6 +401,8 @@ class MemoryStore:
 
     def _witnesses(self, witnesses: Any) -> list[tuple[perspective.Witness, MemoryContext]]:
         """Each witness (an agent handle or a `Witness`) with its agent's context, checked."""
+        from cogmem_graph.pipeline import perspective
+
         if isinstance(witnesses, str | bytes) or not isinstance(witnesses, Sequence) or not witnesses:
             raise ValueError("witnesses must be a non-empty list of agent handles or Witness objects")
         out: list[tuple[perspective.Witness, MemoryContext]] = []
@@ -472,6 +475,10 @@ _consolidators_lock = threading.Lock()
 def consolidator_for(store: MemoryStore) -> Consolidator:
     """The store's consolidator (created on first use, on the owner's context), so every run
     shares one mutex."""
+    # Imported on first use: consolidation brings numpy, which opening a store for
+    # `cogmem stats`, `list` or `export` does not need.
+    from cogmem_graph.pipeline.consolidation import Consolidator
+
     with _consolidators_lock:
         consolidator = _consolidators.get(store)
         if consolidator is None:

@@ -19,20 +19,13 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
 from cogmem_graph.errors import field_problems
 from cogmem_graph.redact import redact_url, redact_urls
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from cogmem_graph.api.agent import AgentMemory
     from cogmem_graph.api.store import MemoryStore
     from cogmem_graph.client import RemoteAgent
@@ -236,6 +229,17 @@ def one_of(choices: type[StrEnum]) -> str:
 
 
 def progress_bars(*, bytes_: bool = False) -> Progress:
+    # rich.progress on first use: `stats`, `list` and `get` draw no bar.
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                DownloadColumn() if bytes_ else MofNCompleteColumn(), TimeElapsedColumn()]
     return Progress(*columns, console=err, transient=False)

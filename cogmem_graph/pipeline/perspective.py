@@ -50,7 +50,6 @@ from cogmem_graph.model import (
     content_hash,
 )
 from cogmem_graph.pipeline.archive import MemoryArchive
-from cogmem_graph.write.encode import encode_many
 
 if TYPE_CHECKING:
     from cogmem_graph.config.perspective import PerspectiveConfig
@@ -180,6 +179,9 @@ def encode_event(
 ) -> EventEncoding:
     """Encode one event for each witness (see the module docstring): `witnesses` pairs each
     witness with its agent's context, checked by `check_witness`."""
+    # The write path (and numpy) only when an event is encoded, not when the store opens.
+    from cogmem_graph.write.encode import encode_many
+
     cfg = ctx.config.perspective
     level = check_event(event, importance, entities, cfg)
     event_id = "event_" + uuid.uuid4().hex

@@ -19,7 +19,6 @@ from cogmem_graph.filters import (
 from cogmem_graph.lexical import bm25_document_vector
 from cogmem_graph.model import MemoryTrace, entity_key
 from cogmem_graph.vectors.port import VectorPoint
-from cogmem_graph.write.context_vectors import embed_for_index
 
 if TYPE_CHECKING:
     from cogmem_graph.context import MemoryContext
@@ -50,6 +49,10 @@ def index_unindexed(ctx: MemoryContext, *, batch_size: int = INDEX_BATCH,
                     on_batch: Callable[[int], None] | None = None) -> int:
     """Embed and index every trace the graph holds with `indexed = false` (all scopes: an
     owner's operation), a batch at a time; the number indexed."""
+    # Here, not at the top: governance and consolidation import this module for
+    # `filter_payload` and `point_for`, and must not bring numpy to every command.
+    from cogmem_graph.write.context_vectors import embed_for_index
+
     done = 0
     while pending := ctx.graph.unindexed_traces(limit=batch_size):
         vectors = embed_for_index(ctx, pending)
