@@ -4,18 +4,25 @@
 once): they never wait for the worker threads that run store calls, so a burst of slow
 calls cannot make the process look dead. A 503 names the backend that failed; the embedded graph is named by
 the memory home it lives under, not by the loopback port of its server.
+
+The event loop that answers `/health` shares the interpreter lock with the worker threads:
+`warm_up` runs the read path once before the server reports ready, so the first requests do
+not pay its imports and first queries while holding the lock (uvicorn runs on uvloop where it
+is installed, the server extra's default: its socket calls do not give the lock up each time).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 
+from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.server import rest
 from cogmem_graph.server.guards import (
     DEFAULT_MAX_BODY_BYTES,
@@ -165,3 +172,19 @@ def create_app(store: MemoryStore, keys: KeyRing, settings: ServerSettings | Non
     return Guard(_Probes(app, store), keys, max_body_bytes=settings.max_body_bytes,
                  rate_per_second=settings.rate_per_second, max_in_flight_per_key=settings.max_in_flight_per_key,
                  bad_keys=bad_keys)
+
+
+WARM_UP_QUERY = "Who met whom, and about which project?"
+
+
+def warm_up(store: MemoryStore) -> None:
+    """Run the read path once (multi-hop and recall, as the service runs them) for an identity
+    made up here, whose only scope is new and holds nothing: the read path's modules are
+    imported, its statements loaded and its first graph and vector queries made, so the first
+    requests do not pay for them. A read-only principal: nothing is written, nothing kept
+    (the handle is dropped with the service made for it)."""
+    name = f"cogmem-warm-up-{uuid.uuid4().hex}"
+    principal = Principal(key_id=name, role="read", identity=AgentIdentity(agent_id=name))
+    service = MemoryService(store)
+    for op in ("multi_hop", "recall"):
+        service.call(principal, op, {"query": WARM_UP_QUERY})

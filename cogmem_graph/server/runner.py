@@ -251,6 +251,7 @@ def serve_http(store: MemoryStore, keys: KeyRing, settings: ServerSettings,
             self._captured_signals.clear()  # the command closes the store and exits 0; no signal raised again
 
     app = create_app(store, keys, settings)
+    _warm_up(store)
     # proxy_headers off: uvicorn would take X-Forwarded-For from any local client as its address,
     # and a client could then pick a new one for each bad key it sends.
     config = uvicorn.Config(app, log_level="info", access_log=False, lifespan="on", server_header=False, ws="none",
@@ -269,6 +270,22 @@ def serve_http(store: MemoryStore, keys: KeyRing, settings: ServerSettings,
             sock.close()
     if server.failure is not None:
         raise ServingFailed(f"{server.failure}; the server stopped")
+
+
+def _warm_up(store: MemoryStore) -> None:
+    """The read path's first run, before the server answers anything (`/ready` included): a
+    failure is logged, not fatal (`/ready` says whether the store can serve)."""
+    import time
+
+    from cogmem_graph.server.app import warm_up
+
+    started = time.monotonic()
+    try:
+        warm_up(store)
+    except Exception as exc:
+        log.warning("warming the read path failed (%s); serving anyway", _reason(exc))
+    else:
+        log.debug("read path warmed in %.0f ms", (time.monotonic() - started) * 1000)
 
 
 def _reason(exc: BaseException) -> str:

@@ -3,7 +3,8 @@ their request, a flood of them past the file-descriptor limit, one key's burst o
 bad keys in a loop; and a server that loses its store or cannot bind its port.
 
 Every server here is a real `cogmem serve` process on a loopback port (embedded backends,
-hash embedder); traffic goes to 127.0.0.1 only, bounded in count and time. The time bounds
+hash embedder); traffic goes to 127.0.0.1 only, bounded in count and time. One test checks
+in process that the warm-up (what keeps the first requests quick) writes nothing. The time bounds
 are loose (a busy 2-CPU machine): they tell "within seconds" from "never".
 """
 
@@ -298,6 +299,26 @@ def test_health_answers_at_once_while_one_key_bursts_and_the_burst_is_capped(ser
     assert {status for status, _ in answers} <= {200, 429} and len(refused) < 100
     other = httpx.post(f"{srv.url}/v1/multi-hop", headers=auth(keys["other"]), json={"query": "projects"}, timeout=60)
     assert other.status_code == 200, "another key is not held to the busy key's requests"
+
+
+def test_warm_up_runs_the_read_path_and_writes_nothing(tmp_path) -> None:
+    from cogmem_graph.server.app import warm_up
+
+    home = tmp_path / "home"
+    store = cg.open(home=home, embedder="hash")
+    try:
+        store.agent("a", user_id="u").encode_many([{"content": f"Ada met Bo about project {i}",
+                                                    "entities": ["Ada", "Bo"]} for i in range(5)])
+
+        def graph_log() -> bytes:
+            return b"".join(p.read_bytes() for p in sorted((home / "graph").rglob("*.aof")))
+
+        stats, written = store.stats(), graph_log()
+        warm_up(store)
+        assert store.stats() == stats
+        assert graph_log() == written, "the graph's append-only log is unchanged: nothing was written"
+    finally:
+        store.close()
 
 
 # ---------------------------------------------------------------- point 10: bad keys, 503 bodies, passwords
