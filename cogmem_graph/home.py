@@ -51,6 +51,13 @@ _OWNER_ONLY_ACL = struct.pack("<I", 2) + b"".join(  # the xattr form of "u::rwx,
 log = logging.getLogger(__name__)
 
 
+def default_home() -> Path:
+    """The memory home when none is given: `$COGMEM_HOME`, else `.cogmem` in the working
+    folder (`cogmem_graph.api.store.default_home` gives the same; this one is for what must
+    not import the facade, such as `cogmem keys`)."""
+    return Path(os.environ.get("COGMEM_HOME") or ".cogmem")
+
+
 def inherit_private(folder: Path) -> bool:
     """Whatever is created in `folder` from now on is its owner's only, whatever the umask of
     the process creating it: a default ACL (owner rwx, group and other nothing) that Linux

@@ -43,12 +43,10 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic import ValidationError
 
-from cogmem_graph.cognition.observation import NoteType
-from cogmem_graph.cognition.prospective import TriggerKind
 from cogmem_graph.errors import CogmemError, field_problems
+from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import Edge, Mention
 from cogmem_graph.model import EdgeType, MemoryTrace
-from cogmem_graph.write.indexing import index_unindexed
 
 if TYPE_CHECKING:
     from cogmem_graph.api.store import MemoryStore
@@ -105,13 +103,19 @@ def _noop(section: str, n: int) -> None:
 
 def _pages(store: MemoryStore, statement: str, column: str, cursor_key: str, batch_size: int,
            scope_keys: list[str] | None = None) -> Iterator[list[dict]]:
-    """Rows of a cursor-paged export statement, one page at a time (all scopes, or `scope_keys`)."""
+    """Rows of a cursor-paged export statement, one page at a time (all scopes, or `scope_keys`).
+
+    A page is read, and written by the caller, with the cyclic garbage collector paused
+    (`CogmemConfig.pause_gc`, cogmem_graph/gc_pause.py): it is tens of thousands of small
+    lists and dicts, whose allocation set off collections that walked the whole heap and
+    found nothing: a third to a half of an export's time at 1k memories."""
     after = ""
     while True:
-        rows = store.graph.run(statement, {"after": after, "limit": batch_size, "scopeKeys": scope_keys})
-        if not rows:
-            return
-        yield [r[column] if column else r for r in rows]
+        with collector_paused(store.config.pause_gc):
+            rows = store.graph.run(statement, {"after": after, "limit": batch_size, "scopeKeys": scope_keys})
+            if not rows:
+                return
+            yield [r[column] if column else r for r in rows]
         last = rows[-1][column] if column else rows[-1]
         after = last[cursor_key]
         if len(rows) < batch_size:
@@ -127,8 +131,12 @@ _EXTRA_NODES = (
 its column, PortableCounts field = progress section)."""
 
 
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+"""What `json.dumps` with these options builds at each call (a line's encoder, made once)."""
+
+
 def _line(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True) + "\n"
+    return _JSON.encode(record) + "\n"
 
 
 def export_store(
@@ -372,6 +380,11 @@ break every reminder check, observer or reflector run of its scope."""
 
 def _checked_extra(record: dict[str, Any], number: int) -> dict[str, Any]:
     """A reminder, note or buffered turn's properties, with what its pipeline relies on checked."""
+    # Imported here, where only an import needs them: the observer's module brings its text
+    # rules (~50 ms of regular expressions to compile), which an export never uses.
+    from cogmem_graph.cognition.observation import NoteType
+    from cogmem_graph.cognition.prospective import TriggerKind
+
     kind = record["record"]
     props = _props(record, number, "id")
     for name, expected in _REQUIRED[kind].items():
@@ -405,6 +418,8 @@ def import_store(
     """Restore a backup written by `export_store` into `store` (merged by id: importing twice
     changes nothing). Traces are re-embedded with the store's embedder and indexed; reminders,
     observation notes and buffered turns take the properties they were saved with."""
+    from cogmem_graph.write.indexing import index_unindexed  # the write path: an import's only
+
     if batch_size < 1:
         raise ValueError("batch_size must be >= 1")
     progress = on_progress or _noop

@@ -40,7 +40,7 @@ def _keys(ctx: typer.Context) -> None:
 
 
 def _keyring(ctx: typer.Context, keys_file: Path | None):
-    from cogmem_graph.api.store import default_home
+    from cogmem_graph.home import default_home  # not the facade's: a key command opens no store
     from cogmem_graph.server.keys import KeyRing, default_keys_path
 
     settings = settings_of(ctx)

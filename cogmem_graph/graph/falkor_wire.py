@@ -69,7 +69,7 @@ def _text(value: Any) -> str:
 def _cell(cell: list) -> Any:
     kind, value = cell
     if kind == _STRING:
-        return _text(value)
+        return value.decode() if type(value) is bytes else value
     if kind == _INTEGER:
         return int(value)
     if kind == _DOUBLE:
@@ -86,16 +86,18 @@ def _cell(cell: list) -> Any:
 
 
 def _map(value: list) -> dict[str, Any]:
-    """A map's entries; strings and integers (most of a trace's properties) are read
-    inline, since a function call per value was most of the cost."""
+    """A map's entries, taken two by two; strings and integers (most of a trace's properties)
+    are read inline, since a function call per value was most of the cost."""
     out: dict[str, Any] = {}
-    for i in range(0, len(value), 2):
-        key = value[i]
-        kind, item = value[i + 1]
-        if kind in (_STRING, _INTEGER):
-            out[_text(key)] = item if kind == _INTEGER or type(item) is str else _text(item)
+    entries = iter(value)
+    for key, cell in zip(entries, entries, strict=True):
+        if type(key) is bytes:
+            key = key.decode()
+        kind, item = cell
+        if kind == _INTEGER or (kind == _STRING and type(item) is not bytes):
+            out[key] = item
         else:
-            out[_text(key)] = _cell(value[i + 1])
+            out[key] = _cell(cell)
     return out
 
 

@@ -49,6 +49,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,15 @@ STALLED_REPLAY_S = 60.0
 under a second; a server still not answering after this long is stuck, not busy, and is
 started again. Rarely, FalkorDB never finishes replaying a small log (seen under heavy CPU
 load); a second start replays the same log in milliseconds."""
+READY_POLL_S = 0.005
+"""How often a starting server is asked whether it is ready: it listens tens of milliseconds
+after it starts and loads a cleanly closed home of a thousand memories in about a hundred
+more, so a coarser poll would be a good part of the wait."""
+SHUTDOWN_TIMEOUT_S = 15.0
+"""How long a stopping server may take to flush its log and exit before it is killed (asking it
+to included)."""
+PR_SET_PDEATHSIG = 1
+"""Linux prctl(2): the signal a process gets when its parent dies."""
 RESTARTS_PER_WINDOW = 3
 RESTART_WINDOW_S = 60.0
 """A server that died is started again at most RESTARTS_PER_WINDOW times in any
@@ -132,19 +142,23 @@ def _pid_alive(pid: int) -> bool:
         return True
 
 
-def _child_setup(die_with_parent: bool) -> None:  # pragma: no cover - runs in the child
-    """Ask Linux to SIGTERM the server when the Python process dies (even by SIGKILL).
+def _parent_death_signal(from_main_thread: bool) -> Callable[[], Any] | None:
+    """What the child runs before it becomes the server (Popen's `preexec_fn`): ask Linux to
+    SIGTERM the server when the Python process dies (even by SIGKILL). None where it is not
+    asked for.
 
-    Linux ties this signal to the *thread* that started the child, so it is only
-    asked for when the server is started from the main thread; otherwise a server
-    orphaned by a killed parent is stopped by the next open of the home."""
-    os.setpgrp()  # keep Ctrl-C in the terminal from killing the server mid-write
-    if sys.platform.startswith("linux") and die_with_parent:
-        import ctypes
+    Linux ties this signal to the *thread* that started the child, so it is only asked for
+    when the server is started from the main thread; otherwise a server orphaned by a killed
+    parent is stopped by the next open of the home. A `preexec_fn` makes Popen copy the whole
+    process (fork) instead of starting the child the light way (vfork), so the child is left
+    only this one call, its C function looked up here in the parent; the process group and
+    umask are Popen's own options."""
+    if not (from_main_thread and sys.platform.startswith("linux")):
+        return None
+    import ctypes
 
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, signal.SIGTERM)
+    prctl = ctypes.CDLL("libc.so.6", use_errno=True).prctl
+    return functools.partial(prctl, PR_SET_PDEATHSIG, int(signal.SIGTERM))
 
 
 @dataclass
@@ -214,7 +228,8 @@ class EmbeddedFalkorDB:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 umask=SERVER_UMASK,
-                preexec_fn=functools.partial(_child_setup, from_main),
+                process_group=0,  # a group of its own: Ctrl-C in the terminal does not stop it mid-write
+                preexec_fn=_parent_death_signal(from_main),
             )
             if self._stopped:  # closed while a restart was under way: this server must not outlive it
                 self._kill()
@@ -412,7 +427,7 @@ class EmbeddedFalkorDB:
                         if self._aof_bytes() <= COMPACT_ON_STOP_BYTES:
                             stall_at = time.monotonic() + STALLED_REPLAY_S
                     else:
-                        time.sleep(0.05)
+                        time.sleep(READY_POLL_S)
                         continue
                 if stall_at is not None and time.monotonic() > stall_at:
                     return "stalled"
@@ -425,11 +440,13 @@ class EmbeddedFalkorDB:
                         log.info("embedded FalkorDB in %s ready after %.1f s", self.data_dir, time.monotonic() - started)
                     return "ready"
                 except (redis.ConnectionError, redis.TimeoutError):
-                    time.sleep(0.05)
+                    time.sleep(READY_POLL_S)
                 except redis.ResponseError as exc:  # BusyLoadingError is one
                     if not isinstance(exc, redis.BusyLoadingError) and "LOADING" not in str(exc):
                         raise
-                    time.sleep(0.1)
+                    # A loading server answers between chunks of its log, so a short pause
+                    # does not make it answer more often than it can.
+                    time.sleep(READY_POLL_S)
                 if not told and time.monotonic() - started > 2:
                     told = True
                     log.warning("embedded FalkorDB in %s is replaying its append-only log (%.0f MiB); "
@@ -699,14 +716,35 @@ class EmbeddedFalkorDB:
             if self._aof_bytes() > COMPACT_ON_STOP_BYTES and not self.compact():
                 log.warning("embedded FalkorDB in %s: the append-only log could not be compacted; "
                             "the next open replays it", self.data_dir)
-            self.process.send_signal(signal.SIGTERM)  # redis shuts down cleanly on SIGTERM
+            deadline = time.monotonic() + SHUTDOWN_TIMEOUT_S
+            if not self._request_shutdown():
+                self.process.send_signal(signal.SIGTERM)  # the same clean shutdown, at its next timer tick
             try:
-                self.process.wait(timeout=15)
+                self.process.wait(timeout=max(deadline - time.monotonic(), 0.0))
             except subprocess.TimeoutExpired:
                 self._kill()
         with contextlib.suppress(OSError):
             (self.data_dir / SERVER_FILE).unlink()
         self._release_lock()
+
+    def _request_shutdown(self) -> bool:
+        """Ask the server to shut down with the SHUTDOWN command: the sequence SIGTERM starts
+        (its append-only log flushed and fsynced, no snapshot as none is configured, then
+        exit), but at once, where a SIGTERM waits for the server's next timer tick (10 a
+        second). True once the server took it (it closes the connection as it exits); False
+        when it could not be asked or refused (the caller then sends SIGTERM)."""
+        import redis
+
+        client = self._probe_client(connect_timeout_s=2, timeout_s=SHUTDOWN_TIMEOUT_S)
+        try:
+            client.ping()  # connected and authenticated: a connection error after this is the exit
+            client.shutdown()
+            return True
+        except redis.RedisError as exc:
+            log.debug("embedded FalkorDB in %s: SHUTDOWN failed (%s); stopping it with SIGTERM", self.data_dir, exc)
+            return False
+        finally:
+            client.close()
 
     def _kill(self) -> None:
         if self.process is not None and self.process.poll() is None:

@@ -15,14 +15,15 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from cogmem_graph.errors import BackendUnavailable, CogmemError
 from cogmem_graph.redact import redact_url, redact_urls
+
+if TYPE_CHECKING:
+    from tenacity import RetryCallState
 
 log = logging.getLogger(__name__)
 
@@ -122,10 +123,14 @@ def _openai_error_code(exc: BaseException) -> str | None:
 
 
 def _is_transport_fault(exc: BaseException) -> bool:
-    openai = sys.modules.get("openai")  # not imported yet: the error cannot be one of its own
+    # openai and httpx not imported yet (a command that calls no provider): the error cannot be one of theirs
+    openai = sys.modules.get("openai")
     if openai is not None and isinstance(exc, openai.APIConnectionError):  # incl. APITimeoutError
         return True
-    return isinstance(exc, httpx.TimeoutException | httpx.TransportError | TimeoutError | ConnectionError)
+    httpx = sys.modules.get("httpx")
+    if httpx is not None and isinstance(exc, httpx.TimeoutException | httpx.TransportError):
+        return True
+    return isinstance(exc, TimeoutError | ConnectionError)
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -215,6 +220,8 @@ def call_with_retry(
     The provider's own exception is neither chained nor kept as context: its request
     holds the key. The translated error keeps provider, operation and HTTP status.
     """
+    from tenacity import Retrying, retry_if_exception, stop_after_attempt
+
     secrets = [s for s in secrets if s]
 
     def before_sleep(state: RetryCallState) -> None:
