@@ -53,8 +53,7 @@ log = logging.getLogger(__name__)
 
 def default_home() -> Path:
     """The memory home when none is given: `$COGMEM_HOME`, else `.cogmem` in the working
-    folder (`cogmem_graph.api.store.default_home` gives the same; this one is for what must
-    not import the facade, such as `cogmem keys`)."""
+    folder (here, not in the facade, so that `cogmem keys` need not import the facade)."""
     return Path(os.environ.get("COGMEM_HOME") or ".cogmem")
 
 

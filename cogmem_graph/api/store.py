@@ -8,7 +8,6 @@ mode, and the best local embedder. Production passes URLs instead.
 from __future__ import annotations
 
 import logging
-import os
 import re
 import threading
 import time
@@ -32,6 +31,7 @@ from cogmem_graph.home import (
     EDGE_DIR,
     GRAPH_DIR,
     LOCAL_VECTORS_DIR,
+    default_home,
     private_dir,
     secure_home,
     write_private,
@@ -55,7 +55,6 @@ __all__ = ["MemoryStore", "StoreClosed", "consolidator_for", "default_home", "op
 
 log = logging.getLogger(__name__)
 
-DEFAULT_HOME = ".cogmem"
 REPAIR_BATCH = 500
 HEALTH_TIMEOUT_S = 2.0
 """How long `MemoryStore.health()` waits for the backends' answers (both are asked at once)."""
@@ -63,10 +62,6 @@ HEALTH_CACHE_S = 1.0
 """How long `MemoryStore.health()` answers from its last check: a storm of probes costs one check
 per second."""
 _LOOPBACK_PORT = re.compile(r"(?:(?:falkor|redis)://)?127\.0\.0\.1:\d+")
-
-
-def default_home() -> Path:
-    return Path(os.environ.get("COGMEM_HOME") or DEFAULT_HOME)
 
 
 def _open_graph(uri: str | None, home: Path, config: CogmemConfig, clock: Clock):

@@ -64,7 +64,7 @@ from cogmem_graph.filters import (
     PAYLOAD_TYPE,
     PayloadCondition,
 )
-from cogmem_graph.home import inherit_private, private_dir
+from cogmem_graph.home import inherit_private, private_dir, write_private
 from cogmem_graph.lexical import SparseVector as BM25Vector
 from cogmem_graph.vectors.naming import DENSE, SPARSE, collection_name, point_id
 from cogmem_graph.vectors.port import VectorHit, VectorPoint, clamp_cosine
@@ -159,14 +159,7 @@ def partition_of(scope_key: str, partitions: int) -> int:
 
 
 def _write_private_json(path: Path, value: Any) -> None:
-    """Replace a small JSON file in one step (write beside it, fsync, rename), mode 0600."""
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        json.dump(value, fh)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    write_private(path, json.dumps(value).encode("utf-8"))
 
 
 class _Partitions:
@@ -199,6 +192,9 @@ class _Partitions:
             self.count, self.legacy = self.wanted, False
             _write_private_json(layout, {"partitions": self.wanted, "placed_by": "crc32 of the scope's owner"})
         self.slots = [None] * self.count
+        # Which partitions hold a shard, read once: only `ensure` (under the index's lock, in
+        # the one process holding the home) adds one, so reads need not ask the disk again.
+        self.present = {part for part in range(self.count) if (self.path(part) / EDGE_CONFIG).exists()}
         due = self.root / DUE_FILE
         self.dirty: set[int] = set(json.loads(due.read_text())["partitions"]) if due.exists() else set()
 
@@ -208,7 +204,7 @@ class _Partitions:
     def get(self, part: int) -> EdgeShard | None:
         """The partition's shard, opened on first use; None when nothing was ever written there."""
         shard = self.slots[part]
-        if shard is None and (self.path(part) / EDGE_CONFIG).exists():
+        if shard is None and part in self.present:
             shard = self.slots[part] = _open_shard(self.path(part), self.dim)
         return shard
 
@@ -218,6 +214,7 @@ class _Partitions:
         if shard is None:
             private_dir(self.path(part))
             shard = self.slots[part] = _open_shard(self.path(part), self.dim)
+            self.present.add(part)
         return shard
 
     def existing(self, parts: Sequence[int] | None = None) -> list[tuple[int, EdgeShard]]:
