@@ -60,6 +60,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from locomo import CATEGORIES, DEFAULT_DATA, load_conversations, turns_of  # noqa: E402
 
 KS = (5, 10, 25)
+ALL_AT_10 = "all@10"
+"""The share of questions with every evidence turn in the top 10."""
+HALVES = ("tune", "confirm")
+"""The development split: the first half of the conversations (sorted by file name) is tuned on,
+the second half confirms; every LoCoMo figure is reported for both."""
+
+
+def half_of(number: int, total: int) -> str:
+    """The half of the split conversation `number` (0-based) of `total` belongs to."""
+    return HALVES[0] if number < (total + 1) // 2 else HALVES[1]
 MODES = ("static", "use", "life")
 PRESETS = ("default", "reference")
 NIGHT_HOUR = 3
@@ -202,22 +212,29 @@ class Recall:
     """recall[category][k] -> per-question recalls; active_only likewise for R@10."""
 
     by_category: dict = field(default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+    by_half: dict = field(default_factory=lambda: defaultdict(lambda: defaultdict(lambda: defaultdict(list))))
     active_only: list[float] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     evidence_active: float | None = None
     seconds: float = 0.0
 
     def add(self, category: str, evidence: set[str], ranked: list[str | None],
-            wide: list[str | None] | None = None) -> None:
-        """`ranked`: the list a default call returned; `wide`: a longer one for the k beyond it."""
+            wide: list[str | None] | None = None, half: str = HALVES[0]) -> None:
+        """`ranked`: the list a default call returned; `wide`: a longer one for the k beyond it;
+        `half`: which half of the development split the question's conversation is in."""
+        found = {}
         for k in KS:
             source = ranked if wide is None or k <= len(ranked) else wide
-            found = len(evidence & set(source[:k])) / len(evidence)
-            self.by_category[category][k].append(found)
-            self.by_category["overall"][k].append(found)
+            found[k] = len(evidence & set(source[:k])) / len(evidence)
+        found[ALL_AT_10] = float(evidence <= set(ranked[:10]))
+        for key, value in found.items():
+            for where in (self.by_category, self.by_half[half]):
+                where[category][key].append(value)
+                where["overall"][key].append(value)
 
-    def mean(self, category: str, k: int) -> float | None:
-        values = self.by_category.get(category, {}).get(k)
+    def mean(self, category: str, k: int | str, half: str | None = None) -> float | None:
+        table = self.by_category if half is None else self.by_half.get(half, {})
+        values = table.get(category, {}).get(k)
         return statistics.mean(values) if values else None
 
 
@@ -273,7 +290,8 @@ def run_static_and_use(conversations: list[dict], embedder: str, preset: str, li
                 strategies = (("static", "full"), *((("lexical", "lexical"), ("dense", "dense")) if baselines else ()))
                 for row, strategy in strategies:
                     out[row].add(category, set(q["evidence"]),
-                                 *ask_as_a_user(reader, q["question"], strategy=strategy, record_access=False))
+                                 *ask_as_a_user(reader, q["question"], strategy=strategy, record_access=False),
+                                 half=half_of(number, len(conversations)))
                     progress.advance(task)
         out["static"].seconds = time.perf_counter() - started
         # `use`: the default retrieve() on the same memory, questions shuffled across conversations.
@@ -283,7 +301,8 @@ def run_static_and_use(conversations: list[dict], embedder: str, preset: str, li
         for number, q in asked:
             reader = store.agent("bench", user_id=f"conversation-{number}")
             category = CATEGORIES.get(q.get("category"), str(q.get("category")))
-            out["use"].add(category, set(q["evidence"]), *ask_as_a_user(reader, q["question"], record_access=True))
+            out["use"].add(category, set(q["evidence"]), *ask_as_a_user(reader, q["question"], record_access=True),
+                           half=half_of(number, len(conversations)))
             progress.advance(task)
         out["use"].seconds = time.perf_counter() - started
     progress.remove_task(task)
@@ -340,7 +359,7 @@ def run_life(conversations: list[dict], embedder: str, preset: str, limit_q: int
                 category = CATEGORIES.get(q.get("category"), str(q.get("category")))
                 evidence = set(q["evidence"])
                 ranked, wide = ask_as_a_user(reader, q["question"], record_access=True)
-                out.add(category, evidence, ranked, wide)
+                out.add(category, evidence, ranked, wide, half=half_of(number, len(conversations)))
                 active_hits = {d for d in ranked[:10] if states.get(d) == "active"}
                 out.active_only.append(len(evidence & active_hits) / len(evidence))
         progress.remove_task(task)
@@ -471,13 +490,19 @@ def locomo_table(rows: dict[str, Recall]) -> Table:
 
 
 def category_table(rows: dict[str, Recall]) -> Table:
-    table = Table(title="R@10 by category")
+    table = Table(title=f"By category and half of the split: R@5 / R@10 / {ALL_AT_10} (every evidence turn in "
+                        "the top 10)")
     categories = [c for c in CATEGORIES.values() if any(r.mean(c, 10) is not None for r in rows.values())]
     table.add_column("row")
-    for c in categories:
+    table.add_column("half")
+    for c in [*categories, "overall"]:
         table.add_column(c, justify="right")
     for name, r in rows.items():
-        table.add_row(name, *(fmt(r.mean(c, 10)) for c in categories))
+        for half in HALVES:
+            if r.mean("overall", 10, half) is None:
+                continue
+            table.add_row(name, half, *(" / ".join(fmt(r.mean(c, key, half)) for key in (5, 10, ALL_AT_10))
+                                        for c in [*categories, "overall"]))
     return table
 
 
@@ -555,6 +580,10 @@ def main(argv: list[str] | None = None) -> dict:
                 for miss in result["misses"]:
                     console.print(f"  {preset}: honesty {honesty}: update missed: {miss}")
     return {"locomo": {name: {k: r.mean("overall", k) for k in KS} for name, r in rows.items()},
+            "locomo_halves": {name: {half: {c: {str(key): r.mean(c, key, half) for key in (*KS, ALL_AT_10)}
+                                            for c in r.by_half.get(half, {})}
+                                     for half in HALVES if half in r.by_half}
+                              for name, r in rows.items()},
             "life_counts": {name: r.counts for name, r in rows.items() if r.counts},
             "durable": durable, "updates": updates}
 

@@ -45,6 +45,10 @@ def test_the_lifecycle_benchmark_runs_every_part_and_the_default_keeps_what_it_w
     active, dormant, gone = (int(x) for x in life[4:7])
     assert gone == 0 and dormant > 0, "forgetting makes memories dormant, never deletes them by default"
     assert r10 > float(rows["life (reference)"][2]), "the reference preset forgets what the questions need"
+    halves = re.search(r"│ life \(default\)\s+│ tune\s+│.*│\s+([\d.]+) / ([\d.]+) / ([\d.]+)\s+│\n", done.stdout)
+    assert halves, f"the category table gives R@5 / R@10 / all@10 per half:\n{done.stdout}"
+    r5, overall_r10, whole = (float(x) for x in halves.groups())
+    assert r5 <= overall_r10 and 0 <= whole <= overall_r10 and abs(overall_r10 - r10) < 1e-3
     durable = re.search(r"│ default\s+│\s+(\d+)/(\d+)\s+│\s+\d+/\d+\s+│\s+(\d+)/(\d+)\s+│\s+(\d+)/(\d+)", done.stdout)
     reference = re.search(r"│ reference\s+│\s+(\d+)/(\d+)", done.stdout)
     assert durable and reference, done.stdout
