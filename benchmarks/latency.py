@@ -6,6 +6,7 @@ beside the floor it is measured against.
     python benchmarks/latency.py --embedder local         # MiniLM; its cost gets its own columns
     python benchmarks/latency.py --graph bolt://localhost:7687 --vectors http://localhost:6333
     python benchmarks/latency.py --embedded-vectors local # the qdrant-client local-mode index instead
+    python benchmarks/latency.py --sizes 10000 --beside retrieval.rank_depth=1   # a setting's cost, interleaved
 
 For each N, traces spread over several scopes (one user scope per agent, plus a shared
 organisation scope) are written with `encode_many`; then, in the same process and on
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import random
 import statistics
@@ -178,6 +180,43 @@ def watch_loads(store: cg.MemoryStore) -> set[str]:
     return seen
 
 
+# ---------------------------------------------------------------- a setting's cost
+
+
+def setting_target(config: CogmemConfig, setting: str) -> tuple[object, str, object]:
+    """(the config object, the field, the value) a `path=value` setting names."""
+    path, _, raw = setting.partition("=")
+    *parents, leaf = path.split(".")
+    target = config
+    for part in parents:
+        target = getattr(target, part)
+    if not hasattr(target, leaf):
+        raise SystemExit(f"--beside {setting}: no setting {path}")
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw
+    return target, leaf, value
+
+
+def interleaved_beside(store: cg.MemoryStore, queries: list, top_k: int, setting: str,
+                       clock: ManualClock) -> tuple[float, float, float, float]:
+    """retrieve p50 and p95 with the default settings and with `setting`, query by query on the
+    same data, which goes first alternating: (default p50, default p95, setting p50, setting p95)."""
+    target, leaf, value = setting_target(store.config, setting)
+    default = getattr(target, leaf)
+    times: dict[bool, list[float]] = {False: [], True: []}
+    for i, (agent, query) in enumerate(queries * 2):
+        for changed in ((False, True) if i % 2 else (True, False)):
+            setattr(target, leaf, value if changed else default)
+            times[changed].append(timed_ms(lambda a=agent, q=query: a.retrieve(q, top_k=top_k)))
+            store.graph.confirm_writes()
+            clock.advance(MS_PER_SECOND)
+    setattr(target, leaf, default)
+    return (statistics.median(times[False]), percentile(times[False], 0.95),
+            statistics.median(times[True]), percentile(times[True], 0.95))
+
+
 # ---------------------------------------------------------------- one size
 
 
@@ -275,6 +314,9 @@ def run_size(n: int, args, rng: random.Random) -> dict[str, float | str | None]:
         row["slim ratio"] = row["retrieve p50"] / row["slim floor p50"]
         row["vector p50"] = statistics.median(vector_ms)
 
+        for setting in args.beside:
+            row[f"beside:{setting}"] = interleaved_beside(store, queries, args.top_k, setting, clock)
+
         if not args.skip_consolidate:
             clock.advance(2 * MS_PER_HOUR)
             row["consolidate s"] = timed_ms(store.consolidate) / 1000
@@ -320,6 +362,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--embedded-vectors", choices=["edge", "local"],
                         help="embedded vector engine: Qdrant Edge or qdrant-client local mode (default: the store's)")
     parser.add_argument("--skip-consolidate", action="store_true")
+    parser.add_argument("--beside", action="append", default=[], metavar="PATH=VALUE",
+                        help="also time retrieve with this setting, interleaved query by query with the default on "
+                             "the same data (e.g. retrieval.rank_depth=1); may be repeated")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     if min(args.sizes + [args.scopes, args.batch, args.queries, args.top_k]) < 1 or args.singles < 0:
@@ -345,6 +390,16 @@ def main(argv: Sequence[str] | None = None) -> None:
                   "reading only their ranking fields (what retrieve reads before loading the returned traces whole); "
                   "vector top-k = the vector store alone; "
                   "\"… without embedding\" = encode_many throughput less the time spent in the embedder.")
+    for setting in args.beside:
+        beside = Table(title=f"retrieve, default settings and {setting}, interleaved query by query "
+                             f"({2 * args.queries} calls each)")
+        for title in ("traces", "default p50 ms", "default p95 ms", f"{setting} p50 ms", f"{setting} p95 ms",
+                      "default / setting p50"):
+            beside.add_column(title, justify="right")
+        for r in rows:
+            d50, d95, s50, s95 = r[f"beside:{setting}"]
+            beside.add_row(f"{r['n']:,}", f"{d50:.1f}", f"{d95:.1f}", f"{s50:.1f}", f"{s95:.1f}", f"{d50 / s50:.2f}×")
+        console.print(beside)
     sys.stdout.flush()
 
 
