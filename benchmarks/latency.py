@@ -277,7 +277,7 @@ def run_size(n: int, args, rng: random.Random) -> dict[str, float | str | None]:
         queries = [(agents[qrng.randrange(len(agents))],
                     qrng.choice(QUESTIONS).format(name=qrng.choice(NAMES), topic=qrng.choice(TOPICS)))
                    for _ in range(args.queries)]
-        pool = args.top_k * store.config.retrieval.candidate_multiplier
+        pool = store.config.retrieval.pool_for(args.top_k)
         for agent, query in queries[: min(5, len(queries))]:  # warm caches and code paths
             agent.retrieve(query, top_k=args.top_k, record_access=False)
         retrieve_ms, floor_ms, slim_ms, vector_ms, loads = [], [], [], [], []

@@ -7,7 +7,8 @@ Signal weights are the reference values: weights strength 0.25, similarity 0.35,
 recency 0.10, emotional congruence 0.15, graph activation 0.10, importance 0.05;
 recency half-life 24 h; importance = 0.5 + 0.5 * confidence; tip-of-the-tongue
 when similarity > 0.6 and (strength < 0.3 or confidence < 0.4) (feeling-of-knowing
-is a mechanism: `MechanismsConfig.feeling_of_knowing`); dense candidate pool top_k x 5;
+is a mechanism: `MechanismsConfig.feeling_of_knowing`); dense candidate pool top_k x 5
+(the reference preset; the default gathers max(top_k, 50) x 2 from each source);
 reciprocal rank fusion k = 60; cross-encoder rerank optional (off).
 
 The reference gives only the direction of the HEXACO weight modulation (openness
@@ -79,7 +80,22 @@ class RetrievalConfig(_Config):
         "larger one is refused at once: the candidate pools, the activation and the scoring grow with it",
     )
     candidate_multiplier: int = Field(
-        5, ge=1, le=100, description="dense and lexical candidate pools hold top_k x this many"
+        2, ge=1, le=100,
+        description="dense and lexical candidate pools hold max(top_k, rank_depth) x this many (the reference's "
+        "top_k x 5 is the reference preset; with rank_depth 50, x 2 measured as good on LoCoMo dev data and "
+        "cheaper, see docs/read_path.md)",
+    )
+    ranked_multiplier: int = Field(
+        2, ge=1, le=100,
+        description="of the fused dense and lexical candidates, the best max(top_k, rank_depth) x this many are "
+        "ranked (their ranking fields read from the graph, activation spread from them): the wide pools find "
+        "the candidates, this bounds what reading them costs",
+    )
+    rank_depth: int = Field(
+        50, ge=1, le=MAX_TOP_K,
+        description="candidates are gathered and ranked as if top_k were at least this, so a smaller top_k "
+        "returns the first top_k of what top_k=rank_depth returns: a fact ranked first for a long list is "
+        "never missing from a short one",
     )
     fusion: Literal["score", "rrf"] = Field(
         "score",
@@ -157,7 +173,19 @@ class RetrievalConfig(_Config):
     @property
     def candidate_pool(self) -> int:
         """Candidates fetched from each source for the default top_k."""
-        return self.top_k * self.candidate_multiplier
+        return self.pool_for(self.top_k)
+
+    def depth_for(self, top_k: int) -> int:
+        """How many results a call of this top_k ranks before it keeps the first top_k."""
+        return max(top_k, self.rank_depth)
+
+    def ranked_for(self, top_k: int) -> int:
+        """Fused candidates ranked for a call of this top_k."""
+        return self.depth_for(top_k) * self.ranked_multiplier
+
+    def pool_for(self, top_k: int) -> int:
+        """Candidates fetched from each source for a call of this top_k."""
+        return self.depth_for(top_k) * self.candidate_multiplier
 
     def checked_top_k(self, top_k: Any) -> int:
         """`top_k` if it is a positive integer within `max_top_k`, else a ValueError naming both."""

@@ -79,13 +79,17 @@ class CogmemConfig(_Config):
         """The references' literal retention parameters, kept to compare against the defaults
         (`benchmarks/lifecycle.py`): Ebbinghaus decay with stability 1 h · (1 + 6·S0), pruning
         that soft-deletes, every due memory reinforced, strength an additive retrieval signal
-        lifted by each recall, no kind-of-memory minimums, no distinct-fact guard."""
+        lifted by each recall, no kind-of-memory minimums, no distinct-fact guard, candidate pools
+        of top_k x 5 (so a short list is not the head of a long one)."""
         config = cls()
         config.decay.model = "ebbinghaus"
         config.decay.retrieval_strength_boost = 0.1
         config.encoding.base_stability_ms = float(MS_PER_HOUR)
         config.retrieval.scoring = "additive"
         config.retrieval.current_facts_first = False
+        config.retrieval.candidate_multiplier = 5  # top_k x 5 from each source, every fused candidate ranked
+        config.retrieval.rank_depth = 1
+        config.retrieval.ranked_multiplier = 2 * config.retrieval.candidate_multiplier
         config.mechanisms.temporal_gist.index_original = False
         config.retention = RetentionConfig(
             forgetting="delete", min_retention_commitment_ms=0, min_retention_fact_ms=0, min_retention_other_ms=0,

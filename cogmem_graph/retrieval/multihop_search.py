@@ -36,7 +36,7 @@ def multi_hop(ctx: MemoryContext, query: str, *, hops: int, top_k: int,
     else:
         relevance = text_relevance(ctx, query, pool)
     if relevance:
-        matched = text_matches(ctx, query, pool * ctx.config.retrieval.candidate_multiplier,
+        matched = text_matches(ctx, query, ctx.config.retrieval.pool_for(pool),
                                scope_keys=filtered.scope_keys if filtered else None,
                                where=filtered.payload if filtered else ())
         relevance = {tid: score for tid, score in relevance.items() if tid in matched}

@@ -131,7 +131,8 @@ def _retrieve(
     if not keys:  # the filter's scopes are none the caller sees
         return RetrievalResult(query=query, strategy=strategy)
     payload = where.payload if where is not None else ()
-    pool = top_k * cfg.candidate_multiplier
+    pool = cfg.pool_for(top_k)
+    depth = cfg.depth_for(top_k)  # what a longer list would rank: its first top_k are returned
     if strategy == "full" and cfg.query.gate and skips_retrieval(query):
         return RetrievalResult(query=query, strategy=strategy, gated=True)
     plan = plan_query(ctx, query) if strategy == "full" else None
@@ -164,7 +165,8 @@ def _retrieve(
         ]
         return RetrievalResult(query=query, traces=baseline, strategy=strategy)
 
-    fused = fuse_hits(dense, lexical, cfg, lexical_weight=route.lexical_weight, dense_weight=route.dense_weight)
+    fused = fuse_hits(dense, lexical, cfg, lexical_weight=route.lexical_weight,
+                      dense_weight=route.dense_weight)[: cfg.ranked_for(top_k)]
     fused_ids = [tid for tid, _ in fused]
     reranker = ctx.reranker if cfg.rerank and fused_ids else None
     if reranker is not None:
@@ -246,13 +248,13 @@ def _retrieve(
     ]
     scored.sort(key=lambda pair: (-pair[0].score, pair[0].vitals.id))
     read: dict[str, MemoryTrace] = {}  # whole traces read on the way, not read again
-    scored = _reweigh_head(ctx, query, ahead, scored, top_k, keys, read)
+    scored = _reweigh_head(ctx, query, ahead, scored, depth, keys, read)
     # The best top_k are returned whatever their strength: hiding the best match because
     # it is weak would surprise every caller. Tip-of-the-tongue partials are the
     # candidates that missed the cut although the cue matches them well (cosine > 0.6)
     # — weak or untrusted memories the agent "almost" has, to be re-cued.
     if cfg.query.mmr_lambda < 1.0 and route.diversify and len(scored) > top_k:
-        scored = _diversified(ctx, scored, top_k, keys, read)
+        scored = _diversified(ctx, scored, top_k, depth, keys, read)
     best = [c for c, _ in scored[:top_k]]
     if when.timeline:  # the best matches, told in the order they happened
         best.sort(key=lambda c: (c.vitals.created_at, c.vitals.id))
@@ -289,7 +291,8 @@ def _retrieve_parts(
     answer first, then the rest as reciprocal rank fusion of the parts' lists ranks them (RRF
     alone would put a memory loosely matching every part above each part's answer); the
     after-retrieval writes run once, for what is returned."""
-    results = [_retrieve(ctx, part, top_k=top_k, record_access=False, mood=mood, when=when, where=where)
+    depth = ctx.config.retrieval.depth_for(top_k)  # each part's list as long as any top_k's
+    results = [_retrieve(ctx, part, top_k=depth, record_access=False, mood=mood, when=when, where=where)
                for part in plan.parts]
     fused = reciprocal_rank_fusion([[item.trace.id for item in r.traces] for r in results],
                                    k=ctx.config.retrieval.rrf_k)
@@ -336,9 +339,9 @@ def _read_texts(ctx: MemoryContext, ids: list[str], keys: list[str], read: dict[
 
 
 def _reweigh_head(
-    ctx: MemoryContext, query: str, ahead: bool, scored: list, top_k: int, keys: list[str], read: dict[str, MemoryTrace],
+    ctx: MemoryContext, query: str, ahead: bool, scored: list, depth: int, keys: list[str], read: dict[str, MemoryTrace],
 ) -> list:
-    """Rules that read the memories' words, applied to the best top_k × mmr_pool (one read
+    """Rules that read the memories' words, applied to the best `depth` (one read
     of their texts), then that head is sorted again:
 
     * whose words: on a question about the asker, what another named person said scores
@@ -350,7 +353,7 @@ def _reweigh_head(
     about_asker = bool(qcfg.other_speaker_discount) and asks_about_self(query)
     if not (about_asker or ahead):
         return scored
-    head = scored[: top_k * qcfg.mmr_pool]
+    head = scored[:depth]
     texts = _read_texts(ctx, [c.vitals.id for c, _ in head], keys, read)
     identity = ctx.identity
     asker = frozenset(n.lower() for n in (identity.user_id,) if n) if identity is not None else frozenset()
@@ -368,10 +371,12 @@ def _reweigh_head(
     return head + scored[len(head):]
 
 
-def _diversified(ctx: MemoryContext, scored: list, top_k: int, keys: list[str], read: dict[str, MemoryTrace]) -> list:
-    """MMR over the best top_k × mmr_pool: the top_k it picks first, then the rest in score order."""
+def _diversified(ctx: MemoryContext, scored: list, top_k: int, depth: int, keys: list[str],
+                 read: dict[str, MemoryTrace]) -> list:
+    """MMR over the best depth × mmr_pool: the top_k it picks first (greedy picks, so the first
+    of a longer list), then the rest in score order."""
     qcfg = ctx.config.retrieval.query
-    pool = scored[: top_k * qcfg.mmr_pool]
+    pool = scored[: depth * qcfg.mmr_pool]
     texts = _read_texts(ctx, [c.vitals.id for c, _ in pool], keys, read)
     order = maximal_marginal_relevance([c.score for c, _ in pool], [texts.get(c.vitals.id, "") for c, _ in pool],
                                        top_k, qcfg.mmr_lambda)

@@ -25,6 +25,7 @@ from cogmem_graph.cognition.scoring import (
     tip_of_tongue_mask,
     trait_factor,
 )
+from cogmem_graph.config import CogmemConfig
 from cogmem_graph.config.retrieval import RetrievalConfig, SignalWeights
 from cogmem_graph.model import Hexaco
 
@@ -48,8 +49,14 @@ def test_default_weights_are_the_reference_values_and_sum_to_one():
 def test_retrieval_defaults():
     cfg = RetrievalConfig()
     assert cfg.recency_half_life_ms == 86_400_000
-    assert (cfg.candidate_multiplier, cfg.rrf_k, cfg.rerank) == (5, 60, False)
-    assert cfg.candidate_pool == 10 * 5
+    assert (cfg.rrf_k, cfg.rerank) == (60, False)
+    # every top_k up to rank_depth gathers and ranks the same candidates (a short list is the head of a long one)
+    assert cfg.pool_for(1) == cfg.pool_for(cfg.rank_depth) == cfg.rank_depth * cfg.candidate_multiplier
+    assert cfg.pool_for(cfg.rank_depth + 10) == (cfg.rank_depth + 10) * cfg.candidate_multiplier
+    assert cfg.ranked_for(5) == cfg.rank_depth * cfg.ranked_multiplier
+    reference = CogmemConfig.reference_preset().retrieval  # the reference's pool: top_k x 5, all of it ranked
+    assert reference.pool_for(10) == 10 * 5 and reference.pool_for(50) == 50 * 5
+    assert reference.ranked_for(10) >= 2 * reference.pool_for(10)
     assert (cfg.tot_min_similarity, cfg.tot_max_strength, cfg.tot_max_confidence) == (0.6, 0.3, 0.4)
 
 
