@@ -70,6 +70,8 @@ class AssembledContext:
     """Retrieved memories shown abbreviated, without metadata (confidence-gated injection)."""
     left_out: tuple[str, ...] = ()
     """Retrieved memories not shown: their score was below `prompt.injection.abbreviated_at`."""
+    outdated: tuple[str, ...] = ()
+    """Memories shown marked "(outdated: …)": a newer memory replaced them, or their validity ended."""
 
 
 @dataclass

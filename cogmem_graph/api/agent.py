@@ -9,12 +9,13 @@ call can forget the scope filter.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, TextIO
 
 from cogmem_graph.api import governance
+from cogmem_graph.api.prompt_layout import PromptLayout, event_order
 from cogmem_graph.cognition.working_memory import WorkingMemory
 from cogmem_graph.context import MemoryContext, MoodSource
 from cogmem_graph.errors import model_from
@@ -30,7 +31,7 @@ from cogmem_graph.results import AssembledContext, RetrievalResult, ScoredTrace
 if TYPE_CHECKING:
     from cogmem_graph.api.store import MemoryStore
     from cogmem_graph.cognition.observation import ObservationNote
-    from cogmem_graph.cognition.prompt import PromptItem, PromptSections
+    from cogmem_graph.cognition.prompt import PromptSections
     from cogmem_graph.cognition.prospective import FiredReminder, Intention
     from cogmem_graph.config.retrieval import RetrievalConfig
     from cogmem_graph.graph.port import Edge
@@ -294,19 +295,33 @@ class AgentMemory:
 
     def assemble_for_prompt(self, query: str, token_budget: int | None = None, *, top_k: int = 20,
                             events: Sequence[str] = (),
-                            where: MemoryFilter | Mapping[str, Any] | None = None) -> AssembledContext:
-        """Retrieve for `query` and lay the memories out in six sections within `token_budget`.
-        `query` is also the turn that prospective memory checks: reminders it triggers (and
-        any due by time, or named in `events`) fire and lead the Reminders section."""
+                            where: MemoryFilter | Mapping[str, Any] | None = None,
+                            debug: bool = False) -> AssembledContext:
+        """Retrieve for `query` and lay the memories out for a model, in six sections within
+        `token_budget`. `query` is also the turn that prospective memory checks: reminders it
+        triggers (and any due by time, or named in `events`) fire and lead the Reminders section.
+
+        The text is written for the model, not for debugging: each memory appears once (what
+        the query retrieved is not repeated under Active Context, nor is the same text twice),
+        with no internal ids, activation values or scores (`debug=True` shows them); a memory
+        cut to fit ends at a sentence end or between words, with an ellipsis. A memory that a
+        newer one replaced (a correction, or the same statement made later with another value)
+        is shown right after its replacement, marked
+        "(outdated: replaced on YYYY-MM-DD by the line above)", or by a quote of the replacement
+        when that is not the line above; one whose stated validity has ended is marked
+        "(outdated: held until YYYY-MM-DD)", its last day. `AssembledContext.outdated` lists
+        the memories marked either way."""
         from cogmem_graph.cognition.prompt import Injection, assemble_prompt, injection_level
         from cogmem_graph.retrieval import read_path
 
+        if not isinstance(debug, bool):
+            raise ValueError(f"debug must be True or False, got {debug!r}")
         top_k = _checked_query(query, top_k, self.store.config.retrieval)
         f = as_filter(where)
         self.store._check_open()
         result = read_path.retrieve(self.context(), query, top_k=top_k, where=f)
         fired = self.check_reminders(query, events=events)
-        self._forget_gone_from_working_memory({item.trace.id for item in result.traces})
+        held = self._forget_gone_from_working_memory({item.trace.id for item in result.traces})
         gate = self.store.config.prompt.injection
         levels = {item.trace.id: injection_level(item.score, full_at=gate.full_at, abbreviated_at=gate.abbreviated_at)
                   if gate.enabled else Injection.FULL for item in result.traces}
@@ -316,8 +331,12 @@ class AgentMemory:
         if left_out:
             log.debug("prompt for %r leaves out %d low-confidence memories", query[:60], len(left_out))
         self._focus(shown)  # what the prompt leaves out does not become the agent's focus either
-        sections = _sections(shown, self.working_memory.format_for_prompt(), fired,
-                             abbreviated=short, abbreviated_chars=gate.abbreviated_chars)
+        on_mind = [slot for slot in self.working_memory.slots if slot.content.strip()]
+        replaced = self._replacements([item.trace for item in shown], [slot.trace_id for slot in on_mind])
+        layout = PromptLayout(shown, replaced, self.store.clock.now_ms(), held=held, abbreviated=short,
+                         abbreviated_chars=gate.abbreviated_chars,
+                         quote_chars=self.store.config.prompt.replacement_quote_chars, debug=debug)
+        sections = layout.sections(on_mind, self.working_memory, fired)
         sections = _with_observations(sections, self)
         assembled = assemble_prompt(sections, token_budget=token_budget, traits=self.traits,
                                     config=self.store.config.prompt)
@@ -327,17 +346,38 @@ class AgentMemory:
             sections={name: usage.tokens_used for name, usage in assembled.sections.items()},
             trace_ids=tuple(item.trace.id for item in result.traces), reminders=tuple(fired),
             abbreviated=tuple(tid for tid in levels if tid in short), left_out=left_out,
+            outdated=tuple(layout.outdated),
         )
 
-    def _forget_gone_from_working_memory(self, known_active: set[str]) -> None:
+    def _replacements(self, shown: Sequence[MemoryTrace], on_mind: Sequence[str]) -> dict[str, MemoryTrace]:
+        """The newest memory that replaces each shown (or held in mind) one, where one does:
+        one read of the replacements, one more for those the prompt does not show."""
+        from cogmem_graph.retrieval import read_path
+
+        known = {t.id: t for t in shown}
+        pairs = read_path.newer_versions(self.context(), [*known, *on_mind])
+        missing = [new for _, new in pairs if new not in known]
+        if missing:
+            known.update({t.id: t for t in self.store.graph.get_traces(missing, self.visible_scope_keys)})
+        newest: dict[str, MemoryTrace] = {}
+        for old, new in pairs:
+            t = known.get(new)
+            if t is not None and (old not in newest or event_order(t) > event_order(newest[old])):
+                newest[old] = t
+        return newest
+
+    def _forget_gone_from_working_memory(self, known_active: set[str]) -> dict[str, MemoryTrace]:
         """What consolidation pruned or merged away (or another handle deleted) must not live
-        on in this handle's Active Context: one lookup of the slots retrieval did not just see."""
+        on in this handle's Active Context: one lookup of the slots retrieval did not just see.
+        Returns the traces of those that stay."""
         unknown = [i for i in self.working_memory.trace_ids if i not in known_active]
-        if unknown:
-            alive = {t.id for t in self.store.graph.get_traces(unknown, self.visible_scope_keys) if t.is_active}
-            for trace_id in unknown:
-                if trace_id not in alive:
-                    self.working_memory.remove(trace_id)
+        if not unknown:
+            return {}
+        alive = {t.id: t for t in self.store.graph.get_traces(unknown, self.visible_scope_keys) if t.is_active}
+        for trace_id in unknown:
+            if trace_id not in alive:
+                self.working_memory.remove(trace_id)
+        return alive
 
     # ------------------------------------------------------------ prospective memory
 
@@ -414,39 +454,3 @@ def _with_observations(sections: PromptSections, agent: AgentMemory) -> PromptSe
     from cogmem_graph.pipeline import observer
 
     return replace(sections, observation_notes=observer.prompt_notes(agent.context()))
-
-
-def _item(scored: ScoredTrace, abbreviated: Set[str] = frozenset(), chars: int = 120) -> PromptItem:
-    from cogmem_graph.cognition.prompt import PromptItem, abbreviate
-
-    trace = scored.trace
-    if trace.id in abbreviated:
-        return PromptItem(text=abbreviate(trace.content, chars))
-    return PromptItem(text=trace.content, kind=trace.type.value, score=round(scored.score, 2), valence=trace.valence)
-
-
-def _reminder_item(fired: FiredReminder) -> PromptItem:
-    from cogmem_graph.cognition.prompt import PromptItem
-
-    return PromptItem(text=fired.intention.content, kind=fired.intention.kind.value)
-
-
-def _sections(traces: list[ScoredTrace], working_memory: str, fired: Sequence[FiredReminder] = (), *,
-              abbreviated: Set[str] = frozenset(), abbreviated_chars: int = 120) -> PromptSections:
-    from cogmem_graph.cognition.prompt import PromptSections
-
-    def item(t: ScoredTrace) -> PromptItem:
-        return _item(t, abbreviated, abbreviated_chars)
-
-    direct = [t for t in traces if "activation" not in t.sources or len(t.sources) > 1]
-    associated = [t for t in traces if t.sources == ("activation",)]
-    semantic = [t for t in direct if t.trace.type in (MemoryType.SEMANTIC, MemoryType.PROCEDURAL, MemoryType.RELATIONAL)]
-    episodic = sorted((t for t in direct if t.trace.type is MemoryType.EPISODIC), key=lambda t: -t.trace.created_at)
-    prospective = [t for t in direct if t.trace.type is MemoryType.PROSPECTIVE]
-    return PromptSections(
-        working_memory=working_memory,
-        semantic_recall=[item(t) for t in semantic],
-        recent_episodic=[item(t) for t in episodic],
-        prospective_alerts=[_reminder_item(f) for f in fired] + [item(t) for t in prospective],
-        graph_associations=[item(t) for t in associated],
-    )

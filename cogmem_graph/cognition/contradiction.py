@@ -13,9 +13,9 @@ Four heuristics, each giving a confidence in [0, 1]; the verdict is the stronges
    denied ("I like coffee" / "I don't like coffee"; "I live in Paris" / "I don't
    live in Paris anymore").
 3. **Correction cues.** The new text says it corrects something ("actually",
-   "correction", "no longer", "I was wrong", "turns out", ...) and is about the
-   same thing as the old one (embedding similarity, or shared words when no
-   similarity is given).
+   "correction", "no longer", "I was wrong", "turns out", ...) in a sentence that
+   asks nothing, and is about the same thing as the old one (shared words, or a
+   high embedding similarity).
 4. **Change of value.** The new text reports a change ("we switched from Jenkins
    to GitHub Actions", "I sold the Corolla", "... instead of Jenkins", "we
    upgraded to Python 3.12") and the old one holds the value given up ("we
@@ -33,6 +33,12 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
+from cogmem_graph.cognition.value_slots import (
+    anchor_words,
+    restatable_sentences,
+    restated_with_new_value,
+    sentence_tokens,
+)
 from cogmem_graph.text import word_tokens
 
 __all__ = [
@@ -44,9 +50,10 @@ __all__ = [
     "detect_contradiction",
     "extract_changes",
     "extract_facts",
+    "restatement_queries",
 ]
 
-Reason = Literal["different_value", "negation", "correction", "change", "none"]
+Reason = Literal["different_value", "negation", "correction", "change", "new_value", "none"]
 
 # ---------------------------------------------------------------- confidences
 
@@ -63,6 +70,9 @@ SENTENCE_NEGATION = 0.8
 CORRECTION_BASE = 0.5
 CORRECTION_MAX = 0.8
 CORRECTION_MIN_SIMILARITY = 0.6
+CORRECTION_CUE_MIN_SIMILARITY = 0.8
+"""A correction cue with few words shared needs the texts this close in meaning: turns of one
+chat score 0.6-0.8 with MiniLM whatever they say, and "actually" or "turns out" is common in them."""
 CORRECTION_MIN_OVERLAP = 0.3
 SENTENCE_NEGATION_OVERLAP = 0.8
 CHANGE_NAMED = 0.85
@@ -449,7 +459,10 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 @lru_cache(maxsize=16_384)
 def _has_correction_cue(text: str) -> bool:
-    lowered = " " + " ".join(re.findall(r"[a-z']+", text.lower().replace("’", "'"))) + " "
+    """Whether a sentence of the text that asks nothing says it corrects something ("Any more
+    paintings coming up?" corrects nothing)."""
+    statements = " ".join(s for s in _SENTENCES.split(text) if not s.rstrip().endswith("?"))
+    lowered = " " + " ".join(re.findall(r"[a-z']+", statements.lower().replace("’", "'"))) + " "
     return any(f" {cue} " in lowered for cue in _CORRECTION_CUES)
 
 
@@ -781,12 +794,20 @@ def detect_contradiction(new_text: str, old_text: str, similarity: float | None 
 
     if correcting:
         related = overlap >= CORRECTION_MIN_OVERLAP if similarity is None else (
-            similarity >= CORRECTION_MIN_SIMILARITY or overlap >= CORRECTION_MIN_OVERLAP)
+            similarity >= CORRECTION_CUE_MIN_SIMILARITY or overlap >= CORRECTION_MIN_OVERLAP)
         if related:
             closeness = overlap if similarity is None else max(overlap, similarity)
             confidence = min(CORRECTION_MAX, CORRECTION_BASE + 0.3 * max(0.0, min(1.0, closeness)))
             if confidence > best.confidence:
                 best = ContradictionVerdict(confidence, "correction")
+
+    # The same statement with another value in one slot, cue word or not (facts may "agree" on a
+    # value they cut short: "is held in the Maple room" and "... Cedar room" both read "held").
+    if best.confidence < SINGLE_VALUED and best.reason != "correction" and not agrees_with_change:
+        restated = restated_with_new_value(new_text, old_text, similarity)
+        if restated.confidence > best.confidence:
+            best = ContradictionVerdict(restated.confidence, "new_value", None, restated.old_value,
+                                        restated.new_value)
     return best
 
 
@@ -802,7 +823,9 @@ def candidate_query(text: str) -> str | None:
     """Words that find older statements about the same subject and attribute in a lexical
     index ("I moved to Berlin" -> "live lives living ... moved ..."), since a contradiction is
     often not similar as a whole ("I live in Paris" vs "I moved to Berlin"), and for a change
-    of value the value given up ("I sold the Corolla" -> "corolla"). None: nothing read."""
+    of value the value given up ("I sold the Corolla" -> "corolla"). Any of these words finds a
+    candidate; see `restatement_queries` for the older statements a text may restate. None:
+    nothing read."""
     terms: dict[str, None] = {}
     for fact in extract_facts(text):
         cues = _ATTRIBUTE_CUES.get(fact.attribute)
@@ -817,6 +840,24 @@ def candidate_query(text: str) -> str | None:
             words += change.subject.split()  # "the standup moved from Monday to Friday"
         terms.update(dict.fromkeys(w for w in words if w not in _NOT_NAMES))
     return " ".join(terms) or None
+
+
+def restatement_queries(text: str) -> tuple[str, ...]:
+    """For each sentence of the text that could restate an older one with another value, its
+    content words ("The flight to Lisbon departs at 11:05" -> "flight departs"): an
+    older statement it restates holds them all, whatever its value, and the dense neighbours
+    may not find it similar enough (it holds another time). A lexical candidate must hold
+    every word of one of them: one that lacks a word could only be judged a restatement with
+    a similarity, which the dense neighbours bring; and words as common as "note" or
+    "number", searched each alone, would bring the whole store to every write."""
+    out: dict[str, None] = {}
+    for sentence in restatable_sentences(text):
+        tokens = sentence_tokens(sentence)
+        anchors = anchor_words(tokens)
+        words = dict.fromkeys(t.word for t in tokens if t.kind == "word" and t.key in anchors)
+        if words:
+            out[" ".join(words)] = None
+    return tuple(out)
 
 
 def contradicts(new_text: str, old_text: str, similarity: float | None = None) -> float:

@@ -7,8 +7,9 @@ rest to the others, semantic recall first; empty sections give all of theirs.
 The formatting style follows the agent's dominant HEXACO trait. Tokens are
 estimated at ~4 characters each, and the result never exceeds the budget: a
 section's block is only ever as long as its allocation allows, items that do
-not fit whole are cut (with an ellipsis) or dropped, and a final guard trims
-lines should rounding ever disagree.
+not fit whole are cut at a sentence end or between words (with an ellipsis) or
+dropped, and a final guard trims lines should rounding ever disagree. An item's
+note ("outdated: replaced on …") survives a cut.
 
 Pure: takes plain items (text, kind, score), so it knows nothing about where
 they were retrieved from.
@@ -126,9 +127,25 @@ def abbreviate(text: str, max_chars: int) -> str:
     first = flat[:end]
     if len(first) <= max_chars:
         return first
-    cut = flat[: max_chars - len(ELLIPSIS)]
-    space = cut.rfind(" ")
-    return (cut[:space] if space > max_chars // 2 else cut).rstrip(" ,;:") + ELLIPSIS
+    return cut_to_fit(flat, max_chars)
+
+
+def cut_to_fit(text: str, max_chars: int) -> str:
+    """`text` in at most `max_chars` characters: whole when it fits, else cut after its last
+    sentence that fits (when that keeps at least half the room) or between words, with an
+    ellipsis; a single word longer than the room is cut inside it."""
+    if len(text) <= max_chars:
+        return text
+    room = max_chars - len(ELLIPSIS)
+    if room < 1:
+        return ELLIPSIS[:max_chars]
+    head = text[: room + 1]  # a sentence or word may end right at the room's edge
+    sentence = max((head.rfind(mark + " ") for mark in ".!?"), default=-1)
+    if sentence + 1 >= room // 2 and sentence + 2 <= room:
+        return text[: sentence + 1] + " " + ELLIPSIS
+    space = head.rfind(" ")
+    cut = text[:space] if 0 < space <= room and space >= room // 2 else text[:room]
+    return (cut.rstrip(" ,;:-") or cut) + ELLIPSIS
 
 
 # ---------------------------------------------------------------- inputs
@@ -137,17 +154,23 @@ def abbreviate(text: str, max_chars: int) -> str:
 @dataclass(frozen=True, slots=True)
 class PromptItem:
     """One memory to show: its text and, optionally, what kind it is, a score
-    (shown as `score_label=0.82`) and the emotional valence it carries."""
+    (shown as `score_label=0.82`), the emotional valence it carries, a note shown in
+    parentheses after the text (kept when the text is cut) and a reference (an id, for
+    debugging) shown among the tags."""
 
     text: str
     kind: str = ""
     score: float | None = None
     score_label: str = "score"
     valence: float | None = None
+    note: str = ""
+    ref: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
             raise ValueError("PromptItem.text must be a string")
+        if not isinstance(self.note, str) or not isinstance(self.ref, str):
+            raise ValueError("PromptItem.note and PromptItem.ref must be strings")
         for name in ("score", "valence"):
             value = getattr(self, name)
             if value is None:
@@ -234,17 +257,20 @@ def _feeling(valence: float) -> str:
 
 
 def _frame(item: PromptItem, section: str, style: PromptStyle) -> tuple[str, str]:
-    """(prefix, suffix) around an item's text for the style."""
+    """(prefix, suffix) around an item's text for the style. The plain style shows no tags
+    unless the item carries a reference (debugging)."""
     score = f"{item.score_label}={item.score:.2f}" if item.score is not None else ""
+    note = f" ({_one_line(item.note)})" if item.note.strip() else ""
     if style is PromptStyle.NARRATIVE:
-        details = ", ".join(part for part in (item.kind, score) if part)
-        return _NARRATIVE_LEADS[section], f" ({details})" if details else ""
+        details = ", ".join(part for part in (item.kind, score, item.ref) if part)
+        return _NARRATIVE_LEADS[section], note + (f" ({details})" if details else "")
     if style is PromptStyle.PLAIN:
-        return "- ", ""
-    tags = [part for part in (item.kind, score) if part]
+        tags = [part for part in (item.ref, score) if part] if item.ref else []
+        return (f"- [{', '.join(tags)}] " if tags else "- "), note
+    tags = [part for part in (item.kind, score, item.ref) if part]
     if style is PromptStyle.EMOTIONAL and item.valence is not None:
         tags.append(f"feeling: {_feeling(item.valence)}")
-    return (f"- [{', '.join(tags)}] " if tags else "- "), ""
+    return (f"- [{', '.join(tags)}] " if tags else "- "), note
 
 
 def _line_parts(entry: Entry, section: str, style: PromptStyle) -> tuple[str, str, str]:
@@ -288,10 +314,9 @@ def _render(
             lines.append(line)
             used += 1 + len(line)
             continue
-        room = max_chars - used - 1 - len(prefix) - len(suffix) - len(ELLIPSIS)
-        if room >= min_item_chars:
-            cut = text[:room].rstrip() or text[:room]
-            lines.append(prefix + cut + ELLIPSIS + suffix)
+        room = max_chars - used - 1 - len(prefix) - len(suffix)
+        if room - len(ELLIPSIS) >= min_item_chars:
+            lines.append(prefix + cut_to_fit(text, room) + suffix)
         truncated = True
         break
     if not lines:

@@ -93,6 +93,10 @@ class PromptConfig(_Config):
         16, ge=1, le=10_000, description="an item is cut to fit only if at least this much of its text survives"
     )
     injection: InjectionGate = Field(default_factory=InjectionGate)
+    replacement_quote_chars: int = Field(
+        60, ge=16, le=10_000,
+        description="a memory marked outdated quotes its replacement in at most this many characters, when the "
+        "replacement is not the line above it")
 
     @field_validator("overflow_order")
     @classmethod

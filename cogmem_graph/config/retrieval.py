@@ -148,6 +148,11 @@ class RetrievalConfig(_Config):
         description="a memory that a newer one contradicts or supersedes ranks just below it, and the newer one "
         "joins the candidates whenever the older one does (the current fact first, the old still reachable)",
     )
+    current_first_margin: float = Field(
+        0.1, ge=0.0, lt=1.0,
+        description="with current_facts_first, a replaced memory scores at most (1 - margin) x its newer "
+        "version's score: the correction outranks what it corrects clearly, not by a rounding error",
+    )
     hexaco_weight_gain: float = Field(
         0.5, ge=0.0, le=1.0,
         description="a trait at 1 multiplies its weight by 1 + gain, at 0 by 1 - gain (then renormalised)",

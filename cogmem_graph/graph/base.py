@@ -101,8 +101,9 @@ class CypherGraphStore(ABC):
         """True for faults worth retrying (dropped connection, timeout, leader switch)."""
 
     @abstractmethod
-    def _fulltext_query(self, text: str) -> str | None:
-        """The engine's escaped full-text query for free text (None: nothing to search)."""
+    def _fulltext_query(self, text: str, every_word_of: Sequence[str] = ()) -> str | None:
+        """The engine's escaped full-text query for free text, or for every word of one of
+        `every_word_of` (None: nothing to search)."""
 
     @abstractmethod
     def setup_schema(self) -> None: ...
@@ -597,9 +598,10 @@ class CypherGraphStore(ABC):
 
     # ------------------------------------------------------------ lexical search
 
-    def fulltext_search(self, text: str, scope_keys: Sequence[str], limit: int = 50) -> list[LexicalHit]:
+    def fulltext_search(self, text: str, scope_keys: Sequence[str], limit: int = 50, *,
+                        every_word_of: Sequence[str] = ()) -> list[LexicalHit]:
         keys = require_scope_keys(scope_keys)
-        query = self._fulltext_query(text)
+        query = self._fulltext_query(text, every_word_of)
         if query is None or limit <= 0:
             return []
         rows = self.run("fulltext_search", {"query": query, "scopeKeys": keys, "limit": limit})

@@ -20,7 +20,7 @@ import contextlib
 import logging
 import threading
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -488,8 +488,8 @@ class FalkorGraphStore(CypherGraphStore):
     def _is_transient(self, exc: BaseException) -> bool:
         return isinstance(exc, (redis.ConnectionError, redis.TimeoutError, ConnectionError, TimeoutError))
 
-    def _fulltext_query(self, text: str) -> str | None:
-        return redisearch_query(text)
+    def _fulltext_query(self, text: str, every_word_of: Sequence[str] = ()) -> str | None:
+        return redisearch_query(text, every_word_of)
 
     # ------------------------------------------------------------ schema
 

@@ -8,6 +8,7 @@ transactions, both retried by our bounded tenacity policy on transient faults.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from typing import Any
 
 from cogmem_graph.clock import Clock
@@ -115,8 +116,8 @@ class Neo4jGraphStore(CypherGraphStore):
             exc, (errors.ServiceUnavailable, errors.SessionExpired, errors.TransientError, ConnectionError, OSError)
         )
 
-    def _fulltext_query(self, text: str) -> str | None:
-        return lucene_query(text)
+    def _fulltext_query(self, text: str, every_word_of: Sequence[str] = ()) -> str | None:
+        return lucene_query(text, every_word_of)
 
     def setup_schema(self) -> None:
         for name in self.cypher.names("schema_"):

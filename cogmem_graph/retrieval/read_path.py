@@ -15,6 +15,7 @@ vector store ranked it: the plain baselines the full pipeline is measured agains
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
@@ -65,9 +66,6 @@ from cogmem_graph.retrieval.query_plan import QueryPlan, plan_query, query_vecto
 if TYPE_CHECKING:
     from cogmem_graph.context import MemoryContext
     from cogmem_graph.providers.rerank import Reranker
-
-CURRENT_FIRST_MARGIN = 1e-3
-"""How far below its newer version a replaced memory scores (relative)."""
 
 Strategy = Literal["full", "dense", "lexical"]
 STRATEGIES: tuple[str, ...] = ("full", "dense", "lexical")
@@ -241,14 +239,14 @@ def _retrieve(
     if boosts:
         scores = _boost_categories(ranked, scores, boosts)
     if versions:
-        scores = _current_first(ranked, scores, versions)
+        scores = _current_first(ranked, scores, versions, cfg.current_first_margin)
     scored = [
         (_Candidate(v, score, table, i, sources[v.id]), RecallKind.TIP_OF_TONGUE if tot else RecallKind.RECALLED)
         for i, (v, score, tot) in enumerate(zip(ranked, scores, tip_of_tongue, strict=True))
     ]
     scored.sort(key=lambda pair: (-pair[0].score, pair[0].vitals.id))
     read: dict[str, MemoryTrace] = {}  # whole traces read on the way, not read again
-    scored = _reweigh_head(ctx, query, ahead, scored, depth, keys, read)
+    scored = _reweigh_head(ctx, query, ahead, scored, depth, keys, read, versions)
     # The best top_k are returned whatever their strength: hiding the best match because
     # it is weak would surprise every caller. Tip-of-the-tongue partials are the
     # candidates that missed the cut although the cue matches them well (cosine > 0.6)
@@ -340,6 +338,7 @@ def _read_texts(ctx: MemoryContext, ids: list[str], keys: list[str], read: dict[
 
 def _reweigh_head(
     ctx: MemoryContext, query: str, ahead: bool, scored: list, depth: int, keys: list[str], read: dict[str, MemoryTrace],
+    versions: Sequence[tuple[str, str]] = (),
 ) -> list:
     """Rules that read the memories' words, applied to the best `depth` (one read
     of their texts), then that head is sorted again:
@@ -367,6 +366,10 @@ def _reweigh_head(
         return gain
 
     head = [(replace(c, score=c.score * factor(texts.get(c.vitals.id, ""))), kind) for c, kind in head]
+    if versions:  # a replaced memory stays below its newer version whatever the rules did
+        kept = _current_first([c.vitals for c, _ in head], [c.score for c, _ in head], list(versions),
+                              ctx.config.retrieval.current_first_margin)
+        head = [(replace(c, score=score), kind) for (c, kind), score in zip(head, kept, strict=True)]
     head.sort(key=lambda pair: (-pair[0].score, pair[0].vitals.id))
     return head + scored[len(head):]
 
@@ -450,21 +453,36 @@ def _validity_filter(ctx: MemoryContext, when: When, now: int, *, current_only: 
 
 
 def _current_first(ranked: list[TraceVitals], scores: list[float],
-                   versions: list[tuple[str, str]]) -> list[float]:
-    """Each memory scores just below its newer version (chains settle in a few passes), so the
-    current fact comes first and the one it replaced stays reachable right after it."""
+                   versions: list[tuple[str, str]], margin: float) -> list[float]:
+    """Each memory scores at least `margin` (relative) below its newer version (chains settle
+    in a few passes), so the current fact comes first and the one it replaced stays reachable
+    after it."""
     index = {v.id: i for i, v in enumerate(ranked)}
     pairs = [(index[o], index[n]) for o, n in versions if o in index and n in index and o != n]
+    both_ways = set(pairs)
+    pairs = [(o, n) for o, n in pairs if (n, o) not in both_ways]  # each replaces the other: neither is sure
     out = list(scores)
-    for _ in range(len(pairs)):
+    keep = 1.0 - margin
+    for _ in range(len(pairs) + 1):
         changed = False
         for old, new in pairs:
-            if out[old] >= out[new]:
-                out[old] = out[new] * (1.0 - CURRENT_FIRST_MARGIN)
+            if out[old] > out[new] * keep:
+                out[old] = out[new] * keep
                 changed = True
         if not changed:
             break
     return out
+
+
+def newer_versions(ctx: MemoryContext, ids: Sequence[str]) -> list[tuple[str, str]]:
+    """(old, new) for each of `ids` that a visible active memory replaces: one that contradicts
+    it from a later event time, or superseded it in a resolved contradiction (see
+    `cypher/newer_versions.cypher`). One read."""
+    if not ids:
+        return []
+    rows = ctx.graph.read_later("newer_versions", {"ids": list(dict.fromkeys(ids)),
+                                                   "scopeKeys": ctx.visible_scope_keys})()
+    return [(r["old"], r["new"]) for r in rows]
 
 
 @dataclass(frozen=True)

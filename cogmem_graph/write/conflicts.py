@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cogmem_graph.cognition.contradiction import candidate_query, contradicts
+from cogmem_graph.cognition.contradiction import candidate_query, contradicts, restatement_queries
 from cogmem_graph.cognition.decay import apply_strength_loss, update_on_retrieval
 from cogmem_graph.graph.port import AccessUpdate, Edge, NeighbourState
 from cogmem_graph.model import EdgeType, MemoryTrace
@@ -21,13 +21,17 @@ def contradiction_candidates(ctx: MemoryContext, draft: MemoryTrace, live, exist
 
     Candidates: the dense neighbours, plus traces found by full-text search for the
     fact the new text states ("I moved to Berlin" looks for where the user lives) —
-    two statements of one fact are rarely similar as whole texts. Searched before the
-    batch is written, so the batch's own traces are never among them."""
+    two statements of one fact are rarely similar as whole texts — or, with
+    `write.restatement_lookup`, holding every content word of a sentence the new text may
+    restate with another value (the dense neighbours find most restatements: one slot
+    changed leaves the texts close). One search; searched
+    before the batch is written, so the batch's own traces are never among them."""
     scored: dict[str, float | None] = {h.trace_id: h.score for h in live}
     query = candidate_query(draft.content)
-    if query:
+    restated = restatement_queries(draft.content) if ctx.config.write.restatement_lookup else ()
+    if query or restated:
         limit = max(1, ctx.config.write.neighbours)
-        for hit in ctx.graph.fulltext_search(query, [draft.scope_key], limit=limit):
+        for hit in ctx.graph.fulltext_search(query or "", [draft.scope_key], limit=limit, every_word_of=restated):
             scored.setdefault(hit.trace_id, None)
     missing = [tid for tid in scored if tid not in existing]
     if missing:

@@ -557,6 +557,20 @@ def test_fulltext_search_is_scoped_and_filters_inactive(graph):
     assert graph.fulltext_search("the of and", U1) == []  # nothing searchable
 
 
+def test_fulltext_search_every_word_of_a_group(graph):
+    a = make("Our flight to Lisbon departs at 08:40")
+    b = make("The flight to Porto departs at 9:10")
+    c = make("Lisbon is lovely in spring")
+    foreign = make("The flight to Lisbon departs at 7:00", scope_id="u2")
+    graph.upsert_traces([a, b, c, foreign])
+    assert {h.trace_id for h in graph.fulltext_search("", U1, every_word_of=["flight lisbon departs"])} == {a.id}
+    assert {h.trace_id for h in graph.fulltext_search("porto", U1, every_word_of=["flight lisbon departs"])} == {
+        a.id, b.id}  # a word of the text, or every word of a group
+    assert {h.trace_id for h in graph.fulltext_search("", U1, every_word_of=["lisbon spring", "porto"])} == {
+        c.id, b.id}
+    assert graph.fulltext_search("", U1, every_word_of=["the of and"]) == []  # nothing searchable
+
+
 @pytest.mark.parametrize(
     "query",
     ['"unterminated', "a -b +c", "@content:{x}", "x|y", "(((", "AND OR NOT", "\\", "*?~^", "][}{", "'; DROP"],
@@ -565,6 +579,9 @@ def test_fulltext_query_syntax_is_never_interpreted(graph, query):
     t = make("plain words only")
     graph.upsert_traces([t])
     assert graph.fulltext_search(query, U1) == [] or all(h.trace_id == t.id for h in graph.fulltext_search(query, U1))
+    for hits in (graph.fulltext_search("", U1, every_word_of=[query, f"plain {query}"]),
+                 graph.fulltext_search(query, U1, every_word_of=[query])):
+        assert all(h.trace_id == t.id for h in hits)
 
 
 def test_subgraph_holds_traces_neighbours_entities_and_edges(graph):

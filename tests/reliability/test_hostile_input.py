@@ -19,11 +19,14 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from luqum import tree as lucene_tree
+from luqum.parser import parser as lucene_parser
 
 import cogmem_graph as cg
 from cogmem_graph.clock import ManualClock
 from cogmem_graph.graph.fulltext import lucene_query, redisearch_query
 from cogmem_graph.model import MAX_CONTENT_CHARS, MAX_ID_CHARS, MemoryTrace
+from cogmem_graph.text import query_terms
 
 from .conftest import START_MS, owner_edges, scope_keys_of
 
@@ -373,6 +376,34 @@ def test_fulltext_queries_are_escaped_for_lucene_and_redisearch(text: str) -> No
             bare = _ESCAPED_PAIR.sub("", term)
             assert term and all(c.isalnum() or c == "_" for c in bare), (text, term)
     assert (lucene is None) == (redis is None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=hostile_text, groups=st.lists(hostile_text, max_size=3))
+def test_word_groups_parse_as_lucene_and_of_escaped_words(text: str, groups: list[str]) -> None:
+    """Lucene's own grammar (luqum) reads the query as an OR whose parts are single words or
+    parenthesised ANDs of words: no user text becomes an operator, a range or a field."""
+    lucene = lucene_query(text, every_word_of=groups)
+    assert (lucene is None) == (redisearch_query(text, every_word_of=groups) is None)
+    if lucene is None:
+        return
+    tree = lucene_parser.parse(lucene)
+    parts = tree.children if isinstance(tree, lucene_tree.OrOperation) else (tree,)
+    for part in parts:
+        if isinstance(part, lucene_tree.Group):
+            inner = part.expr
+            words = inner.children if isinstance(inner, lucene_tree.AndOperation) else (inner,)
+        else:
+            words = (part,)
+        assert all(isinstance(w, lucene_tree.Word) for w in words), (text, groups, lucene)
+    expected = len(query_terms(text)) + sum(1 for g in groups if query_terms(g))
+    assert len(parts) == expected, (text, groups, lucene)
+
+
+def test_a_group_must_hold_every_word_in_both_dialects() -> None:
+    assert lucene_query("price", every_word_of=["room 204 costs", "OR NOT"]) == "price OR (room AND 204 AND costs)"
+    assert redisearch_query("price", every_word_of=["room 204 costs"]) == "price|(room 204 costs)"
+    assert lucene_query("", every_word_of=["-- !!"]) is None
 
 
 def test_a_fixed_list_of_hostile_strings_as_every_field_at_once(world: World) -> None:

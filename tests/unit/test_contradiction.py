@@ -267,3 +267,14 @@ def test_a_common_noun_given_up_needs_the_texts_to_be_about_the_same_thing() -> 
 def test_extract_changes_refuses_non_text() -> None:
     with pytest.raises(ValueError):
         extract_changes(None)  # type: ignore[arg-type]
+
+
+def test_a_cue_word_in_chat_small_talk_corrects_nothing() -> None:
+    # A question asks, it does not correct; turns of one chat are alike in meaning whatever they say.
+    assert contradicts("Caroline: Wow, Mel! Any more paintings coming up?",
+                       "Caroline: Wow Mel, that painting's amazing!", similarity=0.9) < THRESHOLD
+    assert contradicts("Nate: Great actually! These little guys sure bring joy to my life!",
+                       "Nate: Pets definitely bring tons of joy.", similarity=0.72) < THRESHOLD
+    # Said plainly, with the thing it corrects named or the meaning close, the cue still corrects.
+    assert contradicts("Actually, the deploy happens on Fridays", "The deploy happens on Thursdays") >= THRESHOLD
+    assert contradicts("No, that was wrong, it is the blue one", "Pick the red folder", similarity=0.85) >= THRESHOLD

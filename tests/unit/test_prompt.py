@@ -1,5 +1,5 @@
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
@@ -9,6 +9,7 @@ from cogmem_graph.cognition.prompt import (
     PromptSections,
     PromptStyle,
     assemble_prompt,
+    cut_to_fit,
     estimate_tokens,
     prompt_style,
     section_budgets,
@@ -197,7 +198,7 @@ traits_st = st.none() | st.builds(Hexaco, honesty=unit, emotionality=unit, extra
                                   agreeableness=unit, conscientiousness=unit, openness=unit)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])  # big inputs, busy CI
 @given(
     st.fixed_dictionaries({name: st.lists(entry, max_size=8) for name in SECTION_NAMES}),
     st.integers(0, 1500),
@@ -252,3 +253,30 @@ def test_invalid_arguments():
         PromptItem("x", score=float("nan"))
     with pytest.raises(ValueError, match="semantic_recall"):
         PromptSections(semantic_recall=[42])
+
+
+# ---------------------------------------------------------------- cutting and notes
+
+
+def test_cut_to_fit_ends_at_a_sentence_or_between_words():
+    text = "The deploy runs at noon. Staging goes first, then the canary region."
+    assert cut_to_fit(text, 200) == text
+    assert cut_to_fit(text, 40) == "The deploy runs at noon. …"  # the last whole sentence
+    assert cut_to_fit("Staging goes first, then the canary region.", 30) == "Staging goes first, then the…"
+    assert cut_to_fit("z" * 80, 20) == "z" * 19 + "…"  # no boundary to cut at
+    for n in range(1, len(text) + 2):
+        assert len(cut_to_fit(text, n)) <= n
+
+
+def test_a_cut_item_keeps_its_note_and_a_reference_shows_among_the_tags():
+    item = PromptItem("Staging goes first, then the canary region, then every region one at a time.",
+                      note="outdated: replaced on 2026-03-06 by the line above")
+    out = assemble_prompt(PromptSections(semantic_recall=[item]), token_budget=30)
+    line = out.text.splitlines()[1]
+    assert line.endswith("… (outdated: replaced on 2026-03-06 by the line above)")
+    assert line.startswith("- Staging goes first") and ", then…" not in line
+    tagged = PromptItem("Lost the demo", "episodic", 0.71, ref="mt_1")
+    body = assemble_prompt(PromptSections(recent_episodic=[tagged])).text.split("\n", 1)[1]
+    assert body == "- [mt_1, score=0.71] Lost the demo"  # plain style: tags only with a reference
+    structured = assemble_prompt(PromptSections(recent_episodic=[tagged]), traits=Hexaco(conscientiousness=0.9))
+    assert structured.text.split("\n", 1)[1] == "- [episodic, score=0.71, mt_1] Lost the demo"
