@@ -43,7 +43,7 @@ import cogmem_graph as cg
 from cogmem_graph.clock import MS_PER_DAY, MS_PER_HOUR, ManualClock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lifecycle import consolidate_nights, day_start, filler_turns, preset_config  # noqa: E402
+from lifecycle import FACT_DAYS, day_start, filler_turns, preset_config, tell_then_live  # noqa: E402
 from locomo import DEFAULT_DATA, load_conversations  # noqa: E402
 
 KINDS = ("health", "family", "pets", "places", "possessions", "accounts", "dates", "work", "instructions")
@@ -52,7 +52,6 @@ PRESETS = ("default", "reference")
 TOP_K = 5
 SEARCH_DEPTH = 50
 """How deep the read-only look-up goes to find where a missed fact ranks."""
-FACT_DAYS = 3
 
 
 @dataclass(frozen=True)
@@ -302,22 +301,9 @@ def run(conversations: list[dict], embedder: str, preset: str, days: int, per_da
     task = progress.add_task(f"{preset}: {days} days", total=days)
     with tempfile.TemporaryDirectory() as home, \
             cg.open(home=home, embedder=embedder, config=preset_config(preset), clock=clock) as store:
-        fact_ids: list[str] = []
-        for index, fact in enumerate(FACTS):  # a few facts per day, ten minutes apart, kinds mixed
-            day, slot = index % FACT_DAYS, index // FACT_DAYS
-            clock.set(start + day * MS_PER_DAY + slot * 10 * 60_000)
-            agent = store.agent("assistant", user_id="u1", thread_id=f"day-{day}")
-            fact_ids.append(agent.encode(fact.statement, scope="user").id)
         progress.advance(task, FACT_DAYS)
-        cursor = 0
-        for day in range(FACT_DAYS, days):
-            consolidate_nights(store, clock, start + day * MS_PER_DAY)
-            agent = store.agent("assistant", user_id="u1", thread_id=f"day-{day}")
-            batch = [filler[(cursor + i) % len(filler)] for i in range(per_day)]
-            cursor += per_day
-            agent.encode_many([{"content": text, "scope": "user", "type": "episodic"} for text in batch])
-            progress.advance(task)
-        consolidate_nights(store, clock, start + days * MS_PER_DAY + 10 * MS_PER_HOUR)
+        fact_ids, _ = tell_then_live(store, clock, start, [fact.statement for fact in FACTS], days, filler, per_day,
+                                     on_day=lambda: progress.advance(task))
         progress.remove_task(task)
 
         reader = store.agent("assistant", user_id="u1")

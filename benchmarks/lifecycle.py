@@ -376,6 +376,34 @@ def filler_turns(conversations: list[dict]) -> list[str]:
     return [t["content"] for c in conversations for t in turns_of(c)]
 
 
+FACT_DAYS = 3
+"""Durable facts are stated over the first three days of a simulated life."""
+
+
+def tell_then_live(store: cg.MemoryStore, clock: ManualClock, start: int, statements: list[str], days: int,
+                   filler: list[str], per_day: int, on_day: Callable[[], None] | None = None) -> tuple[list[str], int]:
+    """Each statement said once over the first FACT_DAYS days (in turn, ten minutes apart), then
+    `per_day` filler turns every day up to `days` with consolidation each night, the clock ending
+    the morning after. Returns the statements' trace ids and how many filler turns were used."""
+    ids: list[str] = []
+    for index, text in enumerate(statements):
+        day, slot = index % FACT_DAYS, index // FACT_DAYS
+        clock.set(start + day * MS_PER_DAY + slot * 10 * 60_000)
+        agent = store.agent("assistant", user_id="u1", thread_id=f"day-{day}")
+        ids.append(agent.encode(text, scope="user").id)
+    cursor = 0
+    for day in range(FACT_DAYS, days):
+        consolidate_nights(store, clock, start + day * MS_PER_DAY)
+        agent = store.agent("assistant", user_id="u1", thread_id=f"day-{day}")
+        batch = [filler[(cursor + i) % len(filler)] for i in range(per_day)]
+        cursor += per_day
+        agent.encode_many([{"content": text, "scope": "user", "type": "episodic"} for text in batch])
+        if on_day:
+            on_day()
+    consolidate_nights(store, clock, start + days * MS_PER_DAY + 10 * MS_PER_HOUR)
+    return ids, cursor
+
+
 def run_durable(conversations: list[dict], embedder: str, preset: str, days: int, per_day: int,
                 progress: Progress) -> dict:
     """Facts stated in the first days, `days` of filler with nightly consolidation, then asked."""
@@ -388,20 +416,8 @@ def run_durable(conversations: list[dict], embedder: str, preset: str, days: int
     ranks: list[int | None] = []
     with tempfile.TemporaryDirectory() as home, \
             cg.open(home=home, embedder=embedder, config=preset_config(preset), clock=clock) as store:
-        facts_at: list[str] = []
-        for index, (fact, _) in enumerate(DURABLE_FACTS):
-            clock.set(start + (index % 3) * MS_PER_DAY + (index // 3) * 10 * 60_000)  # three days of chat
-            agent = store.agent("assistant", user_id="u1", thread_id=f"day-{index % 3}")
-            facts_at.append(agent.encode(fact, scope="user").id)
-        cursor = 0
-        for day in range(3, days):
-            consolidate_nights(store, clock, start + day * MS_PER_DAY)
-            agent = store.agent("assistant", user_id="u1", thread_id=f"day-{day}")
-            batch = [filler[(cursor + i) % len(filler)] for i in range(per_day)]
-            cursor += per_day
-            agent.encode_many([{"content": text, "scope": "user", "type": "episodic"} for text in batch])
-            progress.advance(task)
-        consolidate_nights(store, clock, start + days * MS_PER_DAY + 10 * MS_PER_HOUR)
+        facts_at, cursor = tell_then_live(store, clock, start, [fact for fact, _ in DURABLE_FACTS], days, filler,
+                                          per_day, on_day=lambda: progress.advance(task))
         reader = store.agent("assistant", user_id="u1")
         for trace_id, (fact, question) in zip(facts_at, DURABLE_FACTS, strict=True):
             found = reader.retrieve(question).traces  # as a user asks: the default top_k
