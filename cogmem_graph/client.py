@@ -307,9 +307,10 @@ class RemoteAgent:
 
     def assemble_for_prompt(self, query: str, token_budget: int | None = None, *, top_k: int = 20,
                             events: Sequence[str] = (),
-                            where: MemoryFilter | Mapping[str, Any] | None = None) -> AssembledContext:
+                            where: MemoryFilter | Mapping[str, Any] | None = None,
+                            debug: bool = False) -> AssembledContext:
         data = self.call("context", {"query": query, "token_budget": token_budget, "top_k": top_k,
-                                     "events": list(events), "where": where_json(where)})
+                                     "events": list(events), "where": where_json(where), "debug": debug})
         from cogmem_graph.cognition.prospective import FiredReminder
 
         reminders = tuple(FiredReminder(_intention(r["intention"]), r["fired_at"], tuple(r["matched_keywords"]),

@@ -184,6 +184,9 @@ class ContextArgs(Args):
     top_k: int = Field(20, ge=1, le=1000)
     events: list[str] = Field(default_factory=list, description="events this turn, for event reminders")
     where: Where = Field(None, description=WHERE_DESCRIPTION)
+    debug: bool = Field(False, description=(
+        "true: the text also shows each memory's id and score (and its activation under Active Context), "
+        "for a person inspecting the memory; leave it false for text a model reads"))
 
 
 class MultiHopArgs(Args):

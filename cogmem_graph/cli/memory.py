@@ -334,10 +334,12 @@ def context(
     budget: Annotated[int | None, typer.Option("--budget", min=1, help="token budget (default: config)")] = None,
     top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=MAX_TOP_K)] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON with token usage")] = False,
+    debug: Annotated[bool, typer.Option(
+        "--debug", help="show each memory's id and score (and its activation under Active Context)")] = False,
 ) -> None:
     """Print the memory context an LLM prompt would get for QUERY, within --budget tokens."""
     with agent_session(ctx) as agent:
-        assembled = agent.assemble_for_prompt(query, token_budget=budget, top_k=top_k)
+        assembled = agent.assemble_for_prompt(query, token_budget=budget, top_k=top_k, debug=debug)
         if not assembled.trace_ids:
             _explain_an_identity_that_sees_nothing(ctx, agent, "context", query)  # type: ignore[arg-type]
     if as_json:

@@ -267,8 +267,11 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MemoryMCP:
         query: Annotated[str, Field(description="the user's message or the task at hand")],
         ctx: Context,
         token_budget: Annotated[int | None, Field(ge=50, le=200_000)] = None,
+        debug: Annotated[bool, Field(description=(
+            "true: the text also shows each memory's id and score, for inspecting the memory; "
+            "leave it false for a context to answer from"))] = False,
     ) -> dict[str, Any]:
-        return run(ctx, "context", query=query, token_budget=token_budget)
+        return run(ctx, "context", query=query, token_budget=token_budget, debug=debug)
 
     @tool("multi_hop")
     def multi_hop(

@@ -203,7 +203,7 @@ class MemoryService:
         handle = self._handle(p)
         with handle.lock:
             assembled = handle.agent.assemble_for_prompt(a.query, a.token_budget, top_k=a.top_k, events=a.events,
-                                                         where=a.where)
+                                                         where=a.where, debug=a.debug)
         return to_jsonable(assembled)
 
     def _op_multi_hop(self, p: Principal, a: MultiHopArgs) -> dict[str, Any]:

@@ -195,7 +195,7 @@ def test_every_mcp_tool_knows_its_arguments_and_calls_with_others_never_reach_th
         anyio.run(call, {"query": "x", "top_k": 3})
     assert calls == []
     anyio.run(call, {"query": "x"})
-    assert calls == [("context", {"query": "x"})]
+    assert calls == [("context", {"query": "x", "debug": False})]
 
 
 # ---------------------------------------------------------------- REST: the error format of bad input
