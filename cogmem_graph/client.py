@@ -317,7 +317,8 @@ class RemoteAgent:
                                         r.get("similarity")) for r in data.get("reminders", ()))
         return AssembledContext(text=data["text"], tokens_used=data["tokens_used"], token_budget=data["token_budget"],
                                 sections=dict(data["sections"]), trace_ids=tuple(data["trace_ids"]),
-                                reminders=reminders)
+                                reminders=reminders, abbreviated=tuple(data.get("abbreviated", ())),
+                                left_out=tuple(data.get("left_out", ())), outdated=tuple(data.get("outdated", ())))
 
     def multi_hop(self, query: str, hops: int | None = None, top_k: int | None = None, *,
                   where: MemoryFilter | Mapping[str, Any] | None = None) -> dict[str, Any]:
