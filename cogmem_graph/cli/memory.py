@@ -345,7 +345,8 @@ def context(
     if as_json:
         out.print_json(data={"query": query, "text": assembled.text, "tokens_used": assembled.tokens_used,
                              "token_budget": assembled.token_budget, "sections": assembled.sections,
-                             "trace_ids": list(assembled.trace_ids)})
+                             "trace_ids": list(assembled.trace_ids), "outdated": list(assembled.outdated),
+                             "abbreviated": list(assembled.abbreviated), "left_out": list(assembled.left_out)})
         return
     out.print(escape(assembled.text))
     err.print(f"{assembled.tokens_used}/{assembled.token_budget} tokens")

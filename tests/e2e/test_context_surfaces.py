@@ -238,6 +238,7 @@ def test_cli_context_through_the_server_shows_ids_and_scores_only_with_debug(ser
     assert_debug_text(debug, expected.trace_ids, expected.left_out)
     as_json = json.loads(context("--debug", "--json"))
     assert as_json["trace_ids"] == list(expected.trace_ids)
+    assert lists(as_json) == lists(expected)
     assert_debug_text(as_json["text"], expected.trace_ids, expected.left_out)
 
 
