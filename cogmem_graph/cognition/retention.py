@@ -45,20 +45,68 @@ _PREFERENCE = re.compile(
     r"call|want|order|give)\b|\bi (?:don't|do not|never) (?:eat|drink|like|want|use)\b|\bonly\s+\w+\s+please\b|"
     r"\bi (?:always )?want\b",
     re.IGNORECASE)
-_RELATIONS = ("wife|husband|partner|boyfriend|girlfriend|daughter|son|kids?|children|child|mother|mom|mum|"
-              "father|dad|sister|brother|parents|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin|"
-              "boss|manager|dentist|doctor|therapist|cat|dog|pet")
+_RELATIONS = ("wife|husband|partner|spouse|fianc[eé]e?|boyfriend|girlfriend|daughter|son|stepson|stepdaughter|"
+              "kids?|children|child|twins|baby|mother|mom|mum|father|dad|stepmother|stepfather|stepmom|stepdad|"
+              "sister|brother|siblings?|parents|grandma|grandmother|grandpa|grandfather|grandparents|"
+              "grand(?:son|daughter|kids|children)|aunt|uncle|cousin|niece|nephew|in-laws|"
+              "(?:father|mother|brother|sister|son|daughter)-in-law|best friend|flatmate|roommate|neighbou?r|"
+              "landlord|landlady|boss|manager|dentist|doctor|gp|vet|therapist|cat|dog|pet|pets")
 _IDENTITY = re.compile(
     r"\bmy name is\b|\bcall me\b|\bi am called\b|"
     r"\bi(?:'m| am) (?:allergic|vegetarian|vegan|diabetic|married|divorced|pregnant|single|afraid|"
     r"a (?:nurse|doctor|teacher|student|developer|engineer|designer|manager|writer|lawyer|parent|mother|father))\b|"
     r"\bmy (?:" + _RELATIONS + r")(?:'s)?\s+(?:name\b|\w+\s+(?:is|works|lives|was born|turns|has)\b|"
-    r"(?:is|are|works|lives|was born|turns|has)\b)|"
-    r"\bi (?:work|live)\s+(?:at|in|as|for)\b|\bi (?:was born|grew up)\b|"
+    r"(?:is|are|works|lives|was born|turns|has|called|named)\b)|"
+    r"\b(?:is|are) my (?:" + _RELATIONS + r")\b|"
+    r"\b(?:i|we) (?:work|live)\s+(?:at|in|as|for)\b|\bi (?:was born|grew up)\b|"
     r"\bi have (?:type \d|diabetes|asthma|an allergy|allergies|a (?:daughter|son|wife|husband|sister|brother))\b|"
     r"\bi take \d+\s*mg\b|\bmy (?:birthday|blood type|address|phone(?: number)?|email|password|username|"
     r"passport|bank|account|car|home|pronouns)\b|\b(?:wifi|wi-fi) password\b",
     re.IGNORECASE)
+_NAMED_RELATION = re.compile(
+    r"\b(?:[Mm]y|[Oo]ur)\s+(?:[a-z-]+\s+)?(?:" + _RELATIONS + r"|eldest|youngest|oldest),?\s+[A-Z][a-z]+|"
+    r"\b(?:Grandma|Granny|Grandpa|Grandad|Auntie|Aunt|Uncle|Cousin)\s+[A-Z][a-z]+")
+"""A relation and a name: "my older brother Kenji", "our cat, Pickle", "Grandma Rosa"."""
+_LIFE_FACTS = re.compile(
+    # animals the user keeps
+    r"\b(?:named|called)\s+(?:him|her|it|them)\b|\badopted\s+(?:a|an|two|three|our|my)\b|"
+    r"\b(?:i|we)\s+(?:keep|have|own|got)\s+(?:a|an|two|three|four|\d+)\s+(?:[\w-]+\s+){0,2}?(?:cats?|kittens?|dogs?|"
+    r"pupp(?:y|ies)|budgies?|parrots?|birds?|tortoises?|turtles?|rabbits?|hamsters?|guinea pigs?|horses?|ponies|"
+    r"fish|chickens|hens)\b|\b(?:our|my) (?:animals|pets)\b|"
+    # health
+    r"\bdiagnosed with\b|\ballerg(?:ic|y|ies)\b|\bepipen\b|\binhaler\b|\binsulin\b|\bmy (?:gp|medication|meds|"
+    r"prescription|condition|diagnosis|surgeon|physio|therapist)\b|\bi (?:get|have|suffer from|had)\s+(?:\w+\s+)?"
+    r"(?:migraines?|migranes?|asthma|diabetes|epilepsy|eczema|arthritis|celiac|coeliac|crohn's|adhd|depression|"
+    r"anxiety)\b|\bi(?:'m| am) (?:quite |very |a bit |slightly )?(?:short-sighted|long-sighted|colou?r-?blind|deaf|"
+    r"hard of hearing|celiac|coeliac|lactose intolerant|epileptic|asthmatic)\b|"
+    # home and places
+    r"\b(?:we|i) (?:live|grew up|were raised|was raised)\b|\bmy (?:hometown|home town|house|flat|apartment)\b|"
+    r"\b(?:my|our) (?:parents|in-laws|family) (?:live|are|retired|moved)\b|"
+    # belongings
+    r"\b(?:i|we) (?:own|bought|finally bought)\s+(?:a|an|the|our|my)\b|\bmy (?:prized|most prized)\b|"
+    # accounts and numbers the user keeps
+    r"\b(?:my|our)\s+(?:[\w-]+\s+){0,2}(?:number|card|account|membership|handle|username|login|plate|"
+    r"registration|policy|reference|pin)\b|\bi(?:'m| am) (?:a )?member\b|"
+    # dates that matter
+    r"\b(?:we|i) got (?:married|engaged)\b|\b(?:our|my) (?:wedding|anniversary)\b|\bbirthday\b|"
+    r"\b(?:died|passed away) (?:on|in)\b|"
+    # work
+    r"\bi(?:'m| am) an? (?:[\w-]+\s+){0,2}?(?:at|for) [A-Z]|\bmy (?:job|employer|company|team|manager|"
+    r"boss|colleagues?|office|shift|contract)\b",
+    re.IGNORECASE)
+"""What matters about the user's own life, by domain: animals they keep, health, home, belongings,
+accounts, dates, work. Such statements are identity facts however they are phrased."""
+_INSTRUCTION = re.compile(
+    r"(?:^|[.!?]\s+|,\s*)(?:please\s+|pls\s+)?(?:always|never|don'?t|do not|stop|avoid)\s+"
+    r"(?!worry|mind|forget\b|give up|hesitate|be\b|let\b|feel\b|have\b|had\b)\w+[^.!?]*?\b(?:me|my)\b|"
+    r"\bfrom now on\b|\bcall me\b|\bplease (?:don'?t|do not|never|always|stop)\b|"
+    r"\b(?:answer|reply|respond|write|talk|speak)(?:\s+to)?\s+me\s+in\b|"
+    r"\b(?:give|show|quote|send)\s+me\s+(?:\w+\s+){0,2}in\b|"
+    r"\b(?:when(?:ever)?|if)\s+i\s+(?:ask|request)\s+(?:you\b|for\b)|"
+    r"\b(?:when(?:ever)?|if)\s+i\s+[^.!?]{0,60}?,\s*(?:please\s+)?(?:tell|remind|stop|ask|warn|nudge)\s+me\b",
+    re.IGNORECASE)
+"""A standing instruction to the assistant ("always answer in Spanish", "please don't use emojis",
+"from now on …", "when I ask for a summary, …"): a durable preference, however phrased."""
 _COMMITMENT = re.compile(
     r"\b(?:i|we)(?:'ll| will| shall| promise| promised| committed| commit| decided| agreed| plan to|"
     r"'m going to| am going to|'re going to| are going to| have to| need to| must)\b|\bdeadline\b|"
@@ -120,9 +168,9 @@ def memory_category(text: str, density: int, config: RetentionConfig | None = No
     body = turn_body(text)
     if _CORRECTION.search(body):
         return MemoryCategory.CORRECTION
-    if _IDENTITY.search(body):
+    if _IDENTITY.search(body) or _NAMED_RELATION.search(body) or _LIFE_FACTS.search(body):
         return MemoryCategory.IDENTITY
-    if _PREFERENCE.search(body):
+    if _PREFERENCE.search(body) or _INSTRUCTION.search(body):
         return MemoryCategory.PREFERENCE
     if _COMMITMENT.search(body):
         return MemoryCategory.COMMITMENT

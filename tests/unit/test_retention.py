@@ -48,6 +48,58 @@ def test_memory_categories(text: str, category: MemoryCategory) -> None:
     assert memory_category(text, information_density(text, 1 if ":" in text[:12] else 0)) is category
 
 
+@pytest.mark.parametrize("text", [
+    # people, by relation and name
+    "our youngest, Mira, started kindergarten and loves it",
+    "My sister-in-law Dana is a midwife in Leeds.",
+    "Tomasz is my landlord, he lives downstairs.",
+    "my husband's called Arjun btw",
+    "Uncle Felix taught me to sail.",
+    # animals the user keeps
+    "We have two rabbits in the shed out back.",
+    "got a rescue greyhound last month and named her Biscuit",
+    # health
+    "I was diagnosed with type 1 diabetes when I was twelve.",
+    "Penicillin gives me hives, I'm allergic to it.",
+    "I'm lactose intolerant so no cheese board for me",
+    # home and places
+    "We live on a houseboat near Utrecht.",
+    "my in-laws retired to a bungalow by the sea",
+    # belongings, accounts, dates, work
+    "I bought a second-hand Vespa for commuting.",
+    "my gym membership number is 88-1204",
+    "Our anniversary is in late June.",
+    "I'm a nurse practitioner at St Olav's, nights mostly.",
+])
+def test_what_matters_about_the_users_life_is_identity(text: str) -> None:
+    """Family, animals, health, home, belongings, accounts, dates and work, however phrased,
+    are kept like a name: decay never makes them dormant."""
+    assert memory_category(text, information_density(text, 0)) is MemoryCategory.IDENTITY
+
+
+@pytest.mark.parametrize("text", [
+    "Please never book me on a flight before 8am.",
+    "don't send me links to paywalled articles",
+    "From now on keep your answers under three sentences.",
+    "Reply to me in French, I need the practice.",
+    "Show me distances in kilometres please",
+    "whenever I ask for a recipe, give me the metric amounts",
+    "If I mention the gym, remind me to stretch afterwards.",
+])
+def test_standing_instructions_to_the_assistant_are_preferences(text: str) -> None:
+    assert memory_category(text, information_density(text, 0)) is MemoryCategory.PREFERENCE
+
+
+@pytest.mark.parametrize("text", [
+    "Gina: Always here to help. Can't wait to see the vid!",
+    "Melanie: Nope, never been to something like that. What was it about?",
+    "John: Don't feel like I'm making much of an impact here.",
+    "Don't worry about it, see you tomorrow.",
+])
+def test_chat_that_only_sounds_like_an_instruction_is_not_one(text: str) -> None:
+    assert memory_category(text, information_density(text, 1)) is not MemoryCategory.PREFERENCE
+
+
 def test_information_density_counts_entities_numbers_dates_and_corrections() -> None:
     assert information_density("Sounds good!", 0) == 0
     # 2 entities + the number 3 + "may" is no month in lower case + "last week" + a correction cue
