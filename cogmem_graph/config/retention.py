@@ -65,6 +65,12 @@ class RetentionConfig(_Config):
         description="a dormant memory joins a retrieval's candidates when it ranks this high by relevance among "
         "the query's dense and lexical matches (0: only the similarity path below)",
     )
+    dormant_recall_rank_about_self: int = Field(
+        50, ge=0, le=1000,
+        description="on a question about the asker (first person), a dormant memory that states something (any "
+        "category but `other`) joins the candidates when it ranks this high by relevance: what the user told "
+        "about themselves answers a direct question about it even when the words match weakly (0: off)",
+    )
     dormant_recall_similarity: float = Field(
         0.6, ge=-1.0, le=1.0,
         description="... or when its cosine with the query exceeds this (the tip-of-the-tongue cue)",

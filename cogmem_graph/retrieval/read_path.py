@@ -57,7 +57,7 @@ from cogmem_graph.filters import MemoryFilter, PayloadCondition, payload_conditi
 from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import AccessUpdate, TraceVitals
 from cogmem_graph.lexical import bm25_query_vector
-from cogmem_graph.model import MemoryTrace, Mood, entity_key
+from cogmem_graph.model import MemoryCategory, MemoryTrace, Mood, entity_key
 from cogmem_graph.results import RetrievalResult, ScoredTrace
 from cogmem_graph.retrieval import multihop_walk as multihop
 from cogmem_graph.retrieval.fusion import fuse_hits, reciprocal_rank_fusion
@@ -229,8 +229,8 @@ def _retrieve(
     mood = mood or ctx.current_mood()
     cosine = {h.trace_id: h.score for h in dense}
     # Forgetting is about the present: a question about the past may find dormant memories.
-    recallable = _dormant_filter(ctx.config.retention, fused_ids, cosine, {n for _, n in versions}) \
-        if when == NOW else (lambda v: True)
+    recallable = _dormant_filter(ctx.config.retention, fused_ids, cosine, {n for _, n in versions},
+                                 about_asker=asks_about_self(query)) if when == NOW else (lambda v: True)
     valid = _validity_filter(ctx, when, now, current_only=not history,
                              replaced={o for o, _ in versions})
     ranked = [vitals[tid] for tid in candidate_ids if tid in vitals and recallable(vitals[tid]) and valid(vitals[tid])]
@@ -425,14 +425,19 @@ def _score(
 
 
 def _dormant_filter(retention: RetentionConfig, fused_ids: list[str], cosine: dict[str, float],
-                    always: set[str]):
+                    always: set[str], *, about_asker: bool = False):
     """Which candidates may be ranked: every active one; a dormant one only when the query
     matches it strongly (among the best `dormant_recall_rank` by relevance, or by cosine above
-    `dormant_recall_similarity`), or when it is the current version of a matched memory."""
+    `dormant_recall_similarity`), or when it is the current version of a matched memory. On a
+    question about the asker, a dormant memory that states something (not small talk) also
+    joins when it is among the best `dormant_recall_rank_about_self`: its category counts,
+    not only how well its words match."""
     strong = set(fused_ids[: retention.dormant_recall_rank])
+    stated = set(fused_ids[: retention.dormant_recall_rank_about_self]) if about_asker else set()
 
     def recallable(v: TraceVitals) -> bool:
         return (not v.dormant or v.id in strong or v.id in always
+                or (v.id in stated and v.category != MemoryCategory.OTHER)
                 or cosine.get(v.id, -1.0) > retention.dormant_recall_similarity)
     return recallable
 

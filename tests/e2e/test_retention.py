@@ -214,3 +214,30 @@ def test_consolidation_uses_the_traits_of_the_agent_that_stated_the_correction(s
     clock.advance(days=1)
     assert store.consolidate().conflicts_resolved == 1
     assert _state(store, honest, old.id).dormant
+
+
+def test_a_dormant_fact_the_user_stated_answers_a_question_about_them(store, clock) -> None:
+    """On a question about the asker, a dormant memory that states something joins the ranking
+    although other talk matches the words better (its category counts, not only its words);
+    with the rule off, or asked about someone else, it stays dormant and out."""
+    agent = store.agent("assistant", user_id="u1", thread_id="t1")
+    fact = agent.encode("The bins go out on Tuesday and Friday mornings before 7.", scope="user")
+    chat = agent.encode("Haha, the bins, sure.", scope="user")
+    for _ in range(20):  # 200 days unused, consolidation every tenth night
+        clock.advance(days=10)
+        store.consolidate()
+    assert _state(store, agent, fact.id).dormant and _state(store, agent, fact.id).category == "fact"
+    assert _state(store, agent, chat.id).dormant and _state(store, agent, chat.id).category == "other"
+    # Recent talk that shares more of the question's words than the fact does.
+    agent.encode_many([{"content": f"Joanna: when my bins go out the foxes get in, night {night}", "scope": "user"}
+                       for night in range(14)])
+
+    def found(question: str) -> set[str]:
+        return {h.trace.id for h in agent.retrieve(question, top_k=30, record_access=False).traces}
+
+    assert fact.id in found("When do my bins go out?")
+    assert chat.id not in found("When do my bins go out?"), "small talk states nothing: it stays asleep"
+    assert fact.id not in found("When do Joanna's bins go out?"), "not a question about the asker"
+    store.config.retention.dormant_recall_rank_about_self = 0
+    assert fact.id not in found("When do my bins go out?"), "without the rule only the best 10 may wake"
+    assert _state(store, agent, fact.id).dormant, "looking read-only wakes nothing"
