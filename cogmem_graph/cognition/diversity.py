@@ -58,3 +58,42 @@ def maximal_marginal_relevance(relevance: Sequence[float], texts: Sequence[str],
         for i in left:
             closest[i] = max(closest[i], text_cosine(vectors[i], vectors[best]))
     return picked
+
+
+def episodes(times: Sequence[int], gap_ms: int) -> list[int]:
+    """An episode number for each time: times sorted, a new episode wherever two neighbours
+    are more than `gap_ms` apart (a conversation, a sitting). Numbered in time order."""
+    if gap_ms < 0:
+        raise ValueError(f"gap_ms must be >= 0, got {gap_ms!r}")
+    order = sorted(range(len(times)), key=lambda i: times[i])
+    out = [0] * len(times)
+    episode = 0
+    for previous, current in zip([None, *order], order, strict=False):
+        if previous is not None and times[current] - times[previous] > gap_ms:
+            episode += 1
+        out[current] = episode
+    return out
+
+
+def episode_capped(times: Sequence[int], cap: int, window: int, gap_ms: int) -> list[int]:
+    """An order of the candidates (given best first, with the times they were told) whose
+    first `window` hold at most `cap` from any one episode: a candidate past its episode's
+    cap waits, and the waiting ones follow the window in their own order. So the head of the
+    list covers several conversations instead of ten remarks of one. The order does not
+    depend on how many results are asked for (`window` is fixed), so a short list stays the
+    head of a long one."""
+    if cap < 1 or window < 1:
+        raise ValueError("cap and window must be >= 1")
+    episode = episodes(times, gap_ms)
+    taken: dict[int, int] = {}
+    head: list[int] = []
+    waiting: list[int] = []
+    for i in range(len(times)):
+        if len(head) < window and taken.get(episode[i], 0) < cap:
+            head.append(i)
+            taken[episode[i]] = taken.get(episode[i], 0) + 1
+        else:
+            waiting.append(i)
+    # Past the window everything keeps its rank order: the head first, then the rest.
+    rest = sorted(waiting)
+    return head + rest

@@ -176,3 +176,42 @@ def decompose_query(query: str, max_parts: int = 4) -> list[str]:
     if len(parts) < 2 or any(len(p.split()) < 3 for p in parts):
         return [query.strip()]
     return parts[:max_parts]
+
+
+
+_NOT_PLURAL = frozenset(
+    "is was does has this its his hers yours ours theirs as us always sometimes perhaps plus less "
+    "process address business news series species status".split())
+_PLURAL_HEADS = frozenset("kinds types sorts".split())
+_WHAT_PHRASE = re.compile(r"^\s*(?:what|which)\s+(?P<phrase>(?:[^\s?]+\s+){0,3}?)(?:do|does|did|is|are|was|were|has|"
+                          r"have|had|can|could|will|would)\b", re.IGNORECASE)
+_SO_FAR = re.compile(
+    r"\b(?:has|have)\s+(?:[\w'’]+\s+){0,3}?(?:\w+ed|done|made|read|seen|gone|taken|met|bought|"
+    r"written|drawn|eaten|run|won|given|found|built|sung|tried)\b", re.IGNORECASE)
+_SEVERAL = re.compile(r"\bhow many times\b|\bin what ways\b|\bwhat are some\b|\bboth\b", re.IGNORECASE)
+
+
+def asks_for_several(query: str) -> bool:
+    """A question whose answer gathers several memories, told at different times: "What
+    activities does Melanie partake in?" (a plural noun after what / which), "Where has
+    Melanie camped?" (what has been done so far), "How many times…", "In what ways…",
+    "… both …". Such an answer is rarely in one conversation."""
+    if _SEVERAL.search(query) or _SO_FAR.search(query):
+        return True
+    match = _WHAT_PHRASE.search(query)
+    if match is None or not match.group("phrase").strip():
+        return False
+    words = [w.strip(",;:").lower() for w in match.group("phrase").split()]
+    if words[0] in _PLURAL_HEADS:
+        return True
+    last = words[-1].split("/")[-1]
+    return last.endswith("s") and not last.endswith("ss") and last not in _NOT_PLURAL
+
+
+def without_names(query: str, names: list[str]) -> str:
+    """The query without these names (and their possessive 's): what it asks about them.
+    "What activities does Melanie partake in?" -> "What activities does partake in?"."""
+    text = query
+    for name in sorted({n for n in names if n.strip()}, key=len, reverse=True):
+        text = re.sub(rf"\b{re.escape(name)}(?:'s|’s|'|’)?(?!\w)", " ", text, flags=re.IGNORECASE)
+    return " ".join(text.split())

@@ -102,3 +102,48 @@ class MultiHopConfig(_Config):
         description="retrieve blends multi-hop candidates in when the query names at least this many entities "
         "known to the graph (and `RetrievalConfig.multi_hop_blend` is on)",
     )
+
+
+class GatherConfig(_Config):
+    """How `retrieve` gathers an answer spread over several conversations (LoCoMo's
+    multi-hop questions: "What activities does Melanie partake in?", answered by remarks
+    weeks apart). Experimental: off by default, each gated so one run compares on and off."""
+
+    aspect_dense_weight: float = Field(
+        0.0, ge=0.0, le=10.0,
+        description="when the query names entities the caller's memories mention, a second dense search over "
+        "every memory by the query without those names (the aspect: \"What activities does partake in?\") joins "
+        "score fusion as a further list with this weight: in a conversation where every memory names its "
+        "speaker, the names dominate a small embedder's vector of the question (0: off)",
+    )
+    entity_dense_weight: float = Field(
+        0.0, ge=0.0, le=10.0,
+        description="when the query names entities the caller's memories mention, a second dense search "
+        "restricted to the memories mentioning one of them (a speaker's own statements included: "
+        "\"Melanie: ...\" mentions Melanie) joins score fusion as a third list with this weight (0: off)",
+    )
+    entity_dense_aspect: bool = Field(
+        False,
+        description="the entity-restricted dense search uses the query without the entity names (the aspect: "
+        "\"What activities does partake in?\"), since the filter already says whose memories they are",
+    )
+    entity_dense_questions: Literal["all", "several"] = Field(
+        "all",
+        description="which questions the entity search serves: all that name a known entity, or only those "
+        "asking for several things (`cognition.query_intent.asks_for_several`)",
+    )
+    episode_cap: int = Field(
+        0, ge=0, le=100,
+        description="at most this many of the first `episode_window` results come from one episode (memories "
+        "told within `episode_gap_ms` of each other); the rest wait just after the window (0: off)",
+    )
+    episode_window: int = Field(10, ge=1, le=1000, description="how much of the head of the list the cap shapes")
+    episode_gap_ms: int = Field(
+        3_600_000, ge=0, description="memories further apart than this in time (created_at) are in different episodes"
+    )
+    episode_cap_questions: Literal["all", "several"] = Field(
+        "several",
+        description="which questions the episode cap shapes: all, or those asking for several things "
+        "(`cognition.query_intent.asks_for_several`: a plural noun after what / which, what has been done so far, "
+        "how many times, both)",
+    )

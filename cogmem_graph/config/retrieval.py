@@ -25,7 +25,7 @@ from pydantic import Field, model_validator
 
 from cogmem_graph.clock import MS_PER_DAY
 from cogmem_graph.config.graph import _Config
-from cogmem_graph.config.multihop import MultiHopConfig
+from cogmem_graph.config.multihop import GatherConfig, MultiHopConfig
 from cogmem_graph.config.query import QueryConfig
 
 SIGNAL_NAMES: tuple[str, ...] = (
@@ -123,6 +123,7 @@ class RetrievalConfig(_Config):
         "failed, so nothing this process runs afterwards sees the graph without it (off: retrieve waits for it)",
     )
     multi_hop: MultiHopConfig = Field(default_factory=MultiHopConfig)
+    gather: GatherConfig = Field(default_factory=GatherConfig)
     query: QueryConfig = Field(default_factory=QueryConfig)
     multi_hop_blend: bool = Field(
         True,

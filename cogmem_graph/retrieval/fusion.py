@@ -64,21 +64,46 @@ def weighted_score_fusion(
 
 
 def fuse_hits(dense: Sequence[VectorHit], lexical: Sequence[VectorHit], cfg: RetrievalConfig, *,
-              lexical_weight: float | None = None, dense_weight: float | None = None) -> list[tuple[str, float]]:
+              lexical_weight: float | None = None, dense_weight: float | None = None,
+              extra: Sequence[tuple[Sequence[VectorHit], float]] = ()) -> list[tuple[str, float]]:
     """Dense and BM25 hits fused as `cfg.fusion` says, relevance in [0, 1], best first: the
     read path and the multi-hop seeds rank text matches alike. RRF is put on an absolute
-    scale (1 = first in every list). An intent's route may set its own weights."""
+    scale (1 = first in every list). An intent's route may set its own weights.
+
+    `extra`: further dense lists and their weights (`RetrievalConfig.gather`: the query
+    without its names, the memories mentioning its entities)."""
     if cfg.fusion == "score":
         fused = weighted_score_fusion(
             [[(h.trace_id, h.score) for h in lexical], [(h.trace_id, h.score) for h in dense]],
             [cfg.lexical_weight if lexical_weight is None else lexical_weight,
              cfg.dense_weight if dense_weight is None else dense_weight],
         )
-        return dense_floor(fused, dense, cfg.dense_floor) if cfg.dense_floor else fused
-    rankings = [r for r in ([h.trace_id for h in dense], [h.trace_id for h in lexical]) if r]
-    fused = reciprocal_rank_fusion(rankings, k=cfg.rrf_k)
-    top = len(rankings) / (cfg.rrf_k + 1)
+        fused = dense_floor(fused, dense, cfg.dense_floor) if cfg.dense_floor else fused
+        for hits, weight in extra:
+            if hits and weight:
+                fused = with_relative_list(fused, hits, weight)
+        return fused
+    lists = [([h.trace_id for h in dense], 1.0), ([h.trace_id for h in lexical], 1.0)]
+    lists += [([h.trace_id for h in hits], weight) for hits, weight in extra if weight]
+    lists = [(r, w) for r, w in lists if r]
+    fused = reciprocal_rank_fusion([r for r, _ in lists], k=cfg.rrf_k, weights=[w for _, w in lists])
+    top = sum(w for _, w in lists) / (cfg.rrf_k + 1)
     return [(tid, min(1.0, score / top)) for tid, score in fused]
+
+
+def with_relative_list(fused: list[tuple[str, float]], hits: Sequence[VectorHit],
+                       weight: float) -> list[tuple[str, float]]:
+    """(fused + weight × where each hit's score lies between the list's worst (0) and best
+    (1)) / (1 + weight): a further list joins score fusion without changing how the first
+    ones weigh against each other, relevance staying in [0, 1]."""
+    best = max((h.score for h in hits), default=0.0)
+    low = min((h.score for h in hits), default=0.0)
+    span = best - low
+    extra = {h.trace_id: (h.score - low) / span if span > 0 else 1.0 for h in hits}
+    scores = {tid: score for tid, score in fused}
+    out = {tid: (scores.get(tid, 0.0) + weight * extra.get(tid, 0.0)) / (1.0 + weight)
+           for tid in dict.fromkeys([*scores, *extra])}
+    return sorted(out.items(), key=lambda pair: -pair[1])
 
 
 def dense_floor(fused: list[tuple[str, float]], dense: Sequence[VectorHit],

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from cogmem_graph.cognition.decay import current_strengths, update_on_retrieval
-from cogmem_graph.cognition.diversity import maximal_marginal_relevance
+from cogmem_graph.cognition.diversity import episode_capped, maximal_marginal_relevance
 from cogmem_graph.cognition.entities import extract_entities
 from cogmem_graph.cognition.mechanisms import (
     detect_feeling_of_knowing,
@@ -34,7 +34,9 @@ from cogmem_graph.cognition.query_intent import (
     asks_about_self,
     asks_about_the_past,
     asks_about_what_is_ahead,
+    asks_for_several,
     said_by_someone_else,
+    without_names,
     without_time_cues,
 )
 from cogmem_graph.cognition.retention import speaker_of, tells_of_what_is_ahead
@@ -53,7 +55,12 @@ from cogmem_graph.cognition.scoring import (
 from cogmem_graph.cognition.validity import expired, held_at
 from cogmem_graph.config.query import IntentRoute
 from cogmem_graph.config.retention import RetentionConfig
-from cogmem_graph.filters import MemoryFilter, PayloadCondition, payload_conditions
+from cogmem_graph.filters import (
+    PAYLOAD_ENTITIES,
+    MemoryFilter,
+    PayloadCondition,
+    payload_conditions,
+)
 from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import AccessUpdate, TraceVitals
 from cogmem_graph.lexical import bm25_query_vector
@@ -163,15 +170,22 @@ def _retrieve(
         ]
         return RetrievalResult(query=query, traces=baseline, strategy=strategy)
 
+    # Gathering around the question's entities: the question without their names, and a dense
+    # search among the memories that mention them (RetrievalConfig.gather; off by default).
+    gather = cfg.gather
+    entity_search = bool(gather.entity_dense_weight) and (
+        gather.entity_dense_questions == "all" or asks_for_several(query))
+    entities = named() if named is not None and (gather.aspect_dense_weight or entity_search) else None
+    extra = _gathered(ctx, query, entities, keys, pool, payload, entity_search) if entities else []
     fused = fuse_hits(dense, lexical, cfg, lexical_weight=route.lexical_weight,
-                      dense_weight=route.dense_weight)[: cfg.ranked_for(top_k)]
+                      dense_weight=route.dense_weight, extra=extra)[: cfg.ranked_for(top_k)]
     fused_ids = [tid for tid, _ in fused]
     reranker = ctx.reranker if cfg.rerank and fused_ids else None
     if reranker is not None:
         fused = _rerank(ctx, reranker, query, fused_ids, keys)
         fused_ids = [tid for tid, _ in fused]
     sources: dict[str, set[str]] = {}
-    for name, hits in (("dense", dense), ("lexical", lexical)):
+    for name, hits in (("dense", dense), ("lexical", lexical), *(("gathered", h) for h, _ in extra)):
         for h in hits:
             sources.setdefault(h.trace_id, set()).add(name)
 
@@ -193,7 +207,9 @@ def _retrieve(
     for tid in activation:
         sources.setdefault(tid, set()).add("activation")
     # Queries naming several entities: multi-hop candidates join; their walk score counts as relevance.
-    blended = multihop.blend_candidates(ctx, query, relevance, pool, named() if named else None,
+    if entities is None and named is not None:
+        entities = named()
+    blended = multihop.blend_candidates(ctx, query, relevance, pool, entities,
                                         min_entities=1 if route.entity_hub else None)
     for tid, score in blended.items():
         relevance[tid] = max(relevance.get(tid, 0.0), score)
@@ -253,6 +269,12 @@ def _retrieve(
     # — weak or untrusted memories the agent "almost" has, to be re-cued.
     if cfg.query.mmr_lambda < 1.0 and route.diversify and len(scored) > top_k:
         scored = _diversified(ctx, scored, top_k, depth, keys, read)
+    if gather.episode_cap and not when.timeline and (
+            gather.episode_cap_questions == "all" or asks_for_several(query)):
+        head = scored[:depth]
+        order = episode_capped([c.vitals.created_at for c, _ in head], gather.episode_cap,
+                               gather.episode_window, gather.episode_gap_ms)
+        scored = [head[i] for i in order] + scored[depth:]
     best = [c for c, _ in scored[:top_k]]
     if when.timeline:  # the best matches, told in the order they happened
         best.sort(key=lambda c: (c.vitals.created_at, c.vitals.id))
@@ -309,6 +331,26 @@ def _retrieve_parts(
         _after_retrieval(ctx, recalled, [], ctx.visible_scope_keys, now, mood or ctx.current_mood())
     return RetrievalResult(query=query, traces=recalled, partial=partial, feeling_of_knowing=fok, strategy="full",
                            intent=plan.intent.value, parts=plan.parts, as_of=when.as_of, timeline=when.timeline)
+
+
+def _gathered(ctx: MemoryContext, query: str, entities: list, keys: list[str], pool: int,
+              payload: Sequence[PayloadCondition], entity_search: bool) -> list[tuple[list, float]]:
+    """The further dense lists of `RetrievalConfig.gather`, with their fusion weights: the
+    query without the names of its entities, over every memory; and a search among the
+    memories that mention one of the entities (the vector store's payload filter on entity
+    keys), by that aspect or by the whole query. Both within the caller's scopes and filter."""
+    gather = ctx.config.retrieval.gather
+    aspect = without_names(query, [e.name for e in entities]) or query
+    out = []
+    if gather.aspect_dense_weight:
+        out.append((ctx.vectors.search_dense(ctx.embedder.embed_query(aspect), keys, pool, where=payload),
+                    gather.aspect_dense_weight))
+    if entity_search:
+        vector = ctx.embedder.embed_query(aspect if gather.entity_dense_aspect else query)
+        condition = PayloadCondition(PAYLOAD_ENTITIES, "any", tuple(e.key for e in entities))
+        out.append((ctx.vectors.search_dense(vector, keys, pool, where=(*payload, condition)),
+                    gather.entity_dense_weight))
+    return out
 
 
 def _category_boosts(ctx: MemoryContext, query: str, route: IntentRoute) -> dict[str, float]:
