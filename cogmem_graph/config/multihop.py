@@ -132,18 +132,3 @@ class GatherConfig(_Config):
         description="which questions the entity search serves: all that name a known entity, or only those "
         "asking for several things (`cognition.query_intent.asks_for_several`)",
     )
-    episode_cap: int = Field(
-        0, ge=0, le=100,
-        description="at most this many of the first `episode_window` results come from one episode (memories "
-        "told within `episode_gap_ms` of each other); the rest wait just after the window (0: off)",
-    )
-    episode_window: int = Field(10, ge=1, le=1000, description="how much of the head of the list the cap shapes")
-    episode_gap_ms: int = Field(
-        3_600_000, ge=0, description="memories further apart than this in time (created_at) are in different episodes"
-    )
-    episode_cap_questions: Literal["all", "several"] = Field(
-        "several",
-        description="which questions the episode cap shapes: all, or those asking for several things "
-        "(`cognition.query_intent.asks_for_several`: a plural noun after what / which, what has been done so far, "
-        "how many times, both)",
-    )

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from cogmem_graph.cognition.decay import current_strengths, update_on_retrieval
-from cogmem_graph.cognition.diversity import episode_capped, maximal_marginal_relevance
+from cogmem_graph.cognition.diversity import maximal_marginal_relevance
 from cogmem_graph.cognition.entities import extract_entities
 from cogmem_graph.cognition.mechanisms import (
     detect_feeling_of_knowing,
@@ -269,12 +269,6 @@ def _retrieve(
     # — weak or untrusted memories the agent "almost" has, to be re-cued.
     if cfg.query.mmr_lambda < 1.0 and route.diversify and len(scored) > top_k:
         scored = _diversified(ctx, scored, top_k, depth, keys, read)
-    if gather.episode_cap and not when.timeline and (
-            gather.episode_cap_questions == "all" or asks_for_several(query)):
-        head = scored[:depth]
-        order = episode_capped([c.vitals.created_at for c, _ in head], gather.episode_cap,
-                               gather.episode_window, gather.episode_gap_ms)
-        scored = [head[i] for i in order] + scored[depth:]
     best = [c for c, _ in scored[:top_k]]
     if when.timeline:  # the best matches, told in the order they happened
         best.sort(key=lambda c: (c.vitals.created_at, c.vitals.id))

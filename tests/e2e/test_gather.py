@@ -1,0 +1,36 @@
+"""Gathering around the question's entities (`RetrievalConfig.gather`, experimental, off by
+default): the further dense lists join the candidates, stay within the caller's scopes, and a
+short list stays the head of a long one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cogmem_graph as cg
+from cogmem_graph.clock import ManualClock
+
+DAY = 86_400_000
+GATHER = {"gather": {"aspect_dense_weight": 0.5, "entity_dense_weight": 0.5, "entity_dense_aspect": True,
+                     "entity_dense_questions": "all"}}
+
+
+def test_gathered_lists_join_within_the_callers_scopes(tmp_path: Path) -> None:
+    start = 1_700_000_000_000
+    with cg.open(home=tmp_path / "home", embedder="hash", clock=ManualClock(start + 30 * DAY),
+                 config=cg.CogmemConfig(retrieval=GATHER)) as store:
+        mine = store.agent("bench", user_id="a")
+        mine.encode_many([
+            {"content": "Melanie: I signed up for a pottery class yesterday.", "created_at": start},
+            {"content": "Melanie: We went camping at the beach with the kids.", "created_at": start + 7 * DAY},
+            {"content": "Melanie: Painting is how I relax after work.", "created_at": start + 14 * DAY},
+            {"content": "Caroline: The support group was great today.", "created_at": start + 14 * DAY + 60_000},
+        ])
+        store.agent("bench", user_id="b").encode("Melanie: I took up fencing and archery.", created_at=start)
+        long = mine.retrieve("What activities does Melanie partake in?", top_k=50, record_access=False)
+        texts = [t.trace.content for t in long.traces]
+        assert all("fencing" not in text for text in texts)  # another user's memory
+        assert any("gathered" in t.sources for t in long.traces)
+        # Every short list is still the head of the long one.
+        for k in (1, 2, 3):
+            short = mine.retrieve("What activities does Melanie partake in?", top_k=k, record_access=False)
+            assert [t.trace.id for t in short.traces] == [t.trace.id for t in long.traces[:k]]
