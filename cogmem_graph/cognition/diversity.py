@@ -58,4 +58,3 @@ def maximal_marginal_relevance(relevance: Sequence[float], texts: Sequence[str],
         for i in left:
             closest[i] = max(closest[i], text_cosine(vectors[i], vectors[best]))
     return picked
-
