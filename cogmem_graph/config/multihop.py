@@ -107,8 +107,9 @@ class MultiHopConfig(_Config):
 class GatherConfig(_Config):
     """How `retrieve` gathers an answer spread over several conversations (LoCoMo's
     multi-hop questions: "What activities does Melanie partake in?", answered by remarks
-    weeks apart). Experimental: off by default (both weights 0), so one run compares on and
-    off; measured in docs/read_path.md ("Gathering an answer spread over conversations")."""
+    weeks apart). The entity search is on; the aspect list is off (its gain rests on every
+    LoCoMo line naming its speaker). Measured in docs/read_path.md ("Gathering an answer
+    spread over conversations")."""
 
     aspect_dense_weight: float = Field(
         0.0, ge=0.0, le=10.0,
@@ -118,11 +119,11 @@ class GatherConfig(_Config):
         "speaker, the names dominate a small embedder's vector of the question (0: off)",
     )
     entity_dense_weight: float = Field(
-        0.0, ge=0.0, le=10.0,
+        0.75, ge=0.0, le=10.0,
         description="when the query names entities the caller's memories mention, a second dense search "
         "restricted to the memories mentioning one of them (a speaker's own statements included: "
-        "\"Melanie: ...\" mentions Melanie) joins score fusion as a further list with this weight (0: off; 0.75 "
-        "measured: LoCoMo multi-hop R@10 +0.045 tune / +0.046 confirm, overall unchanged)",
+        "\"Melanie: ...\" mentions Melanie) joins score fusion as a further list with this weight (0: off; at 0.75 "
+        "LoCoMo multi-hop R@10 +0.045 tune / +0.046 confirm read-only, overall unchanged)",
     )
     entity_dense_aspect: bool = Field(
         True,

@@ -1,10 +1,12 @@
-"""Gathering around the question's entities (`RetrievalConfig.gather`, experimental, off by
-default): the further dense lists join the candidates, stay within the caller's scopes, and a
-short list stays the head of a long one."""
+"""Gathering around the question's entities (`RetrievalConfig.gather`): the further dense
+lists join the candidates, stay within the caller's scopes, and a short list stays the head
+of a long one. The entity search is on by default; the aspect list is off."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import pytest
 
 import cogmem_graph as cg
 from cogmem_graph.clock import ManualClock
@@ -14,10 +16,11 @@ GATHER = {"gather": {"aspect_dense_weight": 0.5, "entity_dense_weight": 0.5, "en
                      "entity_dense_questions": "all"}}
 
 
-def test_gathered_lists_join_within_the_callers_scopes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("retrieval", [{}, GATHER], ids=["default", "both lists on every question"])
+def test_gathered_lists_join_within_the_callers_scopes(tmp_path: Path, retrieval: dict) -> None:
     start = 1_700_000_000_000
     with cg.open(home=tmp_path / "home", embedder="hash", clock=ManualClock(start + 30 * DAY),
-                 config=cg.CogmemConfig(retrieval=GATHER)) as store:
+                 config=cg.CogmemConfig(retrieval=retrieval)) as store:
         mine = store.agent("bench", user_id="a")
         mine.encode_many([
             {"content": "Melanie: I signed up for a pottery class yesterday.", "created_at": start},
@@ -34,3 +37,9 @@ def test_gathered_lists_join_within_the_callers_scopes(tmp_path: Path) -> None:
         for k in (1, 2, 3):
             short = mine.retrieve("What activities does Melanie partake in?", top_k=k, record_access=False)
             assert [t.trace.id for t in short.traces] == [t.trace.id for t in long.traces[:k]]
+
+        # Switched off, nothing is gathered.
+        store.config.retrieval.gather.entity_dense_weight = 0.0
+        store.config.retrieval.gather.aspect_dense_weight = 0.0
+        off = mine.retrieve("What activities does Melanie partake in?", top_k=50, record_access=False)
+        assert not any("gathered" in t.sources for t in off.traces)
