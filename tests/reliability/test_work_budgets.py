@@ -184,10 +184,17 @@ RETRIEVE_BUDGETS: dict[str, tuple[str, Budget]] = {
                     "newer_versions": 1, "spread_activation_hop": 1, "trace_vitals": 1},
         vector_calls={"search_dense": 1, "search_sparse": 1},
         texts_embedded=1)),
+    "several": ("What projects has Priya Nair worked on?", Budget(
+        round_trips=7,
+        statements={"after_retrieval": 1, "get_traces": 1, "multihop_query_entities": 2, "newer_versions": 1,
+                    "spread_activation_hop": 1, "trace_vitals": 1},
+        vector_calls={"search_dense": 2, "search_sparse": 1},
+        texts_embedded=2)),
 }
 """Question kinds: a plain question; one about the asker (first person, a preference); one naming
 two entities (the multi-hop walk joins); a temporal one (replaced memories keep their rank, so
-no `newer_versions`); a causal one (CAUSED_BY hops)."""
+no `newer_versions`); a causal one (CAUSED_BY hops); one asking for several things about a named
+person (`retrieval.gather`'s entity search: one more embedding and dense search)."""
 
 
 @pytest.mark.parametrize("kind", sorted(RETRIEVE_BUDGETS))
