@@ -137,11 +137,14 @@ def _count(n: int, what: str) -> str:
     return f"{n} {what}" if n == 1 else f"{n} {what}s"
 
 
-def _make_embedder(embedder: str | Embedder | None) -> Embedder:
+def _make_embedder(embedder: str | Embedder | None, local_threads: int | None = None) -> Embedder:
+    """The embedder a spec names; a local one runs on `local_threads` torch threads."""
+    local = {"threads": local_threads}
     if embedder is None or embedder == "auto":
-        return best_local_embedder()
+        return best_local_embedder(**local)
     if isinstance(embedder, str):
-        return make_embedder(embedder)
+        kind = embedder.strip().partition(":")[0].lower()
+        return make_embedder(embedder, **(local if kind == "local" else {}))
     for attribute in ("name", "dim", "embed", "embed_query"):
         if not hasattr(embedder, attribute):
             raise ValueError(f"embedder must be a spec string or an Embedder (missing {attribute!r})")
@@ -508,7 +511,7 @@ def open(  # noqa: A001 - the public entry point is `cg.open()`
     if vectors is not None:
         cfg.vectors.url = vectors
     clock = clock or SystemClock()
-    emb = _make_embedder(embedder)
+    emb = _make_embedder(embedder, cfg.local_embedder_threads)
     if cfg.embedding_cache_size:
         emb = CachedEmbedder(emb, max_size=cfg.embedding_cache_size)
     rer = _make_reranker(reranker)

@@ -74,6 +74,13 @@ class CogmemConfig(_Config):
     perspective: PerspectiveConfig = Field(default_factory=PerspectiveConfig)
     write: WritePathConfig = Field(default_factory=WritePathConfig)
     embedding_cache_size: int = Field(10_000, ge=0, le=10_000_000, description="LRU entries of query/text embeddings")
+    local_embedder_threads: int | None = Field(
+        1, ge=1, le=1024,
+        description="torch threads the local MiniLM embedder runs on (None: torch's default, one per core). One "
+        "holds up when other work shares the cores (the graph server, the application): on a busy 2-core machine "
+        "a query embedding took ~80 ms with one thread and ~320 ms with two; see benchmarks/embedder_threads.py. "
+        "torch's setting is process-wide",
+    )
     pause_gc: bool = Field(
         True,
         description="pause Python's cyclic garbage collector while a batch is encoded or a retrieval runs "

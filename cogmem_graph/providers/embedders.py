@@ -229,6 +229,13 @@ def configured_dimension(path: Path) -> int | None:
         return None
 
 
+def _use_threads(threads: int) -> None:
+    import torch
+
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+
+
 class LocalEmbedder:
     """all-MiniLM-L6-v2 on CPU via sentence-transformers, fully offline.
 
@@ -238,6 +245,12 @@ class LocalEmbedder:
     write) but loads the model, seconds and hundreds of MB with torch, only on the first
     embedding: a store opened to count, list, export or delete never pays for it.
     `lazy=False` loads at once.
+
+    `threads`: torch's intra-op threads while this embedder runs (None: torch's default, one
+    per core). One thread holds up when other work shares the cores: on a busy 2-core
+    machine a query took ~80 ms with one thread and ~320 ms with two
+    (`benchmarks/embedder_threads.py`). torch's setting is process-wide; it is set before
+    each call, so another library changing it in between does not last.
     """
 
     def __init__(
@@ -247,9 +260,13 @@ class LocalEmbedder:
         device: str = "cpu",
         batch_size: int = 64,
         lazy: bool = True,
+        threads: int | None = None,
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+            raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
+        self.threads = threads
         path = Path(model_path) if model_path is not None else minilm_model_path()
         self.model_path = path
         self.device = device
@@ -280,7 +297,7 @@ class LocalEmbedder:
         return int(dim)
 
     def __repr__(self) -> str:
-        return f"LocalEmbedder(name={self.name!r}, dim={self.dim}, device={self.device!r})"
+        return f"LocalEmbedder(name={self.name!r}, dim={self.dim}, device={self.device!r}, threads={self.threads!r})"
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         texts = _check_texts(texts)
@@ -288,7 +305,10 @@ class LocalEmbedder:
             return []
         # torch modules are not re-entrant under concurrent forward passes on one model.
         with self._lock:
-            vectors = self._model.encode(
+            model = self._model
+            if self.threads is not None:
+                _use_threads(self.threads)
+            vectors = model.encode(
                 texts,
                 batch_size=self.batch_size,
                 normalize_embeddings=True,

@@ -106,3 +106,32 @@ def test_the_model_loads_on_the_first_embedding_not_at_construction() -> None:
 def test_the_declared_dimension_is_the_loaded_models(embedder: LocalEmbedder) -> None:
     eager = LocalEmbedder(lazy=False)
     assert eager.dim == embedder.dim == len(embedder.embed_query("probe"))
+
+
+def test_it_runs_on_the_threads_it_was_given_and_refuses_a_bad_count(embedder: LocalEmbedder) -> None:
+    import torch
+
+    before = torch.get_num_threads()
+    try:
+        one = LocalEmbedder(threads=1)
+        torch.set_num_threads(2)  # another library changed it in between
+        first = one.embed(["the ferry leaves at six"])[0]
+        assert torch.get_num_threads() == 1, "each call runs on the embedder's own thread count"
+        assert first == pytest.approx(embedder.embed(["the ferry leaves at six"])[0], abs=1e-5)
+    finally:
+        torch.set_num_threads(before)
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="threads"):
+            LocalEmbedder(threads=bad)
+
+
+def test_a_store_opened_with_the_local_embedder_uses_the_configured_threads(tmp_path) -> None:
+    import cogmem_graph as cg
+
+    with cg.open(home=tmp_path / "one", embedder="local") as store:
+        assert store.embedder.inner.threads == 1, "the default holds up on a busy machine"
+    config = cg.CogmemConfig(local_embedder_threads=None)
+    with cg.open(home=tmp_path / "default", embedder="local", config=config) as store:
+        assert store.embedder.inner.threads is None, "None leaves torch's own default"
+    with cg.open(home=tmp_path / "hash", embedder="hash") as store:
+        assert not hasattr(store.embedder.inner, "threads")
