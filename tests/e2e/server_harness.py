@@ -10,10 +10,15 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import anyio
 import httpx
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 90.0
@@ -100,3 +105,24 @@ class Server:
 
 def auth(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
+
+
+MCP_CALL_TIMEOUT_S = 60
+
+
+@asynccontextmanager
+async def mcp_session(url: str, key: str):
+    """An MCP SDK client session on the server's streamable HTTP endpoint, with this key."""
+    async with (create_mcp_http_client(headers={"Authorization": f"Bearer {key}"}) as http,
+                streamable_http_client(f"{url}/mcp", http_client=http) as streams,
+                ClientSession(streams[0], streams[1]) as session):
+        await session.initialize()
+        yield session
+
+
+async def mcp_tool(session: ClientSession, name: str, **arguments) -> dict:
+    """One tool call that must succeed; its structured answer."""
+    with anyio.fail_after(MCP_CALL_TIMEOUT_S):
+        result = await session.call_tool(name, arguments)
+    assert not result.is_error, result.content
+    return result.structured_content

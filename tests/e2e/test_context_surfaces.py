@@ -17,7 +17,6 @@ import re
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,16 +25,14 @@ import anyio
 import httpx
 import pytest
 import uvicorn
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 import cogmem_graph as cg
 from cogmem_graph.clock import ManualClock
 from cogmem_graph.server.app import ServerSettings, create_app
 from cogmem_graph.server.keys import KeyRing, default_keys_path
 
-from .server_harness import auth, cogmem, free_port
+from .server_harness import auth, cogmem, free_port, mcp_session
+from .server_harness import mcp_tool as tool
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -187,20 +184,6 @@ def test_connect_returns_the_handle_s_lists_and_debug_text(served) -> None:
 # ---------------------------------------------------------------- MCP
 
 
-@asynccontextmanager
-async def mcp_session(url: str, key: str):
-    async with (create_mcp_http_client(headers={"Authorization": f"Bearer {key}"}) as http,
-                streamable_http_client(f"{url}/mcp", http_client=http) as streams,
-                ClientSession(streams[0], streams[1]) as session):
-        await session.initialize()
-        yield session
-
-
-async def tool(session: ClientSession, name: str, **arguments) -> dict:
-    with anyio.fail_after(CALL_TIMEOUT_S):
-        result = await session.call_tool(name, arguments)
-    assert not result.is_error, result.content
-    return result.structured_content
 
 
 def test_mcp_build_context_shows_ids_and_scores_only_with_debug(served) -> None:

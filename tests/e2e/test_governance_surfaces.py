@@ -12,20 +12,18 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
 import httpx
 import pytest
 from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 import cogmem_graph as cg
 from cogmem_graph.client import RequestRejected
 
-from .server_harness import Server, add_key, auth, cogmem, free_port
+from .server_harness import Server, add_key, auth, cogmem, free_port, mcp_session
+from .server_harness import mcp_tool as tool
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
@@ -240,20 +238,6 @@ def test_connect_has_the_governance_methods_with_the_facade_s_types(server) -> N
 # ---------------------------------------------------------------- MCP
 
 
-@asynccontextmanager
-async def mcp_session(url: str, key: str):
-    async with (create_mcp_http_client(headers={"Authorization": f"Bearer {key}"}) as http,
-                streamable_http_client(f"{url}/mcp", http_client=http) as streams,
-                ClientSession(streams[0], streams[1]) as session):
-        await session.initialize()
-        yield session
-
-
-async def tool(session: ClientSession, name: str, **arguments) -> dict:
-    with anyio.fail_after(CALL_TIMEOUT_S):
-        result = await session.call_tool(name, arguments)
-    assert not result.is_error, result.content
-    return result.structured_content
 
 
 async def tool_error(session: ClientSession, name: str, **arguments) -> str:

@@ -17,20 +17,17 @@ import math
 import re
 import time
 from collections.abc import Iterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
 import httpx
 import pytest
 from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 import cogmem_graph as cg
 from cogmem_graph.client import RequestRejected, ServerError
 
-from .server_harness import Server, add_key, auth, cogmem, free_port
+from .server_harness import Server, add_key, auth, cogmem, free_port, mcp_session
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
@@ -177,13 +174,6 @@ def test_an_mcp_session_belongs_to_the_key_that_opened_it(server) -> None:
         assert http.delete("/mcp", headers=alice).status_code in (200, 204)
 
 
-@asynccontextmanager
-async def mcp_session(url: str, key: str):
-    async with (create_mcp_http_client(headers={"Authorization": f"Bearer {key}"}) as http,
-                streamable_http_client(f"{url}/mcp", http_client=http) as streams,
-                ClientSession(streams[0], streams[1]) as session):
-        await session.initialize()
-        yield session
 
 
 async def _tool(session: ClientSession, tool: str, **arguments: Any) -> tuple[bool, str, Any]:
