@@ -31,6 +31,7 @@ from cogmem_graph.graph.port import (
     AccessUpdate,
     Activation,
     Edge,
+    FulltextSearch,
     GraphStats,
     LexicalHit,
     Mention,
@@ -606,6 +607,20 @@ class CypherGraphStore(ABC):
             return []
         rows = self.run("fulltext_search", {"query": query, "scopeKeys": keys, "limit": limit})
         return [LexicalHit(r["id"], float(r["score"])) for r in rows]
+
+    def fulltext_search_many(self, searches: Sequence[FulltextSearch], limit: int) -> list[list[LexicalHit]]:
+        found: list[list[LexicalHit]] = [[] for _ in searches]
+        rows = []
+        for i, search in enumerate(searches):
+            keys = require_scope_keys(search.scope_keys)
+            query = self._fulltext_query(search.text, search.every_word_of)
+            if query is not None:
+                rows.append({"i": i, "query": query, "scopeKeys": keys})
+        if rows and limit > 0:
+            for chunk in _chunks(rows):
+                for r in self.run("fulltext_search_many", {"rows": chunk, "limit": limit}):
+                    found[r["i"]].append(LexicalHit(r["id"], float(r["score"])))
+        return found
 
     # ------------------------------------------------------------ inspection
 

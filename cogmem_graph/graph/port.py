@@ -89,6 +89,15 @@ class LexicalHit:
     score: float
 
 
+@dataclass(frozen=True, slots=True)
+class FulltextSearch:
+    """One of several full-text searches sent together (`GraphStore.fulltext_search_many`)."""
+
+    text: str
+    scope_keys: Sequence[str]
+    every_word_of: Sequence[str] = ()
+
+
 @dataclass(frozen=True)
 class AccessUpdate:
     """New spaced-repetition values for a retrieved trace (computed by the cognitive core)."""
@@ -181,6 +190,8 @@ class GraphStore(Protocol):
     # Traces matching any word of `text`, or every word of one of `every_word_of`, best first.
     def fulltext_search(self, text: str, scope_keys: Sequence[str], limit: int = 50, *,
                         every_word_of: Sequence[str] = ()) -> list[LexicalHit]: ...
+    # Several such searches in one statement, each at most `limit` hits: one list per search, in order.
+    def fulltext_search_many(self, searches: Sequence[FulltextSearch], limit: int) -> list[list[LexicalHit]]: ...
     def subgraph(self, ids: Sequence[str], scope_keys: Sequence[str]) -> Subgraph: ...
     def stats(self, scope_keys: Sequence[str] | None = None) -> GraphStats: ...
     # Governance: list, edit, forget and erase what the memory holds (api/governance.py).

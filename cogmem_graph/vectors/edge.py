@@ -67,7 +67,7 @@ from cogmem_graph.filters import (
 from cogmem_graph.home import inherit_private, private_dir, write_private
 from cogmem_graph.lexical import SparseVector as BM25Vector
 from cogmem_graph.vectors.naming import DENSE, SPARSE, collection_name, point_id
-from cogmem_graph.vectors.port import VectorHit, VectorPoint, clamp_cosine
+from cogmem_graph.vectors.port import VectorHit, VectorPoint, clamp_cosine, visible_keys
 from cogmem_graph.vectors.shared import SharedHandles
 
 STATE = "state"
@@ -540,6 +540,16 @@ class EdgeVectorIndex:
         with self._serial:
             return {r.payload["trace_id"] for _part, shard in self._parts.existing()
                     for r in shard.retrieve(wanted, ["trace_id"], False)}
+
+    def dense_vectors(self, trace_ids: Sequence[str], scope_keys: Sequence[str]) -> dict[str, list[float]]:
+        keys = visible_keys(scope_keys)
+        if not trace_ids:
+            return {}
+        wanted = [point_id(i) for i in trace_ids]
+        with self._serial:
+            records = [r for _part, shard in self._parts.existing(self._parts.for_keys(scope_keys))
+                       for r in shard.retrieve(wanted, ["trace_id", "scope_key"], True)]
+        return {r.payload["trace_id"]: list(r.vector[DENSE]) for r in records if r.payload.get("scope_key") in keys}
 
     def all_ids(self, *, active: bool | None = None) -> set[str]:
         found: set[str] = set()

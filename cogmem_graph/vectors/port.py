@@ -45,6 +45,13 @@ def clamp_cosine(score: float) -> float:
     return min(1.0, max(-1.0, float(score)))
 
 
+def visible_keys(scope_keys: Sequence[str]) -> set[str]:
+    """The scopes a read by id may answer from; none is a programming error, as for a search."""
+    if isinstance(scope_keys, str) or not scope_keys:
+        raise ValueError("scope_keys must not be empty: a read without visible scopes sees nothing")
+    return set(scope_keys)
+
+
 class VectorIndex(Protocol):
     """One collection per embedding space; all reads filtered by scope keys."""
 
@@ -68,6 +75,9 @@ class VectorIndex(Protocol):
     def delete(self, trace_ids: Sequence[str]) -> None: ...
     def delete_scopes(self, scope_keys: Sequence[str]) -> None: ...
     def existing_ids(self, trace_ids: Sequence[str]) -> set[str]: ...
+    # The stored dense vectors of these traces, by id, among the points of these scopes (a
+    # missing point is left out): the write path chains a turn's index vector to its predecessor's.
+    def dense_vectors(self, trace_ids: Sequence[str], scope_keys: Sequence[str]) -> dict[str, list[float]]: ...
     def all_ids(self, *, active: bool | None = None) -> set[str]: ...
     def count(self, scope_keys: Sequence[str] | None = None, *, active: bool | None = True) -> int: ...
     # Whether the index answers now, within a couple of seconds and without retries (a readiness

@@ -29,7 +29,7 @@ from cogmem_graph.home import private_dir, tighten
 from cogmem_graph.lexical import SparseVector
 from cogmem_graph.redact import redact_url
 from cogmem_graph.vectors.naming import DENSE, SPARSE, collection_name, point_id
-from cogmem_graph.vectors.port import VectorHit, VectorPoint, clamp_cosine
+from cogmem_graph.vectors.port import VectorHit, VectorPoint, clamp_cosine, visible_keys
 from cogmem_graph.vectors.shared import SharedHandles
 
 _SCROLL_PAGE = 1024
@@ -278,6 +278,14 @@ class QdrantVectorIndex:
         points = self._call("retrieve", self._client.retrieve, self.name,
                             ids=[point_id(i) for i in trace_ids], with_payload=["trace_id"])
         return {p.payload["trace_id"] for p in points}
+
+    def dense_vectors(self, trace_ids: Sequence[str], scope_keys: Sequence[str]) -> dict[str, list[float]]:
+        keys = visible_keys(scope_keys)
+        if not trace_ids:
+            return {}
+        points = self._call("retrieve", self._client.retrieve, self.name, ids=[point_id(i) for i in trace_ids],
+                            with_payload=["trace_id", "scope_key"], with_vectors=[DENSE])
+        return {p.payload["trace_id"]: list(p.vector[DENSE]) for p in points if p.payload.get("scope_key") in keys}
 
     def all_ids(self, *, active: bool | None = None) -> set[str]:
         found: set[str] = set()

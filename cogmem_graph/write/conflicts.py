@@ -3,37 +3,49 @@ interference that weakens similar old traces, reinforcement of the one a near-du
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from cogmem_graph.cognition.contradiction import candidate_query, contradicts, restatement_queries
 from cogmem_graph.cognition.decay import apply_strength_loss, update_on_retrieval
-from cogmem_graph.graph.port import AccessUpdate, Edge, NeighbourState
+from cogmem_graph.graph.port import AccessUpdate, Edge, FulltextSearch, NeighbourState
 from cogmem_graph.model import EdgeType, MemoryTrace
+from cogmem_graph.vectors.port import VectorHit
 
 if TYPE_CHECKING:
     from cogmem_graph.context import MemoryContext
 
 
-def contradiction_candidates(ctx: MemoryContext, draft: MemoryTrace, live, existing: dict[str, NeighbourState],
-                              scope_keys: list[str]) -> dict[str, float | None]:
-    """Old traces the new one may correct or disagree with, by id, with their similarity
-    (None when full-text found them); `existing` gets the state of each.
+def contradiction_candidates(ctx: MemoryContext, drafts: Mapping[int, tuple[MemoryTrace, Sequence[VectorHit]]],
+                             existing: dict[str, NeighbourState], scope_keys: list[str]
+                             ) -> dict[int, dict[str, float | None]]:
+    """Old traces each new one (by position, with its live dense neighbours) may correct or
+    disagree with, by id, with their similarity (None when full-text found them); `existing`
+    gets the state of each.
 
     Candidates: the dense neighbours, plus traces found by full-text search for the
     fact the new text states ("I moved to Berlin" looks for where the user lives) —
     two statements of one fact are rarely similar as whole texts — or, with
     `write.restatement_lookup`, holding every content word of a sentence the new text may
     restate with another value (the dense neighbours find most restatements: one slot
-    changed leaves the texts close). One search; searched
+    changed leaves the texts close). The whole batch's searches go in one statement, sent
     before the batch is written, so the batch's own traces are never among them."""
-    scored: dict[str, float | None] = {h.trace_id: h.score for h in live}
-    query = candidate_query(draft.content)
-    restated = restatement_queries(draft.content) if ctx.config.write.restatement_lookup else ()
-    if query or restated:
-        limit = max(1, ctx.config.write.neighbours)
-        for hit in ctx.graph.fulltext_search(query or "", [draft.scope_key], limit=limit, every_word_of=restated):
-            scored.setdefault(hit.trace_id, None)
-    missing = [tid for tid in scored if tid not in existing]
+    restating = ctx.config.write.restatement_lookup
+    scored = {i: {h.trace_id: h.score for h in live} for i, (_draft, live) in drafts.items()}
+    searched: list[int] = []
+    searches: list[FulltextSearch] = []
+    for i, (draft, _live) in drafts.items():
+        query = candidate_query(draft.content)
+        restated = restatement_queries(draft.content) if restating else ()
+        if query or restated:
+            searched.append(i)
+            searches.append(FulltextSearch(query or "", [draft.scope_key], restated))
+    if searches:
+        found = ctx.graph.fulltext_search_many(searches, limit=max(1, ctx.config.write.neighbours))
+        for i, hits in zip(searched, found, strict=True):
+            for hit in hits:
+                scored[i].setdefault(hit.trace_id, None)
+    missing = sorted({tid for candidates in scored.values() for tid in candidates if tid not in existing})
     if missing:
         existing.update({t.id: t for t in ctx.graph.neighbour_states(missing, scope_keys)})
     return scored

@@ -1,9 +1,12 @@
 """Index vectors with conversational context: a reply ("Yes, last Friday!") means little
 alone and much with the turn it answers. A memory said within the TEMPORAL_SEQUENCE window
-after another of its conversation, in the same scope, is indexed with the normalised mean of
-its own vector and the vector of the previous turn followed by it. The previous turn is the
-one before it among the memories being indexed, or else the graph's latest trace of that
-conversation. Same scope only: a shared memory's vector never carries a private turn's words.
+after another of its conversation, in the same scope, is indexed with its own vector plus a
+share (`write.context_weight`) of the previous turn's index vector, which carries its own
+predecessor in turn: a chain in which a turn n steps back counts with weight^n. The
+previous turn is the one before it among the memories being indexed, or else the graph's
+latest trace of that conversation, whose vector the index already holds. So indexing costs
+one embedding per memory. Same scope only: a shared memory's vector never carries a
+private turn's words.
 
 Only the index vector changes: the write path's near-duplicate, interference and
 contradiction checks compare memories by their own vectors. The write path, `repair()` and
@@ -12,7 +15,8 @@ import all index this way.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -23,27 +27,40 @@ if TYPE_CHECKING:
     from cogmem_graph.context import MemoryContext
 
 
+@dataclass(frozen=True, slots=True)
+class StoredTurn:
+    """A previous turn already in the graph: its id finds its index vector; its text is
+    embedded in its place only when the index has lost that vector."""
+
+    id: str
+    content: str
+
+
+Previous = dict[int, int | StoredTurn]
+"""Position in the traces being indexed -> the previous turn: another position, or a stored turn."""
+
+
 def previous_turns_later(ctx: MemoryContext, traces: Sequence[MemoryTrace], scope_keys: Sequence[str]
-                         ) -> Callable[[], dict[int, str]]:
-    """The previous turn's text for each of `traces` (by position) that has one, read from
-    `traces` themselves and, for each conversation's first one, from the graph (the read is
-    sent now and waited for when called). `scope_keys`: what the caller may read."""
+                         ) -> Callable[[], Previous]:
+    """The previous turn of each of `traces` (by position) that has one, found among `traces`
+    themselves and, for each conversation's first one, in the graph (the read is sent now and
+    waited for when called). `scope_keys`: what the caller may read."""
     cfg = ctx.config
+    found: Previous = {}
     if not cfg.write.context_vectors or not traces:
-        return dict
+        return lambda: found
     window = cfg.graph.edges.temporal_window_ms
     by_sequence: dict[tuple[str, str], list[int]] = {}
     for i, t in enumerate(traces):
         if t.sequence_key:
             by_sequence.setdefault((t.sequence_key, t.scope_key), []).append(i)
-    found: dict[int, str] = {}
     first: list[int] = []
     for members in by_sequence.values():
         members.sort(key=lambda i: (traces[i].created_at, i))
         first.append(members[0])
         for before, i in zip(members, members[1:], strict=False):
             if traces[before].created_at >= traces[i].created_at - window:
-                found[i] = traces[before].content
+                found[i] = before
     if not first:
         return lambda: found
     rows = ctx.graph.read_later("sequence_predecessors", {
@@ -52,33 +69,52 @@ def previous_turns_later(ctx: MemoryContext, traces: Sequence[MemoryTrace], scop
         "scopeKeys": list(scope_keys), "windowMs": window})
     position = {traces[i].id: i for i in first}
 
-    def collect() -> dict[int, str]:
+    def collect() -> Previous:
         for row in rows():
-            if row["content"]:
-                found[position[row["id"]]] = row["content"]
+            if row["previousId"]:
+                found[position[row["id"]]] = StoredTurn(row["previousId"], row["content"] or "")
         return found
     return collect
 
 
-def context_text(previous: str, own: str, max_chars: int) -> str:
-    """The previous turn's end, then the memory itself."""
-    return (previous[-max_chars:] + "\n" if max_chars and previous else "") + own
+def _unit(vector: Sequence[float] | np.ndarray) -> np.ndarray:
+    array = np.asarray(vector, dtype=np.float64)
+    return array / (np.linalg.norm(array) or 1.0)
 
 
-def index_vectors(ctx: MemoryContext, traces: Sequence[MemoryTrace], own: dict[int, list[float]],
-                  previous: dict[int, str]) -> dict[int, list[float]]:
-    """Each memory's index vector (by position in `traces`): its own, or with a previous turn
-    the normalised mean of its own and that of the two turns together (one embedding call)."""
-    with_context = [i for i in own if i in previous]
-    if not with_context:
-        return own
-    limit = ctx.config.write.context_chars
-    joint = ctx.embedder.embed([context_text(previous[i], traces[i].content, limit) for i in with_context])
+def _stored_vectors(ctx: MemoryContext, traces: Sequence[MemoryTrace], stored: Mapping[int, StoredTurn]
+                    ) -> dict[int, np.ndarray]:
+    """The index vector of each stored previous turn (by the position of the turn after it);
+    a vector the index lost is stood in for by the turn's own, embedded now."""
+    if not stored:
+        return {}
+    keys = sorted({traces[i].scope_key for i in stored})
+    vectors = ctx.vectors.dense_vectors(sorted({turn.id for turn in stored.values()}), keys)
+    lost = {turn.id: turn.content for turn in stored.values() if turn.id not in vectors}
+    if lost:
+        vectors.update(zip(lost, ctx.embedder.embed(list(lost.values())), strict=True))
+    return {i: _unit(vectors[turn.id]) for i, turn in stored.items()}
+
+
+def index_vectors(ctx: MemoryContext, traces: Sequence[MemoryTrace], own: Mapping[int, list[float]],
+                  previous: Previous) -> dict[int, list[float]]:
+    """Each memory's index vector (by position in `traces`): its own, or after a previous
+    turn the normalised sum of its own and `write.context_weight` x the previous turn's index
+    vector (no embedding call unless the index lost a stored turn's vector)."""
     out = dict(own)
-    for i, vector in zip(with_context, joint, strict=True):
-        mean = np.asarray(own[i], dtype=np.float64) / (np.linalg.norm(own[i]) or 1.0) \
-            + np.asarray(vector, dtype=np.float64) / (np.linalg.norm(vector) or 1.0)
-        out[i] = (mean / (np.linalg.norm(mean) or 1.0)).tolist()
+    if not previous:
+        return out
+    weight = ctx.config.write.context_weight
+    stored = _stored_vectors(ctx, traces, {i: p for i, p in previous.items()
+                                           if isinstance(p, StoredTurn) and i in own})
+    indexed: dict[int, np.ndarray] = {}
+    # A previous turn among `traces` comes earlier in this order, so its index vector is ready.
+    for i in sorted(own, key=lambda i: (traces[i].created_at, i)):
+        before = previous.get(i)
+        context = indexed.get(before) if isinstance(before, int) else stored.get(i)
+        indexed[i] = _unit(own[i]) if context is None else _unit(_unit(own[i]) + weight * context)
+        if context is not None:
+            out[i] = indexed[i].tolist()
     return out
 
 

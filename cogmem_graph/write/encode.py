@@ -124,7 +124,7 @@ def _encode_batch(
 
     duplicate_of: dict[int, str] = {}
     retro_loss: dict[str, float] = {}
-    candidates_of: dict[int, dict[str, float | None]] = {}
+    contradicting: dict[int, tuple[MemoryTrace, list]] = {}
     distinct = (lambda a, b: carries_different_facts(a, b)) if cfg.retention.protect_distinct_facts \
         else (lambda a, b: False)
     for i, hits in zip(unique, neighbours, strict=True):
@@ -148,7 +148,8 @@ def _encode_batch(
         if result.proactive > 0:
             drafts[i] = draft.model_copy(
                 update={"encoding_strength": apply_strength_loss(draft.encoding_strength, result.proactive)})
-        candidates_of[i] = contradiction_candidates(ctx, draft, live, existing, scope_keys)
+        contradicting[i] = (draft, live)
+    candidates_of = contradiction_candidates(ctx, contradicting, existing, scope_keys)
 
     # Near-duplicates reinforce the old memory, which the caller gets back whole.
     old_traces = {t.id: t for t in ctx.graph.get_traces(sorted(set(duplicate_of.values())), scope_keys)}

@@ -179,3 +179,15 @@ def test_a_cosine_is_never_past_one_even_for_float32_rounding(index) -> None:
             assert all(-1.0 <= h.score <= 1.0 for h in hits)
             assert hits[0].score == pytest.approx(1.0, abs=1e-5)
 
+
+
+def test_stored_vectors_are_read_back_by_id_within_the_callers_scopes(index) -> None:
+    index.upsert([point("a", unit(1, 2, 0, 0)), point("b", unit(0, 0, 3, 1)),
+                  point("theirs", unit(0, 1, 0, 0), scope_key="user:evil/u9")])
+    found = index.dense_vectors(["a", "b", "theirs", "zzz"], ["user:acme/u1"])
+    assert set(found) == {"a", "b"}, "another scope's point and a missing one are left out"
+    for trace_id, expected in (("a", unit(1, 2, 0, 0)), ("b", unit(0, 0, 3, 1))):
+        assert found[trace_id] == pytest.approx(expected, abs=1e-6)
+    assert index.dense_vectors([], ["user:acme/u1"]) == {}
+    with pytest.raises(ValueError, match="scope_keys"):
+        index.dense_vectors(["a"], [])

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 import cogmem_graph as cg
 from cogmem_graph.portable import export_store, import_store
+from cogmem_graph.providers.embedders import HashEmbedder
 
 CONVERSATION = [
     "Melanie: How was the pottery class you signed up for in spring?",
@@ -42,6 +45,45 @@ def test_a_reply_is_found_by_what_it_answers(store) -> None:
     assert _reply_rank(store, "u-alone", alone[1].id) > 1, "alone, the reply shares no word with the question"
     assert _reply_rank(store, "u-batch", batch[1].id) <= 1
     assert _reply_rank(store, "u-turns", turn_by_turn[1].id) <= 1, "the predecessor came from the graph"
+
+
+class CountingEmbedder(HashEmbedder):
+    """The hash embedder, counting the texts it is asked to embed (below the store's cache)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts = 0
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        self.texts += len(texts)
+        return super().embed(texts)
+
+
+@pytest.mark.parametrize("one_call", [True, False], ids=["one batch", "turn by turn"])
+def test_each_memory_is_embedded_once_whatever_its_context(tmp_path, clock, one_call: bool) -> None:
+    """A turn's context comes from vectors already computed: the batch's own, or the stored
+    previous turn's, so a paid embedder bills each memory once."""
+    embedder = CountingEmbedder()
+    with cg.open(home=tmp_path / "home", embedder=embedder, clock=clock) as store:
+        traces = _ingest(store, "u1", one_call=one_call)
+        assert embedder.texts == len(CONVERSATION)
+        assert _reply_rank(store, "u1", traces[1].id) <= 1
+        assert all(_self_similarity(store, trace) < 0.99 for trace in traces[1:]), "indexed with context"
+
+
+def test_a_lost_previous_vector_is_stood_in_for_by_its_text(tmp_path, clock) -> None:
+    """The index lost the previous turn's vector (a failed upsert, not yet repaired): the
+    next turn still gets its context, from that turn's text embedded once."""
+    with cg.open(home=tmp_path / "home", embedder="hash", clock=clock) as store:
+        first = store.agent("bench", user_id="u1", thread_id="session-1").encode(
+            CONVERSATION[0], created_at=1_700_000_000_000)
+        store.vectors.delete([first.id])
+    embedder = CountingEmbedder()  # a fresh process: nothing cached
+    with cg.open(home=tmp_path / "home", embedder=embedder, clock=clock) as store:
+        reply = store.agent("bench", user_id="u1", thread_id="session-1").encode(
+            CONVERSATION[1], created_at=1_700_000_030_000)
+        assert embedder.texts == 2, "the reply, and its lost predecessor's text"
+        assert _self_similarity(store, reply) < 0.99
 
 
 def test_a_repeated_statement_in_another_conversation_is_still_a_duplicate(store, clock) -> None:

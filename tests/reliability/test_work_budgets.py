@@ -216,16 +216,16 @@ ENCODE_BUDGETS: dict[str, tuple[str, Budget]] = {
         statements={"centroids_of_schemas": 1, "sequence_predecessors": 1, "set_indexed": 1,
                     "shared_entity_candidates": 1, "temporal_sequence_candidates": 1, "temporal_sequence_link": 1,
                     "upsert_traces": 1},
-        vector_calls={"search_dense_many": 1, "upsert": 1},
-        texts_embedded=2)),
+        vector_calls={"dense_vectors": 1, "search_dense_many": 1, "upsert": 1},
+        texts_embedded=1)),
     "fact": ("I moved to Oslo last March and work at Cobalt now.", Budget(
         round_trips=11,
-        statements={"centroids_of_schemas": 1, "fulltext_search": 1, "merge_mentions": 1, "neighbour_states": 1,
+        statements={"centroids_of_schemas": 1, "fulltext_search_many": 1, "merge_mentions": 1, "neighbour_states": 1,
                     "sequence_predecessors": 1, "set_indexed": 1, "shared_entity_candidates": 1,
                     "shared_entity_link": 1, "temporal_sequence_candidates": 1, "temporal_sequence_link": 1,
                     "upsert_traces": 1},
-        vector_calls={"search_dense_many": 1, "upsert": 1},
-        texts_embedded=2)),
+        vector_calls={"dense_vectors": 1, "search_dense_many": 1, "upsert": 1},
+        texts_embedded=1)),
 }
 """A reply naming nothing; a first-person fact naming entities (MENTIONS and SHARED_ENTITY links, a
 contradiction lookup by full text, its neighbours' state)."""
@@ -233,8 +233,8 @@ contradiction lookup by full text, its neighbours' state)."""
 
 @pytest.mark.parametrize("kind", sorted(ENCODE_BUDGETS))
 def test_encode_stays_within_its_work_budget(filled, clock: ManualClock, kind: str) -> None:
-    """`agent.encode(text)` on 300 memories, 30 s after the conversation's last turn (so it
-    is embedded twice: alone, and with that turn for its index vector)."""
+    """`agent.encode(text)` on 300 memories, 30 s after the conversation's last turn: it is
+    embedded once, and its index vector takes that turn's from the index (`dense_vectors`)."""
     store, agent = filled
     text, budget = ENCODE_BUDGETS[kind]
     with count_work(store) as work:
@@ -245,29 +245,28 @@ def test_encode_stays_within_its_work_budget(filled, clock: ManualClock, kind: s
 # ---------------------------------------------------------------- encode_many
 
 ENCODE_MANY_BUDGET = Budget(
-    round_trips=223,
-    statements={"centroids_of_schemas": 2, "fulltext_search": 200, "merge_edges": 1, "merge_mentions": 2,
+    round_trips=25,
+    statements={"centroids_of_schemas": 2, "fulltext_search_many": 2, "merge_edges": 1, "merge_mentions": 2,
                 "neighbour_states": 2, "sequence_predecessors": 2, "set_indexed": 2, "shared_entity_candidates": 2,
                 "shared_entity_link": 4, "temporal_sequence_candidates": 2, "temporal_sequence_link": 2,
                 "upsert_traces": 2},
     vector_calls={"search_dense_many": 2, "upsert": 2},
-    texts_embedded=1950)
+    texts_embedded=1000)
 """Per batch of 500: the write path's statements once each (SHARED_ENTITY links in statements of
-200 traces), plus one `fulltext_search` per new memory stating a fact (200 of the 1,000: each
-"My sister … lives in …" turn), the contradiction lookup, and one more `neighbour_states` for
-what those searches found that the dense neighbours had not. The first batch meets an empty
-store: it has no neighbours to read, nothing to weaken or contradict (`merge_edges` is the
-second batch's CONTRADICTS)."""
+200 traces), among them one `fulltext_search_many` holding the contradiction lookup of every
+new memory stating a fact (200 of the 1,000: each "My sister … lives in …" turn), and one more
+`neighbour_states` for what those searches found that the dense neighbours had not. The first
+batch meets an empty store: it has no neighbours to read, nothing to weaken or contradict
+(`merge_edges` is the second batch's CONTRADICTS). Neither batch's first turn follows a stored
+turn within 5 minutes, so no `dense_vectors`."""
 
 
 def test_encode_many_of_1000_stays_within_its_work_budget(tmp_path: Path, clock: ManualClock) -> None:
     """`agent.encode_many` of 1,000 turns (two batches of 500) on a fresh store.
 
-    Texts embedded today: 1,950 for 1,000 memories. Every turn is embedded alone, and each
-    turn said within 5 minutes of the one before it in its conversation (950 of them: all
-    but each session's first) is embedded once more with that turn, for its index vector
-    (write/context_vectors.py). The budget pins that number; embedding less (or more) is a
-    deliberate change to it."""
+    One text embedded per memory: a turn's index vector takes the previous turn's from
+    what the batch already computed (write/context_vectors.py). Embedding more is a
+    deliberate change to the budget."""
     with _open(tmp_path / "home", clock) as store:
         agent = store.agent("guard", user_id="u1", thread_id="t1", organization_id="acme")
         items = conversation(1000)
