@@ -7,6 +7,7 @@ beside the floor it is measured against.
     python benchmarks/latency.py --graph bolt://localhost:7687 --vectors http://localhost:6333
     python benchmarks/latency.py --embedded-vectors local # the qdrant-client local-mode index instead
     python benchmarks/latency.py --sizes 10000 --beside retrieval.rank_depth=1   # a setting's cost, interleaved
+    python benchmarks/latency.py --sizes 10000 --compare c3096ca --pairs 3       # this tree beside a revision
 
 For each N, traces spread over several scopes (one user scope per agent, plus a shared
 organisation scope) are written with `encode_many`; then, in the same process and on
@@ -25,17 +26,25 @@ the same data:
 - resident memory of this process and of the embedded graph server.
 
 Prints one table; wall-clock times on this machine (benchmarks never assert them).
+
+`--compare REV` measures this tree beside a revision: REV's files (`git archive`) run their
+own copy of this benchmark on their own package, in a child process each, alternating
+which goes first, `--pairs` times; the table shows each figure's median per side and the
+ratio. On a shared machine only an interleaved comparison says which is faster.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import io
 import json
 import os
 import random
 import statistics
+import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -348,6 +357,96 @@ COLUMNS = [
 ]
 
 
+# ---------------------------------------------------------------- a revision beside this tree
+
+COMPARED = ("encode_many traces/s", "encode p50 ms", "retrieve p50 ms", "retrieve p95 ms", "back-to-back p50 ms",
+            "floor p50 ms", "retrieve / floor", "consolidate s", "process RSS MiB", "graph server RSS MiB")
+"""The figures `--compare` sets side by side (column titles of the table both sides print)."""
+
+
+def revision_tree(rev: str, into: Path) -> Path:
+    """REV's files, from `git archive`, in `into`: its package and its own copy of this script."""
+    root = Path(__file__).resolve().parents[1]
+    archive = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", rev], capture_output=True, check=False)
+    if archive.returncode:
+        raise SystemExit(f"--compare {rev}: {archive.stderr.decode().strip()}")
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(into, filter="data")
+    return into
+
+
+def table_rows(text: str) -> list[dict[str, str]]:
+    """The first table a run printed, one dict per row by column title."""
+    header: list[str] | None = None
+    rows = []
+    for line in text.splitlines():
+        if header is None and line.startswith("┃"):
+            header = [cell.strip() for cell in line.strip("┃").split("┃")]
+        elif header is not None and line.startswith("│"):
+            rows.append(dict(zip(header, (cell.strip() for cell in line.strip("│").split("│")), strict=False)))
+        elif header is not None and rows and not line.startswith(("│", "├", "└", "┡")):
+            break
+    return rows
+
+
+def run_tree(tree: Path, argv: list[str]) -> list[dict[str, str]]:
+    """One run of `tree`'s own latency benchmark on `tree`'s package: its table's rows."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    done = subprocess.run([sys.executable, str(tree / "benchmarks" / "latency.py"), *argv], cwd=tree, env=env,
+                          capture_output=True, text=True, check=False)
+    rows = table_rows(done.stdout)
+    if done.returncode or not rows:
+        raise SystemExit(f"the benchmark in {tree} failed:\n{done.stderr[-2000:]}")
+    return rows
+
+
+def number(cell: str | None) -> float | None:
+    try:
+        return float((cell or "").replace(",", "").rstrip("×"))
+    except ValueError:
+        return None
+
+
+def compare(rev: str, pairs: int, argv: list[str], console: Console) -> None:
+    """This tree beside REV, interleaved: REV first in even pairs, this tree first in odd ones."""
+    here = Path(__file__).resolve().parents[1]
+    runs: dict[str, list[list[dict[str, str]]]] = {rev: [], "this tree": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        trees = {rev: revision_tree(rev, Path(tmp) / "rev"), "this tree": here}
+        for pair in range(pairs):
+            for side in ([rev, "this tree"] if pair % 2 == 0 else ["this tree", rev]):
+                console.print(f"[dim]pair {pair + 1}/{pairs}: {side} ...[/dim]")
+                runs[side].append(run_tree(trees[side], argv))
+    table = Table(title=f"latency — {rev} beside this tree, {pairs} interleaved pairs, medians "
+                        f"({' '.join(argv) or 'default sizes'})")
+    for title in ("traces", "figure", rev, "this tree", f"this / {rev}", "each run, this tree"):
+        table.add_column(title, justify="right")
+    for position, first in enumerate(runs[rev][0]):
+        for figure in COMPARED:
+            values = {side: [number(r[position].get(figure)) for r in runs[side]] for side in runs}
+            if any(v is None for side in values.values() for v in side):
+                continue
+            before, after = statistics.median(values[rev]), statistics.median(values["this tree"])
+            table.add_row(first.get("traces", "?"), figure, f"{before:,.1f}", f"{after:,.1f}",
+                          f"{after / before:.2f}×" if before else "-",
+                          " · ".join(f"{v:,.1f}" for v in values["this tree"]))
+    console.print(table)
+
+
+def without_compare(argv: Sequence[str]) -> list[str]:
+    """The arguments each side of `--compare` runs with: all but `--compare` and `--pairs`."""
+    out: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in ("--compare", "--pairs"):
+            skip = True
+        elif not arg.startswith(("--compare=", "--pairs=")):
+            out.append(arg)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
@@ -366,11 +465,17 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="also time retrieve with this setting, interleaved query by query with the default on "
                              "the same data (e.g. retrieval.rank_depth=1); may be repeated")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--compare", metavar="REV", help="measure this tree beside a git revision, interleaved")
+    parser.add_argument("--pairs", type=int, default=3, help="interleaved runs of each side with --compare")
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
-    if min(args.sizes + [args.scopes, args.batch, args.queries, args.top_k]) < 1 or args.singles < 0:
-        parser.error("--sizes, --scopes, --batch, --queries and --top-k must be positive")
-    rng = random.Random(args.seed)
+    if min(args.sizes + [args.scopes, args.batch, args.queries, args.top_k, args.pairs]) < 1 or args.singles < 0:
+        parser.error("--sizes, --scopes, --batch, --queries, --top-k and --pairs must be positive")
     console = Console(width=360)
+    if args.compare:
+        compare(args.compare, args.pairs, without_compare(argv), console)
+        return
+    rng = random.Random(args.seed)
     where = f"{args.graph or 'embedded FalkorDB'} + {args.vectors or 'embedded vectors'}"
     rows = []
     for n in args.sizes:

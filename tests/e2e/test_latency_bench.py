@@ -51,3 +51,30 @@ def test_bad_sizes_are_refused_with_the_option_named() -> None:
     done = subprocess.run([sys.executable, str(SCRIPT), "--sizes", "0"], cwd=ROOT, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode != 0 and "--sizes" in done.stderr
+
+
+def _in_a_git_checkout() -> bool:
+    return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, check=False).returncode == 0
+
+
+needs_git = pytest.mark.skipif(not _in_a_git_checkout(), reason="--compare reads revisions from git: not a git checkout")
+
+
+@needs_git
+def test_compare_sets_a_revision_beside_this_tree_from_interleaved_runs() -> None:
+    """`--compare HEAD`: HEAD's files run their own copy of the benchmark beside this tree's."""
+    out = _run("--sizes", "40", "--scopes", "2", "--batch", "20", "--queries", "3", "--singles", "1",
+               "--skip-consolidate", "--compare", "HEAD", "--pairs", "1")
+    assert "pair 1/1: HEAD" in out and "pair 1/1: this tree" in out
+    figures = {row[1]: row for row in _rows(out)}
+    for figure in ("encode_many traces/s", "retrieve p50 ms", "retrieve p95 ms", "retrieve / floor"):
+        traces, _figure, before, after, ratio, _each = figures[figure]
+        assert traces == "40" and float(before.replace(",", "")) > 0 and float(after.replace(",", "")) > 0
+        assert ratio.endswith("×")
+
+
+@needs_git
+def test_compare_names_a_revision_git_does_not_know() -> None:
+    done = subprocess.run([sys.executable, str(SCRIPT), "--sizes", "40", "--compare", "no-such-revision-x"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "no-such-revision-x" in done.stderr
