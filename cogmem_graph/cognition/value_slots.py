@@ -126,6 +126,7 @@ _PRESENT_CONTRACTIONS = ("'m", "'re", "'ll")
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?;])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bProf\.)\s+|\n+")
 """Between sentences: after an end mark and its space, not after a title ("Dr. Haddad")."""
+_HAS_DIGIT = re.compile(r"\d")
 _TOKEN = re.compile(
     r"[$€£]\s?\d[\d,]*(?:\.\d+)?"  # a price with its currency sign
     r"|\d[\w,.:/-]*\d[a-z%]*|\d[a-z%]*"  # numbers, times, dates, codes, ordinals, percentages
@@ -219,7 +220,7 @@ def _word_token(raw: str, first: bool) -> tuple[str, str, bool]:
         return "time", "12:00", possessor
     if bare == "midnight":
         return "time", "0:00", possessor
-    if any(ch.isdigit() for ch in bare):
+    if _HAS_DIGIT.search(bare):
         return "code", bare, possessor
     if raw[0].isupper() and not first and raw not in ("I", "I'm", "I'd", "I've", "I'll") and bare not in _TITLES:
         return "name", stem(bare), possessor  # (a capital opening a sentence names nothing for sure)
@@ -237,6 +238,7 @@ def sentence_tokens(sentence: str) -> tuple[Token, ...]:
     raws = [m.group(0) for m in _TOKEN.finditer(text)]
     out: list[Token] = []
     skip = False
+    opened = False  # a word or value came before (the first word's capital names nothing)
     for i, raw in enumerate(raws):
         if skip:
             skip = False
@@ -246,10 +248,12 @@ def sentence_tokens(sentence: str) -> tuple[Token, ...]:
             kind, key = _number_token(raw, following)
             skip = kind in ("time", "money") and (following in _CLOCK_WORDS or following in _CURRENCY_WORDS)
             out.append(Token(key, kind, len(out), raw.lower()))
+            opened = True
         elif raw[0].isalpha():
             if raw.lower() in _CLOCK_WORDS and out and out[-1].kind in ("number", "time"):
                 continue  # "at 7 o'clock"
-            kind, key, possessor = _word_token(raw, first=not any(t.kind != "punct" for t in out))
+            kind, key, possessor = _word_token(raw, first=not opened)
+            opened = True
             possessor = possessor and following[:1].isalpha()  # "at Luigi's." is a place, not an owner
             word = raw.lower()
             out.append(Token(key, kind, len(out), word[:-2] if possessor else word, possessor))
