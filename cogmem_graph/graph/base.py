@@ -272,6 +272,13 @@ class CypherGraphStore(ABC):
     def get_traces(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[MemoryTrace]:
         return self.get_traces_later(ids, scope_keys)()
 
+    def trace_texts(self, ids: Sequence[str], scope_keys: Sequence[str]) -> dict[str, str]:
+        keys = require_scope_keys(scope_keys)
+        if not ids:
+            return {}
+        return {r["id"]: r["content"] for r in self.run("trace_texts", {"ids": list(dict.fromkeys(ids)),
+                                                                        "scopeKeys": keys})}
+
     def trace_vitals(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[TraceVitals]:
         """Ranking fields of the active, indexed traces among `ids` (see `TraceVitals`)."""
         return self.trace_vitals_later(ids, scope_keys)()

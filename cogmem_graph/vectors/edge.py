@@ -67,7 +67,7 @@ from cogmem_graph.filters import (
 from cogmem_graph.home import inherit_private, private_dir, write_private
 from cogmem_graph.lexical import SparseVector as BM25Vector
 from cogmem_graph.vectors.naming import DENSE, SPARSE, collection_name, point_id
-from cogmem_graph.vectors.port import VectorHit, VectorPoint, clamp_cosine, visible_keys
+from cogmem_graph.vectors.port import HIT_FIELDS, VectorHit, VectorPoint, clamp_cosine, visible_keys
 from cogmem_graph.vectors.shared import SharedHandles
 
 STATE = "state"
@@ -475,7 +475,7 @@ class EdgeVectorIndex:
                  exclude_ids: Sequence[str] = (), where: Sequence[PayloadCondition] = ()) -> QueryRequest:
         return QueryRequest(limit=limit, query=query,
                             filter=self.filter(scope_keys, exclude_ids=exclude_ids, where=where),
-                            score_threshold=score_threshold, with_payload=True)
+                            score_threshold=score_threshold, with_payload=list(HIT_FIELDS))
 
     def _query(self, request: QueryRequest, scope_keys: Sequence[str], limit: int) -> list:
         with self._serial:
@@ -510,7 +510,8 @@ class EdgeVectorIndex:
             if key not in filters:
                 filters[key] = self.filter(keys)
             request = QueryRequest(limit=limit, query=Query.Nearest(list(vector), using=DENSE),
-                                   filter=filters[key], score_threshold=score_threshold, with_payload=True)
+                                   filter=filters[key], score_threshold=score_threshold,
+                                   with_payload=list(HIT_FIELDS))
             for part in self._parts.for_keys(keys):
                 batches.setdefault(part, []).append((n, request))
         answers: list[list[list]] = [[] for _ in vectors]

@@ -31,6 +31,11 @@ class VectorPoint:
     entity keys, metadata (see `cogmem_graph.filters.payload_conditions`)."""
 
 
+HIT_FIELDS = ("trace_id", "scope_key", "type", "created_at", "active", "content_hash")
+"""The payload a search hit carries: the port's own fields, not the filter fields (tags,
+entities, metadata), which only the index's filters read."""
+
+
 @dataclass(frozen=True, slots=True)
 class VectorHit:
     trace_id: str

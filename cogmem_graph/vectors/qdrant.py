@@ -29,7 +29,7 @@ from cogmem_graph.home import private_dir, tighten
 from cogmem_graph.lexical import SparseVector
 from cogmem_graph.redact import redact_url
 from cogmem_graph.vectors.naming import DENSE, SPARSE, collection_name, point_id
-from cogmem_graph.vectors.port import VectorHit, VectorPoint, clamp_cosine, visible_keys
+from cogmem_graph.vectors.port import HIT_FIELDS, VectorHit, VectorPoint, clamp_cosine, visible_keys
 from cogmem_graph.vectors.shared import SharedHandles
 
 _SCROLL_PAGE = 1024
@@ -238,7 +238,7 @@ class QdrantVectorIndex:
         result = self._call(
             "query_points", self._client.query_points, self.name, query=list(vector), using=DENSE,
             query_filter=self._filter(scope_keys, exclude_ids=exclude_ids, where=where), limit=limit,
-            score_threshold=score_threshold, with_payload=True,
+            score_threshold=score_threshold, with_payload=list(HIT_FIELDS),
         )
         return self._hits(result.points, cosine=True)
 
@@ -256,7 +256,7 @@ class QdrantVectorIndex:
             self._check_dim(vector)
             requests.append(models.QueryRequest(
                 query=list(vector), using=DENSE, filter=self._filter(keys), limit=limit,
-                score_threshold=score_threshold, with_payload=True,
+                score_threshold=score_threshold, with_payload=list(HIT_FIELDS),
             ))
         responses = self._call("query_batch_points", self._client.query_batch_points, self.name, requests=requests)
         return [self._hits(r.points, cosine=True) for r in responses]
@@ -268,7 +268,7 @@ class QdrantVectorIndex:
         result = self._call(
             "query_points", self._client.query_points, self.name,
             query=models.SparseVector(indices=vector.indices, values=vector.values), using=SPARSE,
-            query_filter=self._filter(scope_keys, where=where), limit=limit, with_payload=True,
+            query_filter=self._filter(scope_keys, where=where), limit=limit, with_payload=list(HIT_FIELDS),
         )
         return self._hits(result.points)
 

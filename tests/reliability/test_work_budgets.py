@@ -160,9 +160,9 @@ RETRIEVE_BUDGETS: dict[str, tuple[str, Budget]] = {
         vector_calls={"search_dense": 1, "search_sparse": 1},
         texts_embedded=1)),
     "first_person": ("What food do I like to eat after work?", Budget(
-        round_trips=6,
+        round_trips=7,
         statements={"after_retrieval": 1, "get_traces": 1, "multihop_query_entities": 1, "newer_versions": 1,
-                    "spread_activation_hop": 1, "trace_vitals": 1},
+                    "spread_activation_hop": 1, "trace_texts": 1, "trace_vitals": 1},
         vector_calls={"search_dense": 1, "search_sparse": 1},
         texts_embedded=1)),
     "entity": ("What did Priya Nair say about the Atlas outage?", Budget(
