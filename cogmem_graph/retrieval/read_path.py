@@ -261,7 +261,7 @@ def _retrieve(
         for i, (v, score, tot) in enumerate(zip(ranked, scores, tip_of_tongue, strict=True))
     ]
     scored.sort(key=lambda pair: (-pair[0].score, pair[0].vitals.id))
-    read: dict[str, MemoryTrace] = {}  # whole traces read on the way, not read again
+    read: dict[str, str] = {}  # texts read on the way, not read again
     scored = _reweigh_head(ctx, query, ahead, scored, depth, keys, read, versions)
     # The best top_k are returned whatever their strength: hiding the best match because
     # it is weak would surprise every caller. Tip-of-the-tongue partials are the
@@ -279,7 +279,7 @@ def _retrieve(
     competitor_ids = [c.vitals.id for c, _ in scored[top_k:] if cosine.get(c.vitals.id, -1.0) > rif.similarity_threshold] \
         if record_access and best and rif.enabled else []
     # The whole traces are read while the feeling-of-knowing signals are worked out.
-    unread = [tid for tid in [c.vitals.id for c in best + almost] + competitor_ids if tid not in read]
+    unread = list(dict.fromkeys([c.vitals.id for c in best + almost] + competitor_ids))
     loading = ctx.graph.get_traces_later(unread, keys) if unread else list
     cutoff = best[-1].score if len(best) == top_k else None
     fok = detect_feeling_of_knowing(
@@ -287,7 +287,7 @@ def _retrieve(
         ctx.config.mechanisms.feeling_of_knowing, now, retrieval_cutoff=cutoff,
         query_entities=[e.name for e in extract_entities(query)],
     )
-    traces = read | {t.id: t for t in loading()}
+    traces = {t.id: t for t in loading()}
     recalled = [c.scored(traces[c.vitals.id]) for c in best if c.vitals.id in traces]
     partial = [c.scored(traces[c.vitals.id]) for c in almost if c.vitals.id in traces]
     if record_access and recalled:
@@ -364,16 +364,16 @@ def _boost_categories(ranked: list[TraceVitals], scores: list[float], gains: dic
     return [score * (1.0 + gains.get(v.category, 0.0)) for v, score in zip(ranked, scores, strict=True)]
 
 
-def _read_texts(ctx: MemoryContext, ids: list[str], keys: list[str], read: dict[str, MemoryTrace]) -> dict[str, str]:
-    """The texts of these traces, reading only those not yet in `read` (which keeps them)."""
-    unread = [tid for tid in ids if tid not in read]
+def _read_texts(ctx: MemoryContext, ids: list[str], keys: list[str], texts: dict[str, str]) -> dict[str, str]:
+    """The texts of these traces, reading only those not yet in `texts` (which keeps them)."""
+    unread = [tid for tid in ids if tid not in texts]
     if unread:
-        read.update({t.id: t for t in ctx.graph.get_traces(unread, keys)})
-    return {tid: read[tid].content for tid in ids if tid in read}
+        texts.update(ctx.graph.trace_texts(unread, keys))
+    return {tid: texts[tid] for tid in ids if tid in texts}
 
 
 def _reweigh_head(
-    ctx: MemoryContext, query: str, ahead: bool, scored: list, depth: int, keys: list[str], read: dict[str, MemoryTrace],
+    ctx: MemoryContext, query: str, ahead: bool, scored: list, depth: int, keys: list[str], read: dict[str, str],
     versions: Sequence[tuple[str, str]] = (),
 ) -> list:
     """Rules that read the memories' words, applied to the best `depth` (one read
@@ -411,7 +411,7 @@ def _reweigh_head(
 
 
 def _diversified(ctx: MemoryContext, scored: list, top_k: int, depth: int, keys: list[str],
-                 read: dict[str, MemoryTrace]) -> list:
+                 read: dict[str, str]) -> list:
     """MMR over the best depth × mmr_pool: the top_k it picks first (greedy picks, so the first
     of a longer list), then the rest in score order."""
     qcfg = ctx.config.retrieval.query
