@@ -39,6 +39,7 @@ import logging
 import uuid
 import weakref
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from cogmem_graph.errors import GraphQueryError
@@ -95,10 +96,66 @@ def walk(ctx: MemoryContext, query: str, *, hops: int, top_k: int, relevance: di
          entities: list[QueryEntity] | None = None,
          keep: Callable[[list[str]], list[str]] | None = None) -> MultiHopResult:
     """The walk from the traces that match the query (`relevance`: trace id -> score) and the
-    query's entities (looked up when not given). `retrieval.multihop_search` picks the seeds.
+    query's entities (looked up when not given), its best `top_k` with their evidence paths.
     `keep`: which reached traces a caller's filter lets through, asked before the top-k cut."""
+    walked = spread(ctx, query, hops=hops, relevance=relevance, entities=entities, keep=keep)
+    return walked.result(ctx, walked.ranked()[:top_k], relevance)
+
+
+@dataclass
+class Walked:
+    """A finished walk: each reached trace's score (`scores`, through the caller's filter) and
+    what explains it, before any cut. `retrieval.multihop_search` fuses its ranking with the
+    read path's; `walk` returns its own."""
+
+    query: str
+    hops: int
+    walk: Walk
+    scores: dict[str, float]
+    entities: list[QueryEntity]
+    communities: list[CommunitySummary]
+    ranking: Literal["spreading_activation", "personalized_pagerank"]
+    global_question: bool
+
+    def ranked(self) -> list[tuple[str, float]]:
+        return sorted(self.scores.items(), key=lambda pair: (-pair[1], pair[0]))
+
+    def result(self, ctx: MemoryContext, ranked: list[tuple[str, float]], relevance: dict[str, float],
+               chains: dict[str, list[tuple[str, str]]] | None = None) -> MultiHopResult:
+        """These traces (id, score, best first) with their evidence paths: the walk's chain, or
+        the one in `chains` for a trace the walk did not reach. `relevance` is the read path's
+        score, a signal."""
+        cfg = ctx.config.retrieval.multi_hop
+        chains = dict(chains or {})
+        for tid, _ in ranked:
+            if tid not in chains:
+                chains[tid] = self.walk.chain(tid, cfg.evidence_min_share)
+        wanted = list(dict.fromkeys([tid for tid, _ in ranked]
+                                    + [i for tid, _ in ranked for k, i in chains[tid] if k == "trace"]))
+        loaded = {t.id: t for t in ctx.graph.get_traces(wanted, ctx.visible_scope_keys) if t.is_active}
+        summaries = {c.id: c.summary for c in self.communities}
+        best = ranked[0][1] if ranked else 1.0
+        out: list[MultiHopTrace] = []
+        for tid, score in ranked:
+            if tid not in loaded:
+                continue
+            signals = {"start": self.walk.start.get(tid, 0.0), "spread": self.walk.received.get(tid, 0.0),
+                       "relevance": relevance.get(tid, 0.0)}
+            if self.ranking == "personalized_pagerank":
+                signals["pagerank"] = self.scores.get(tid, 0.0)
+            path = _evidence(self.query, chains[tid], loaded, self.walk.entity_names, summaries)
+            out.append(MultiHopTrace(loaded[tid], score / best if best > 0 else 0.0, signals, path))
+        return MultiHopResult(query=self.query, traces=out, entities=self.entities, communities=self.communities,
+                              mode="global" if self.global_question else "local", ranking=self.ranking,
+                              hops=self.hops)
+
+
+def spread(ctx: MemoryContext, query: str, *, hops: int, relevance: dict[str, float],
+           entities: list[QueryEntity] | None = None,
+           keep: Callable[[list[str]], list[str]] | None = None) -> Walked:
+    """Walk from the query's entities (looked up when not given), the traces it matches
+    (`relevance`: trace id -> score) and, for a global question, its community summaries."""
     cfg = ctx.config.retrieval.multi_hop
-    keys = ctx.visible_scope_keys
     if entities is None:
         entities = query_entities(ctx, query)
     global_question = not entities or is_global_question(query, cfg.global_cues)
@@ -120,25 +177,7 @@ def walk(ctx: MemoryContext, query: str, *, hops: int, top_k: int, relevance: di
     if keep is not None and scores:
         allowed = set(keep(list(scores)))
         scores = {tid: score for tid, score in scores.items() if tid in allowed}
-    ranked = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))[:top_k]
-
-    chains = {tid: walk.chain(tid, cfg.evidence_min_share) for tid, _ in ranked}
-    wanted = list(dict.fromkeys([tid for tid, _ in ranked] + [i for c in chains.values() for k, i in c if k == "trace"]))
-    loaded = {t.id: t for t in ctx.graph.get_traces(wanted, keys) if t.is_active}
-    summaries = {c.id: c.summary for c in communities}
-    best = ranked[0][1] if ranked else 1.0
-    out: list[MultiHopTrace] = []
-    for tid, score in ranked:
-        if tid not in loaded:
-            continue
-        signals = {"start": walk.start.get(tid, 0.0), "spread": walk.received.get(tid, 0.0),
-                   "relevance": relevance.get(tid, 0.0)}
-        if ranking == "personalized_pagerank":
-            signals["pagerank"] = score
-        path = _evidence(query, chains[tid], loaded, walk.entity_names, summaries)
-        out.append(MultiHopTrace(loaded[tid], score / best if best > 0 else 0.0, signals, path))
-    return MultiHopResult(query=query, traces=out, entities=entities, communities=communities,
-                          mode="global" if global_question else "local", ranking=ranking, hops=hops)
+    return Walked(query, hops, walk, scores, entities, communities, ranking, global_question)
 
 
 def blend_candidates(ctx: MemoryContext, query: str, relevance: dict[str, float], top_k: int,
