@@ -28,6 +28,9 @@ GLOBAL_CUES: tuple[str, ...] = (
 )
 """Phrases that make a question global (about the memory as a whole, not one thing in it)."""
 
+GatherQuestions = Literal["all", "several"]
+"""Which questions the read path's entity search serves (`GatherConfig.entity_dense_questions`)."""
+
 
 class MultiHopConfig(_Config):
     """How `multi_hop` seeds, spreads and ranks."""
@@ -59,12 +62,33 @@ class MultiHopConfig(_Config):
     seed_source: Literal["retrieve", "hybrid"] = Field(
         "retrieve",
         description="where the text seeds come from: the read path's ranking (hybrid candidates, graph "
-        "activation, the six signals) or the hybrid dense + BM25 relevance alone",
+        "activation, the six signals), which is then fused with the walk's, or the hybrid dense + BM25 "
+        "relevance alone, the walk's ranking then standing alone",
     )
     seed_sharpness: float = Field(
         6.0, ge=0.0, le=20.0,
         description="seeds start with activation in proportion to score ^ this, so the best matches lead the "
         "walk; measured: 6 (LoCoMo multi-hop R@10 0.445 vs 0.333 at 1 with MiniLM)",
+    )
+    gather_for: GatherQuestions = Field(
+        "all",
+        description="which questions the read path's entity search serves inside multi_hop: all that name a "
+        "known entity (the caller asks about what is connected to them), or those asking for several things "
+        "as in retrieve",
+    )
+    read_weight: float = Field(
+        2.0, ge=0.0, le=10.0,
+        description="weight of the read path's ranking in the rank fusion with the walk's (weight 1): with "
+        "fusion_k 10 the walk's first lands near the read path's 12th, so the head stays the read path's and the "
+        "walk fills the tail",
+    )
+    walk_weight: float = Field(
+        1.0, ge=0.0, le=10.0, description="weight of the walk's ranking in the rank fusion with the read path's"
+    )
+    fusion_k: int = Field(
+        10, ge=0, le=10_000,
+        description="reciprocal rank fusion constant of the read path's and the walk's rankings; small, so each "
+        "list's first places count (measured: LoCoMo multi-hop R@25 0.676 at 10 vs 0.618 at 60, tune half)",
     )
     seeds: int = Field(25, ge=0, le=500, description="text-matched seed traces (at least top_k are used)")
     seed_min_similarity: float = Field(
@@ -130,7 +154,7 @@ class GatherConfig(_Config):
         description="the entity-restricted dense search uses the query without the entity names (the aspect: "
         "\"What activities does partake in?\"), since the filter already says whose memories they are",
     )
-    entity_dense_questions: Literal["all", "several"] = Field(
+    entity_dense_questions: GatherQuestions = Field(
         "several",
         description="which questions the entity search serves: all that name a known entity, or only those "
         "asking for several things (`cognition.query_intent.asks_for_several`)",

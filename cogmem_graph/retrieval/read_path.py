@@ -53,6 +53,7 @@ from cogmem_graph.cognition.scoring import (
     tip_of_tongue_mask,
 )
 from cogmem_graph.cognition.validity import expired, held_at
+from cogmem_graph.config.multihop import GatherQuestions
 from cogmem_graph.config.query import IntentRoute
 from cogmem_graph.config.retention import RetentionConfig
 from cogmem_graph.filters import (
@@ -93,13 +94,16 @@ NOW = When()
 def retrieve(
     ctx: MemoryContext, query: str, *, top_k: int, strategy: Strategy = "full",
     record_access: bool = True, mood: Mood | None = None, when: When = NOW, where: MemoryFilter | None = None,
+    gather_for: GatherQuestions | None = None,
 ) -> RetrievalResult:
     """One retrieval, with the cyclic garbage collector paused (`CogmemConfig.pause_gc`): a
     full collection inside it would add 60-110 ms at 10k memories and find nothing.
-    `where` filters the candidates where they are found (see `Filtered`)."""
+    `where` filters the candidates where they are found (see `Filtered`); `gather_for`
+    overrides which questions the entity search serves (`GatherConfig.entity_dense_questions`):
+    `multi_hop` gathers for every question naming a known entity."""
     with collector_paused(ctx.config.pause_gc):
         return _retrieve(ctx, query, top_k=top_k, strategy=strategy, record_access=record_access, mood=mood,
-                         when=when, where=Filtered.of(ctx, where))
+                         when=when, where=Filtered.of(ctx, where), gather_for=gather_for)
 
 
 @dataclass(frozen=True)
@@ -128,6 +132,7 @@ class Filtered:
 def _retrieve(
     ctx: MemoryContext, query: str, *, top_k: int, strategy: Strategy = "full",
     record_access: bool = True, mood: Mood | None = None, when: When = NOW, where: Filtered | None = None,
+    gather_for: GatherQuestions | None = None,
 ) -> RetrievalResult:
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
@@ -143,7 +148,7 @@ def _retrieve(
     plan = plan_query(ctx, query) if strategy == "full" else None
     if plan is not None and len(plan.parts) > 1:
         return _retrieve_parts(ctx, query, plan, top_k=top_k, record_access=record_access, mood=mood, when=when,
-                               where=where)
+                               where=where, gather_for=gather_for)
     route = plan.route if plan is not None else None
 
     # The graph looks up the entities the query names while the vector store finds candidates.
@@ -174,7 +179,7 @@ def _retrieve(
     # search among the memories that mention them (RetrievalConfig.gather; off by default).
     gather = cfg.gather
     entity_search = bool(gather.entity_dense_weight) and (
-        gather.entity_dense_questions == "all" or asks_for_several(query))
+        (gather_for or gather.entity_dense_questions) == "all" or asks_for_several(query))
     entities = named() if named is not None and (gather.aspect_dense_weight or entity_search) else None
     extra = _gathered(ctx, query, entities, keys, pool, payload, entity_search) if entities else []
     fused = fuse_hits(dense, lexical, cfg, lexical_weight=route.lexical_weight,
@@ -299,15 +304,15 @@ def _retrieve(
 
 def _retrieve_parts(
     ctx: MemoryContext, query: str, plan: QueryPlan, *, top_k: int, record_access: bool,
-    mood: Mood | None, when: When, where: Filtered | None = None,
+    mood: Mood | None, when: When, where: Filtered | None = None, gather_for: GatherQuestions | None = None,
 ) -> RetrievalResult:
     """A compound question: each part retrieved on its own (read-only), each part's best
     answer first, then the rest as reciprocal rank fusion of the parts' lists ranks them (RRF
     alone would put a memory loosely matching every part above each part's answer); the
     after-retrieval writes run once, for what is returned."""
     depth = ctx.config.retrieval.depth_for(top_k)  # each part's list as long as any top_k's
-    results = [_retrieve(ctx, part, top_k=depth, record_access=False, mood=mood, when=when, where=where)
-               for part in plan.parts]
+    results = [_retrieve(ctx, part, top_k=depth, record_access=False, mood=mood, when=when, where=where,
+                         gather_for=gather_for) for part in plan.parts]
     fused = reciprocal_rank_fusion([[item.trace.id for item in r.traces] for r in results],
                                    k=ctx.config.retrieval.rrf_k)
     found: dict[str, ScoredTrace] = {}

@@ -35,7 +35,7 @@ def test_the_chain_and_its_path_on_every_backend(store) -> None:
     theirs = store.agent("helper", user_id="u1", organization_id="globex")
     foreign = theirs.encode("Initech was acquired by Umbrella Corp")
 
-    result = mine.multi_hop("Which city is Alice Moreau's employer based in?", hops=2, top_k=3)
+    result = mine.multi_hop("Which city is Alice Moreau's employer based in?", hops=2, top_k=10)
     assert ids[LISBON] in result.ids and foreign.id not in result.ids
     found = next(t for t in result.traces if t.trace.id == ids[LISBON])
     assert found.path.trace_ids == [ids[ALICE], ids[LISBON]] and found.path.entities[-1] == "Initech"

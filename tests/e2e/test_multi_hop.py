@@ -16,7 +16,7 @@ from cogmem_graph.api.store import consolidator_for
 from cogmem_graph.clock import ManualClock
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.graph.port import Edge
-from cogmem_graph.model import EdgeType
+from cogmem_graph.model import EdgeType, entity_key
 from cogmem_graph.retrieval.multihop_results import MultiHopResult
 
 START = 1_700_000_000_000
@@ -49,12 +49,12 @@ def _chain_world(store: cg.MemoryStore) -> tuple[cg.AgentMemory, dict[str, str]]
     return agent, {t.content: t.id for t in traces}
 
 
-def test_a_two_hop_chain_is_found_with_its_evidence_path_where_retrieve_misses_it(store) -> None:
+def test_a_two_hop_chain_is_found_with_its_evidence_path(store) -> None:
     agent, ids = _chain_world(store)
     plain = agent.retrieve(QUESTION, top_k=3, record_access=False)
     assert ids[ALICE] in plain.ids and ids[LISBON] not in plain.ids, "the answer shares no words with the question"
 
-    result = agent.multi_hop(QUESTION, hops=2, top_k=3)
+    result = agent.multi_hop(QUESTION, hops=2, top_k=10)
     assert isinstance(result, MultiHopResult) and result.mode == "local"
     assert [(e.name, e.fan) for e in result.entities] == [("Alice Moreau", 1)]
     assert ids[LISBON] in result.ids
@@ -73,6 +73,54 @@ def test_a_two_hop_chain_is_found_with_its_evidence_path_where_retrieve_misses_i
     assert "[Initech]" in str(path) and "Lisbon" in str(path)
     assert 0.0 < found.score <= 1.0 and found.signals["spread"] > 0.0
     assert result.traces[0].score == 1.0 and result.ranking == "spreading_activation"
+
+
+TOWNS = ["Porto", "Madrid", "Berlin", "Oslo", "Vienna", "Dublin", "Prague", "Warsaw", "Athens", "Zurich",
+         "Lyon", "Turin", "Seville", "Bergen", "Ghent", "Krakow", "Malmo", "Bruges", "Bilbao", "Graz"]
+SIGHTS = ["bakeries", "bridges", "museums", "markets", "trams", "parks", "harbours", "libraries", "cafes", "festivals"]
+
+
+def test_multi_hop_keeps_what_retrieve_ranks_first_and_reaches_what_it_misses(store) -> None:
+    """The read path's ranking leads (fused with the walk's); the walk brings in an answer two
+    hops away that retrieve() leaves out at the same top_k; every trace carries an exact path."""
+    agent = store.agent("helper", user_id="u1")
+    towns = [f"{town} is a city known for its {SIGHTS[i % len(SIGHTS)]}, says my employer"
+             for i, town in enumerate(TOWNS)]
+    ids = {t.content: t.id for t in agent.encode_many([{"content": text} for text in [ALICE, LISBON, *towns]])}
+    question = "Which cities has Alice Moreau's employer been based in?"
+    plain = agent.retrieve(question, top_k=5, record_access=False)
+    assert ids[LISBON] not in plain.ids
+
+    result = agent.multi_hop(question, hops=2, top_k=5)
+    assert result.ids[:3] == plain.ids[:3], "the read path's best stay first"
+    assert ids[LISBON] in result.ids, "and the walk reaches what it misses"
+    lisbon = next(t for t in result.traces if t.trace.id == ids[LISBON])
+    assert lisbon.path.trace_ids == [ids[ALICE], ids[LISBON]] and lisbon.path.entities[-1] == "Initech"
+    assert [t.score for t in result.traces] == sorted((t.score for t in result.traces), reverse=True)
+    assert result.traces[0].score == 1.0
+    _assert_exact_paths(store, agent, result)
+
+
+def _assert_exact_paths(store: cg.MemoryStore, agent: cg.AgentMemory, result: MultiHopResult) -> None:
+    """Each step of each path holds in the memory: the query names the entity it starts from, a
+    trace next to an entity mentions it, a text match comes straight from the query, and the
+    path ends at the trace it explains."""
+    on_paths = list({s.id for t in result.traces for s in t.path.steps if s.kind == "trace"})
+    mentions = {t.id: {entity_key(n) for n in t.entities}
+                for t in store.graph.get_traces(on_paths, agent.visible_scope_keys)}
+    named = {e.key for e in result.entities}
+    for item in result.traces:
+        steps = item.path.steps
+        assert steps[0].kind == "query" and steps[-1].kind == "trace" and steps[-1].id == item.trace.id
+        for before, step in itertools.pairwise(steps):
+            if step.relation == "NAMES":
+                assert before.kind == "query" and step.id in named
+            elif step.relation == "MATCHES":
+                assert before.kind == "query" and step.kind == "trace"
+            else:
+                assert step.relation == "MENTIONS"
+                trace, entity = (before, step) if before.kind == "trace" else (step, before)
+                assert entity.id in mentions[trace.id], str(item.path)
 
 
 def test_one_hop_stays_next_to_the_query(store) -> None:
@@ -113,7 +161,7 @@ def _only_what_the_query_reaches(agent: cg.AgentMemory) -> None:
 
 def test_names_written_in_lower_case_still_start_the_walk(store) -> None:
     agent, ids = _chain_world(store)
-    result = agent.multi_hop("where is alice moreau's employer based", top_k=3)
+    result = agent.multi_hop("where is alice moreau's employer based", top_k=10)
     assert [e.key for e in result.entities] == ["alice moreau"]
     assert ids[LISBON] in result.ids
 
