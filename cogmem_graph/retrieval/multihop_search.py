@@ -4,7 +4,8 @@ The read path ranks what the query says, gathering around the entities it names 
 question (`MultiHopConfig.gather_for`); its best matches seed the walk, which adds what is
 connected to them. Reciprocal rank fusion weighted towards the read path keeps its head and
 lets the walk fill the tail: alone, the walk ranked the answers the read path finds lower
-(LoCoMo, docs/read_path.md). A module of its own because the read path also blends the walk
+(LoCoMo, docs/read_path.md). A global question answered from community summaries keeps
+the walk's ranking, so the communities' members lead. A module of its own because the read path also blends the walk
 into `retrieve`: the walk cannot import the read path.
 """
 
@@ -58,7 +59,7 @@ def multi_hop(ctx: MemoryContext, query: str, *, hops: int, top_k: int,
     walked = spread(ctx, query, hops=hops, relevance=relevance, entities=entities,
                     keep=(lambda ids: filtered.keep(ctx, ids)) if filtered is not None else None)
     walk_ids = [tid for tid, _ in walked.ranked()]
-    if not read:
+    if not read or walked.communities:  # a global question: the communities' members lead, as ranked
         return walked.result(ctx, walked.ranked()[:top_k], relevance)
 
     named = _named_paths(ctx, [tid for tid, _ in read if tid not in walked.scores], entities)

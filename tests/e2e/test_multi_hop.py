@@ -13,7 +13,7 @@ import pytest
 
 import cogmem_graph as cg
 from cogmem_graph.api.store import consolidator_for
-from cogmem_graph.clock import ManualClock
+from cogmem_graph.clock import MS_PER_HOUR, ManualClock
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.graph.port import Edge
 from cogmem_graph.model import EdgeType, entity_key
@@ -86,12 +86,15 @@ def test_multi_hop_keeps_what_retrieve_ranks_first_and_reaches_what_it_misses(st
     agent = store.agent("helper", user_id="u1")
     towns = [f"{town} is a city known for its {SIGHTS[i % len(SIGHTS)]}, says my employer"
              for i, town in enumerate(TOWNS)]
-    ids = {t.content: t.id for t in agent.encode_many([{"content": text} for text in [ALICE, LISBON, *towns]])}
+    # Learned an hour apart, so no memory is indexed with another as its conversational context.
+    ids = {t.content: t.id for t in agent.encode_many([{"content": text, "created_at": START - (30 - i) * MS_PER_HOUR}
+                                                       for i, text in enumerate([ALICE, LISBON, *towns])])}
     question = "Which cities has Alice Moreau's employer been based in?"
-    plain = agent.retrieve(question, top_k=5, record_access=False)
+    # The read path leads and the walk fills the tail: a dozen results hold both.
+    plain = agent.retrieve(question, top_k=12, record_access=False)
     assert ids[LISBON] not in plain.ids
 
-    result = agent.multi_hop(question, hops=2, top_k=5)
+    result = agent.multi_hop(question, hops=2, top_k=12)
     assert result.ids[:3] == plain.ids[:3], "the read path's best stay first"
     assert ids[LISBON] in result.ids, "and the walk reaches what it misses"
     lisbon = next(t for t in result.traces if t.trace.id == ids[LISBON])
