@@ -187,7 +187,9 @@ def blend_candidates(ctx: MemoryContext, query: str, relevance: dict[str, float]
     `MultiHopConfig.blend_min_entities` entities the caller's memories mention; else nothing.
     The walk starts from retrieve's own fused candidates (`relevance`); `entities` are the
     query's, when the caller already looked them up (`query_entities`); `min_entities`
-    overrides the blend minimum (an entity-profile question needs only one)."""
+    overrides the blend minimum (an entity-profile question needs only one). Only the walk's
+    scores are needed: no trace is loaded and no evidence path built (the read path reads the
+    ranking fields of what it ranks, active traces only)."""
     cfg = ctx.config.retrieval
     if not cfg.multi_hop_blend:
         return {}
@@ -195,9 +197,10 @@ def blend_candidates(ctx: MemoryContext, query: str, relevance: dict[str, float]
         entities = query_entities(ctx, query)
     if len(entities) < (cfg.multi_hop.blend_min_entities if min_entities is None else min_entities):
         return {}
-    result = walk(ctx, query, hops=cfg.multi_hop.default_hops, top_k=top_k, relevance=relevance,
-                  entities=entities)
-    return {item.trace.id: item.score for item in result.traces}
+    ranked = spread(ctx, query, hops=cfg.multi_hop.default_hops, relevance=relevance,
+                    entities=entities).ranked()[:top_k]
+    best = ranked[0][1] if ranked else 0.0
+    return {tid: score / best if best > 0 else 0.0 for tid, score in ranked}
 
 
 def query_entities(ctx: MemoryContext, query: str) -> list[QueryEntity]:
