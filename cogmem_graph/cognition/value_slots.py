@@ -127,6 +127,11 @@ _PRESENT_CONTRACTIONS = ("'m", "'re", "'ll")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?;])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bProf\.)\s+|\n+")
 """Between sentences: after an end mark and its space, not after a title ("Dr. Haddad")."""
 _HAS_DIGIT = re.compile(r"\d")
+_CLOCK_TIME = re.compile(r"\d{1,2}:\d{2}")
+_ORDINAL = re.compile(r"(\d{1,2})(?:st|nd|rd|th)")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_PLAIN_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_AM_PM = re.compile(r"\b([ap])\.m\.?", re.IGNORECASE)
 _TOKEN = re.compile(
     r"[$€£]\s?\d[\d,]*(?:\.\d+)?"  # a price with its currency sign
     r"|\d[\w,.:/-]*\d[a-z%]*|\d[a-z%]*"  # numbers, times, dates, codes, ordinals, percentages
@@ -188,17 +193,17 @@ def _number_token(raw: str, following: str) -> tuple[str, str]:
         return "money", raw[1:].strip().replace(",", "")
     if following in ("am", "pm"):
         return "time", _clock(raw, following)
-    if re.fullmatch(r"\d{1,2}:\d{2}", raw):
+    if _CLOCK_TIME.fullmatch(raw):
         return "time", _clock(raw, "")
     if following in _CURRENCY_WORDS:
         return "money", raw.replace(",", "")
-    if m := re.fullmatch(r"(\d{1,2})(?:st|nd|rd|th)", raw):
+    if m := _ORDINAL.fullmatch(raw):
         return "date", m[1]
     if raw.endswith("%"):
         return "percent", raw[:-1]
-    if re.fullmatch(r"(?:19|20)\d\d", raw):
+    if _YEAR.fullmatch(raw):
         return "year", raw
-    if re.fullmatch(r"\d[\d,]*(?:\.\d+)?", raw):
+    if _PLAIN_NUMBER.fullmatch(raw):
         return "number", raw.replace(",", "")
     return "code", raw.lower()
 
@@ -234,8 +239,9 @@ def sentence_tokens(sentence: str) -> tuple[Token, ...]:
     """The sentence's tokens: words stemmed, values normalised ("4:30 pm" -> "16:30", "$1,450"
     -> "1450", "Fridays" -> "friday"); am/pm and currency words fold into their number."""
     text = sentence.replace("’", "'")
-    text = re.sub(r"\b([ap])\.m\.?", r"\1m", text, flags=re.IGNORECASE)
+    text = _AM_PM.sub(r"\1m", text)
     raws = [m.group(0) for m in _TOKEN.finditer(text)]
+    lowered = [raw.lower() for raw in raws] + [""]
     out: list[Token] = []
     skip = False
     opened = False  # a word or value came before (the first word's capital names nothing)
@@ -243,19 +249,19 @@ def sentence_tokens(sentence: str) -> tuple[Token, ...]:
         if skip:
             skip = False
             continue
-        following = raws[i + 1].lower() if i + 1 < len(raws) else ""
+        following = lowered[i + 1]
         if raw[0].isdigit() or raw[0] in "$€£":
             kind, key = _number_token(raw, following)
             skip = kind in ("time", "money") and (following in _CLOCK_WORDS or following in _CURRENCY_WORDS)
-            out.append(Token(key, kind, len(out), raw.lower()))
+            out.append(Token(key, kind, len(out), lowered[i]))
             opened = True
         elif raw[0].isalpha():
-            if raw.lower() in _CLOCK_WORDS and out and out[-1].kind in ("number", "time"):
+            word = lowered[i]
+            if word in _CLOCK_WORDS and out and out[-1].kind in ("number", "time"):
                 continue  # "at 7 o'clock"
             kind, key, possessor = _word_token(raw, first=not opened)
             opened = True
             possessor = possessor and following[:1].isalpha()  # "at Luigi's." is a place, not an owner
-            word = raw.lower()
             out.append(Token(key, kind, len(out), word[:-2] if possessor else word, possessor))
         else:
             out.append(Token(raw, "punct", len(out), raw))
