@@ -12,16 +12,22 @@ from contextlib import asynccontextmanager
 import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 import cogmem_graph as cg
 
-from .server_harness import REPO, Server, add_key, child_env, free_port
+from .server_harness import (
+    MCP_CALL_TIMEOUT_S,
+    REPO,
+    Server,
+    add_key,
+    child_env,
+    free_port,
+    mcp_session,
+    mcp_tool,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
-CALL_TIMEOUT_S = 60
 EXPECTED_TOOLS = {"remember", "recall", "build_context", "multi_hop", "observe", "remind", "list_reminders",
                   "cancel_reminder", "pin", "unpin", "whoami", "consolidate", "stats", "repair",
                   "list_memories", "update_memory", "memory_history", "forget"}
@@ -40,15 +46,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, d
 
 
 @asynccontextmanager
-async def http_session(url: str, key: str):
-    async with (create_mcp_http_client(headers={"Authorization": f"Bearer {key}"}) as http,
-                streamable_http_client(f"{url}/mcp", http_client=http) as streams,
-                ClientSession(streams[0], streams[1]) as session):
-        await session.initialize()
-        yield session
-
-
-@asynccontextmanager
 async def stdio_session(args: list[str], key: str, errlog):
     params = StdioServerParameters(command=sys.executable, args=["-m", "cogmem_graph.cli", *args],
                                    env=child_env(COGMEM_API_KEY=key), cwd=str(REPO))
@@ -57,15 +54,8 @@ async def stdio_session(args: list[str], key: str, errlog):
         yield session
 
 
-async def call(session: ClientSession, tool: str, **arguments) -> dict:
-    with anyio.fail_after(CALL_TIMEOUT_S):
-        result = await session.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    return result.structured_content
-
-
 async def tool_error(session: ClientSession, tool: str, **arguments) -> str:
-    with anyio.fail_after(CALL_TIMEOUT_S):
+    with anyio.fail_after(MCP_CALL_TIMEOUT_S):
         result = await session.call_tool(tool, arguments)
     assert result.is_error
     return result.content[0].text
@@ -75,26 +65,26 @@ def test_mcp_over_http_remember_recall_and_the_memory_resource(server) -> None:
     srv, keys = server
 
     async def scenario() -> None:
-        async with http_session(srv.url, keys["alice"]) as alice:
+        async with mcp_session(srv.url, keys["alice"]) as alice:
             tools = {t.name: t for t in (await alice.list_tools()).tools}
             assert set(tools) == EXPECTED_TOOLS
             assert all(len(t.description or "") > 30 for t in tools.values()), "descriptions a model can choose by"
             assert "query" in tools["recall"].input_schema["properties"]
             assert not {"user_id", "agent_id", "organization_id"} & set(tools["remember"].input_schema["properties"])
-            me = await call(alice, "whoami")
+            me = await mcp_tool(alice, "whoami")
             assert me["identity"]["user_id"] == "alice"
-            shared = await call(alice, "remember", content="Acme's VPN endpoint is vpn.acme.example",
+            shared = await mcp_tool(alice, "remember", content="Acme's VPN endpoint is vpn.acme.example",
                                 scope="organization", type="semantic")
-            private = await call(alice, "remember", content="Alice's doctor appointment is on Tuesday")
+            private = await mcp_tool(alice, "remember", content="Alice's doctor appointment is on Tuesday")
             assert shared["scope_key"] == "organization:acme" and private["scope_key"] == "user:acme/alice"
-            found = await call(alice, "recall", query="What is the VPN endpoint?")
+            found = await mcp_tool(alice, "recall", query="What is the VPN endpoint?")
             top = found["memories"][0]
             assert top["id"] == shared["id"] and top["sources"] and top["signals"]
-            context = await call(alice, "build_context", query="VPN endpoint", token_budget=300)
+            context = await mcp_tool(alice, "build_context", query="VPN endpoint", token_budget=300)
             assert "vpn.acme.example" in context["text"] and context["tokens_used"] <= 300
-            hop = await call(alice, "multi_hop", query="Where is Acme's VPN endpoint?")
+            hop = await mcp_tool(alice, "multi_hop", query="Where is Acme's VPN endpoint?")
             assert all(m["evidence"].startswith("query") for m in hop["memories"])
-            with anyio.fail_after(CALL_TIMEOUT_S):
+            with anyio.fail_after(MCP_CALL_TIMEOUT_S):
                 templates = (await alice.list_resource_templates()).resource_templates
                 assert [t.uri_template for t in templates] == ["memory://{trace_id}"]
                 read = await alice.read_resource(f"memory://{shared['id']}")
@@ -102,18 +92,18 @@ def test_mcp_over_http_remember_recall_and_the_memory_resource(server) -> None:
             assert body["trace"]["id"] == shared["id"] and "edges" in body and "neighbours" in body
             refused = await tool_error(alice, "consolidate")
             assert "owner operation" in refused
-            assert (await call(alice, "pin", ids=[private["id"]]))["pinned"] == [private["id"]]
-            reminder = await call(alice, "remind", content="renew the VPN certificate", on_keywords=["certificate"])
-            listed = await call(alice, "list_reminders")
+            assert (await mcp_tool(alice, "pin", ids=[private["id"]]))["pinned"] == [private["id"]]
+            reminder = await mcp_tool(alice, "remind", content="renew the VPN certificate", on_keywords=["certificate"])
+            listed = await mcp_tool(alice, "list_reminders")
             assert reminder["id"] in [r["id"] for r in listed["result"]]
 
-        async with http_session(srv.url, keys["bob"]) as bob:
-            seen = await call(bob, "recall", query="Alice's doctor appointment Tuesday")
+        async with mcp_session(srv.url, keys["bob"]) as bob:
+            seen = await mcp_tool(bob, "recall", query="Alice's doctor appointment Tuesday")
             assert private["id"] not in [m["id"] for m in seen["memories"] + seen["tip_of_the_tongue"]]
-            shared_seen = await call(bob, "recall", query="VPN endpoint")
+            shared_seen = await mcp_tool(bob, "recall", query="VPN endpoint")
             assert shared["id"] in [m["id"] for m in shared_seen["memories"]]
-            assert (await call(bob, "pin", ids=[private["id"]]))["pinned"] == []
-            with anyio.fail_after(CALL_TIMEOUT_S), pytest.raises(Exception, match="no memory visible"):
+            assert (await mcp_tool(bob, "pin", ids=[private["id"]]))["pinned"] == []
+            with anyio.fail_after(MCP_CALL_TIMEOUT_S), pytest.raises(Exception, match="no memory visible"):
                 await bob.read_resource(f"memory://{private['id']}")
 
     anyio.run(scenario)
@@ -123,8 +113,8 @@ def test_mcp_over_http_with_a_wrong_key_is_refused(server) -> None:
     srv, keys = server
 
     async def scenario() -> None:
-        with anyio.fail_after(CALL_TIMEOUT_S), pytest.raises(Exception):  # noqa: B017 - the SDK's error type varies
-            async with http_session(srv.url, keys["alice"][:-3] + "xyz"):
+        with anyio.fail_after(MCP_CALL_TIMEOUT_S), pytest.raises(Exception):  # noqa: B017 - the SDK's error type varies
+            async with mcp_session(srv.url, keys["alice"][:-3] + "xyz"):
                 pass
 
     anyio.run(scenario)
@@ -137,10 +127,10 @@ def test_mcp_over_stdio_bridged_to_the_server_shares_its_memory(server, tmp_path
     async def scenario() -> None:
         with open(tmp_path / "stdio.err", "w") as errlog:
             async with stdio_session(["--server", srv.url, "serve", "--stdio"], keys["bob"], errlog) as bob:
-                assert (await call(bob, "whoami"))["identity"]["user_id"] == "bob"
-                found = await call(bob, "recall", query="When does the on-call rota change?")
+                assert (await mcp_tool(bob, "whoami"))["identity"]["user_id"] == "bob"
+                found = await mcp_tool(bob, "recall", query="When does the on-call rota change?")
                 assert written.id in [m["id"] for m in found["memories"]]
-                note = await call(bob, "remember", content="Bob prefers the Tuesday on-call slot")
+                note = await mcp_tool(bob, "remember", content="Bob prefers the Tuesday on-call slot")
                 assert note["scope_key"] == "user:acme/bob"
                 assert "owner operation" in await tool_error(bob, "stats")
 
@@ -158,12 +148,12 @@ def test_mcp_over_stdio_on_a_store_it_owns(tmp_path) -> None:
     async def scenario() -> None:
         with open(tmp_path / "stdio.err", "w") as errlog:
             async with stdio_session(args, key, errlog) as dana:
-                stored = await call(dana, "remember", content="Dana's standing desk is at height 112 cm")
-                found = await call(dana, "recall", query="standing desk height")
+                stored = await mcp_tool(dana, "remember", content="Dana's standing desk is at height 112 cm")
+                found = await mcp_tool(dana, "recall", query="standing desk height")
                 assert found["memories"][0]["id"] == stored["id"]
 
     async def wrong_key() -> None:
-        with open(tmp_path / "wrong.err", "w") as errlog, anyio.fail_after(CALL_TIMEOUT_S):
+        with open(tmp_path / "wrong.err", "w") as errlog, anyio.fail_after(MCP_CALL_TIMEOUT_S):
             async with stdio_session(args, "cgm_wrong_key", errlog):
                 pass
 
