@@ -372,8 +372,7 @@ class EdgeVectorIndex:
         must: list[Any] = [_condition(c) for c in where]
         if scope_keys is not None:
             keys = list(scope_keys)
-            if not keys:
-                raise ValueError("scope_keys must not be empty: a read without visible scopes sees nothing")
+            visible_keys(keys)
             must.append(FieldCondition(key="scope_key", match=MatchAny(any=keys)))
         if active is not None:
             must.append(FieldCondition(key=STATE, match=MatchValue(value=_state(active))))

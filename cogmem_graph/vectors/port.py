@@ -51,7 +51,7 @@ def clamp_cosine(score: float) -> float:
 
 
 def visible_keys(scope_keys: Sequence[str]) -> set[str]:
-    """The scopes a read by id may answer from; none is a programming error, as for a search."""
+    """The scopes a read (a search, or a read by id) may answer from; none is a programming error."""
     if isinstance(scope_keys, str) or not scope_keys:
         raise ValueError("scope_keys must not be empty: a read without visible scopes sees nothing")
     return set(scope_keys)

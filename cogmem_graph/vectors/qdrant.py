@@ -163,8 +163,7 @@ class QdrantVectorIndex:
         must: list[Any] = [_condition(c) for c in where]
         if scope_keys is not None:
             keys = list(scope_keys)
-            if not keys:
-                raise ValueError("scope_keys must not be empty: a read without visible scopes sees nothing")
+            visible_keys(keys)
             must.append(models.FieldCondition(key="scope_key", match=models.MatchAny(any=keys)))
         if active is not None:
             must.append(models.FieldCondition(key="active", match=models.MatchValue(value=active)))
