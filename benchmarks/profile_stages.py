@@ -34,7 +34,7 @@ from rich.console import Console
 from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from latency import NAMES, QUESTIONS, TOPICS, item_text, revision_tree  # noqa: E402
+from latency import NAMES, QUESTIONS, TOPICS, item_text, revision_tree, without_compare  # noqa: E402
 
 import cogmem_graph as cg  # noqa: E402
 from cogmem_graph.clock import MS_PER_SECOND, ManualClock  # noqa: E402
@@ -154,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if not args.compare:
         profile(args, console, args.label)
         return
-    rest = [a for i, a in enumerate(argv) if a != "--compare" and (i == 0 or argv[i - 1] != "--compare")]
+    rest = without_compare(argv)
     with tempfile.TemporaryDirectory() as tmp:
         tree = revision_tree(args.compare, Path(tmp) / "rev")
         for label, path in ((args.compare, tree), ("this tree", Path(__file__).resolve().parents[1])):
