@@ -104,13 +104,18 @@ class AgentMemory:
         return self.encode_many([{"content": content, **fields}])[0]
 
     def encode_many(self, items: Iterable[Mapping[str, Any] | EncodeRequest], *,
-                    batch_size: int = 500) -> list[MemoryTrace]:
+                    batch_size: int = 500, reinforce_duplicates: bool = True) -> list[MemoryTrace]:
         """Remember many things: one graph batch and one vector batch per `batch_size` items
         (at most `write.encode.MAX_ENCODE_BATCH`, 1,000). A list is checked whole before anything
-        is stored; a generator is read one batch at a time (see `write.encode.encode_many`)."""
+        is stored; a generator is read one batch at a time (see `write.encode.encode_many`).
+        `reinforce_duplicates=False` stores a near-duplicate of an existing memory as a memory of
+        its own, for callers that key each memory themselves (the LangGraph store); identical
+        items of one batch are still one memory."""
         from cogmem_graph.write.encode import encode_many
 
-        return encode_many(self.context(), items, batch_size=batch_size)
+        if not isinstance(reinforce_duplicates, bool):
+            raise ValueError(f"reinforce_duplicates must be True or False, got {reinforce_duplicates!r}")
+        return encode_many(self.context(), items, batch_size=batch_size, reinforce_duplicates=reinforce_duplicates)
 
     # ------------------------------------------------------------ what the memory holds
 
