@@ -1,0 +1,24 @@
+"""Agent frameworks on cogmem, each in its own extra and its own subpackage:
+
+- `cogmem_graph.integrations.langgraph` (`pip install 'cogmem-graph[langgraph]'`): a LangGraph
+  `BaseStore` whose items are memories;
+- `cogmem_graph.integrations.langchain` (`pip install 'cogmem-graph[langchain]'`): `remember`,
+  `recall` and `forget` as LangChain tools, and a retriever.
+
+Nothing here is imported by `import cogmem_graph`: a process that does not use a framework
+never loads it. See docs/integrations.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+
+def require(module: str, extra: str) -> None:
+    """Import `module`, or say which extra installs it (the framework is not a dependency of
+    cogmem-graph itself)."""
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(f"cogmem_graph.integrations.{extra} needs {module.split('.')[0]}: "
+                          f"pip install 'cogmem-graph[{extra}]'") from exc

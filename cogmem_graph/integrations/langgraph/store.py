@@ -1,0 +1,375 @@
+"""`CogmemStore`: a LangGraph `BaseStore` whose items are cogmem memories.
+
+An item put is a memory like any other: it decays unless it is read, consolidation merges
+it with a near-duplicate of its scope or settles a contradiction against it, and a search
+with a query is cogmem's retrieval (dense, lexical and graph signals, filters pushed down),
+not a scan. Putting a key again corrects its memory (a new version when the text changes,
+the old one kept for `history`); deleting it is `forget`, with a receipt. Where each
+namespace lives is `namespaces.NamespaceScopes`; docs/integrations.md has the whole story.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    InvalidNamespaceError,
+    Item,
+    ListNamespacesOp,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+)
+
+from cogmem_graph.api.governance import ForgetReceipt, MemoryRecord
+from cogmem_graph.filters import MAX_METADATA_CONDITIONS, MemoryState
+from cogmem_graph.integrations.langgraph import values
+from cogmem_graph.integrations.langgraph.namespaces import (
+    DEFAULT_USER_NAMESPACE,
+    WILDCARD,
+    NamespaceScopes,
+    Place,
+    ReadView,
+    check_namespace,
+    labels_of,
+    namespace_path,
+)
+from cogmem_graph.model import MemoryTrace, MemoryType, Scope
+
+if TYPE_CHECKING:
+    from cogmem_graph.api import AgentMemory, MemoryStore
+
+CURRENT = [MemoryState.ACTIVE, MemoryState.DORMANT]
+"""An item is its memory's current version, faded or not; superseded versions are history."""
+PAGE = 1000
+MAX_HANDLES = 256
+"""Agent handles kept for the users a store has served lately (each holds a working memory)."""
+DEFAULT_NAMESPACE_SCAN = 10_000
+WIDER_POOL = 4
+"""A search whose filter is only partly pushed down asks retrieval for this many times the
+items it returns, so the check on the values leaves enough."""
+
+
+class NamespaceScanTooLarge(ValueError):
+    """`list_namespaces` would read more memories than the store's `namespace_scan_limit`."""
+
+
+class CogmemStore(BaseStore):
+    """A LangGraph store on a cogmem `MemoryStore`, acting as agent `agent_id`.
+
+    - `user_namespace`: the namespace pattern whose "{user_id}" label names a user; those
+      namespaces are memories of that user's scope, any other is the agent's shared memory.
+    - `user_id`: bind the store to one user: it reads that user's and the shared memories
+      only, and refuses to write another user's namespace.
+    - `index`: `{"fields": [...]}`, the value's JSON paths whose text a memory is found by
+      (default: a "content" or "text" field, else the whole value). cogmem embeds with the
+      memory store's own embedder, so `dims` and `embed` are not taken.
+    - `memory_type`, `pinned`: how items are encoded; pinned items never fade nor merge.
+    """
+
+    supports_ttl = False
+
+    def __init__(self, memory: MemoryStore, *, agent_id: str = "langgraph", user_id: str | None = None,
+                 organization_id: str | None = None, user_namespace: Sequence[str] = DEFAULT_USER_NAMESPACE,
+                 index: Mapping[str, Any] | None = None, memory_type: MemoryType | str = MemoryType.SEMANTIC,
+                 pinned: bool = False, namespace_scan_limit: int = DEFAULT_NAMESPACE_SCAN) -> None:
+        if not callable(getattr(memory, "agent", None)) or not hasattr(memory, "clock"):
+            raise ValueError(f"memory must be a cogmem MemoryStore (cg.open()), not {type(memory).__name__}")
+        self.memory = memory
+        self.agent_id = agent_id
+        self.organization_id = organization_id
+        self.namespaces = NamespaceScopes(user_namespace, bound_user=user_id)
+        self.fields = _index_fields(index)
+        try:
+            self.memory_type = MemoryType(memory_type)
+        except ValueError:
+            raise ValueError(f"memory_type must be one of {[t.value for t in MemoryType]}, "
+                             f"got {memory_type!r}") from None
+        if not isinstance(pinned, bool):
+            raise ValueError(f"pinned must be True or False, got {pinned!r}")
+        self.pinned = pinned
+        if isinstance(namespace_scan_limit, bool) or not isinstance(namespace_scan_limit, int) \
+                or namespace_scan_limit < 1:
+            raise ValueError(f"namespace_scan_limit must be a positive integer, got {namespace_scan_limit!r}")
+        self.namespace_scan_limit = namespace_scan_limit
+        self._handles: OrderedDict[str | None, AgentMemory] = OrderedDict()
+        self._handles_lock = threading.Lock()
+        self._handle(user_id)  # a bad agent, user or organization id is refused now
+
+    def __repr__(self) -> str:
+        return (f"CogmemStore(agent_id={self.agent_id!r}, user_namespace={self.namespaces.pattern!r}, "
+                f"user_id={self.namespaces.bound_user!r})")
+
+    # ------------------------------------------------------------ BaseStore
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run the operations in order; each sees what the ones before it wrote."""
+        return [self._run(op) for op in ops]
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """`batch` on a worker thread: the memory store's calls block."""
+        return await asyncio.to_thread(self.batch, list(ops))
+
+    def _run(self, op: Op) -> Result:
+        if isinstance(op, GetOp):
+            return self._get(op)
+        if isinstance(op, SearchOp):
+            return self._search(op)
+        if isinstance(op, PutOp):
+            return self._put(op)
+        if isinstance(op, ListNamespacesOp):
+            return self._list_namespaces(op)
+        raise ValueError(f"ops must be GetOp, PutOp, SearchOp or ListNamespacesOp, not {type(op).__name__}")
+
+    # ------------------------------------------------------------ beyond BaseStore
+
+    def forget(self, namespace: tuple[str, ...], key: str) -> ForgetReceipt:
+        """Delete an item for good, every version of its memory with it (`delete` does this):
+        what was deleted, by id, with counts."""
+        namespace = check_namespace(namespace, "namespace")
+        key = values.checked_key(key)
+        place = self._writable(namespace)
+        handle = self._handle(place.user_id)
+        current = self._current(handle, place.scope, namespace, key)
+        if not current:
+            return ForgetReceipt()
+        return handle.forget([t.id for t in current])
+
+    async def aforget(self, namespace: tuple[str, ...], key: str) -> ForgetReceipt:
+        return await asyncio.to_thread(self.forget, namespace, key)
+
+    def history(self, namespace: tuple[str, ...], key: str) -> list[MemoryRecord]:
+        """Every version of an item's memory, oldest first (empty when there is no such item)."""
+        namespace = check_namespace(namespace, "namespace")
+        key = values.checked_key(key)
+        place = self.namespaces.place_of(namespace)
+        if self.namespaces.is_hidden(place):
+            return []
+        handle = self._handle(place.user_id)
+        current = self._current(handle, place.scope, namespace, key)
+        return handle.history(current[0].id) if current else []
+
+    # ------------------------------------------------------------ operations
+
+    def _get(self, op: GetOp) -> Item | None:
+        namespace = check_namespace(op.namespace, "namespace")
+        key = values.checked_key(op.key)
+        place = self.namespaces.place_of(namespace)
+        if self.namespaces.is_hidden(place):
+            return None
+        current = self._current(self._handle(place.user_id), place.scope, namespace, key)
+        return values.item_of(current[0]) if current else None
+
+    def _put(self, op: PutOp) -> None:
+        if op.value is None:
+            self.forget(op.namespace, op.key)
+            return None
+        if op.ttl is not None:
+            raise NotImplementedError("CogmemStore keeps no TTL: items fade by cogmem's decay instead; pass ttl=None")
+        namespace = check_namespace(op.namespace, "namespace")
+        if not namespace:
+            raise InvalidNamespaceError("namespace must not be empty")
+        key = values.checked_key(op.key)
+        value = values.checked_value(op.value)
+        fields = self.fields if op.index is None else _put_fields(op.index)
+        place = self._writable(namespace)
+        handle = self._handle(place.user_id)
+        text = values.text_to_index(value, fields)
+        now = self.memory.clock.now_ms()
+        current = self._current(handle, place.scope, namespace, key)
+        created = values.created_ms(current[0]) if current else now
+        metadata = values.item_metadata(namespace, key, value, created_ms=created, updated_ms=now)
+        if current:
+            handle.update(current[0].id, content=text, metadata=metadata)
+            if len(current) > 1:  # two writers raced to create the key: the newest stands
+                handle.forget([t.id for t in current[1:]])
+        else:
+            handle.encode_many([{"content": text, "scope": place.scope, "type": self.memory_type,
+                                 "metadata": metadata, "pinned": self.pinned}], reinforce_duplicates=False)
+        return None
+
+    def _search(self, op: SearchOp) -> list[SearchItem]:
+        prefix = check_namespace(op.namespace_prefix, "namespace_prefix")
+        limit, offset = _paging(op.limit, op.offset)
+        conditions = values.check_filter(op.filter)
+        if op.query is not None and (not isinstance(op.query, str) or not op.query.strip()):
+            raise ValueError("query must be a non-empty string (or None to list without ranking)")
+        view = self.namespaces.read_view(prefix)
+        if not view.scopes or limit == 0:
+            return []
+        pushed, whole = values.pushed_filter(conditions)
+        if len(pushed) > MAX_METADATA_CONDITIONS - 1:
+            pushed, whole = dict(list(pushed.items())[:MAX_METADATA_CONDITIONS - 1]), False
+        where = _where(view, {values.PREFIXES_FIELD: namespace_path(prefix), **pushed})
+        handle = self._handle(view.user_id)
+        wanted = offset + limit
+        if op.query is None:
+            found = [(t, None) for t in self._scan(handle, where, conditions, wanted)]
+        else:
+            found = self._ranked(handle, op.query, where, conditions, wanted, whole, op.refresh_ttl)
+        return [values.search_item_of(t, score) for t, score in found[offset:wanted]]
+
+    def _ranked(self, handle: AgentMemory, query: str, where: dict[str, Any], conditions: dict[str, Any],
+                wanted: int, whole: bool, record_access: bool) -> list[tuple[MemoryTrace, float | None]]:
+        """cogmem's retrieval for `query`, best first; a retrieved memory is strengthened as
+        any recall strengthens it unless the caller asked not to refresh (`refresh_ttl=False`)."""
+        most = self.memory.config.retrieval.max_top_k
+        if wanted > most:
+            raise ValueError(f"offset + limit must be at most {most} (retrieval.max_top_k) for a search with a query, "
+                             f"got {wanted}")
+        top_k = wanted if whole else min(most, wanted * WIDER_POOL)
+        result = handle.retrieve(query, top_k=top_k, where=where, record_access=bool(record_access))
+        seen: set[tuple[tuple[str, ...], str]] = set()
+        out: list[tuple[MemoryTrace, float | None]] = []
+        for hit in result.traces:
+            if self._keeps(hit.trace, conditions, seen):
+                out.append((hit.trace, hit.score))
+        return out
+
+    def _scan(self, handle: AgentMemory, where: dict[str, Any], conditions: dict[str, Any],
+              wanted: int) -> list[MemoryTrace]:
+        """Items newest first (by the event time of their current version) until `wanted` pass."""
+        seen: set[tuple[tuple[str, ...], str]] = set()
+        out: list[MemoryTrace] = []
+        cursor: str | None = None
+        while len(out) < wanted:
+            page = handle.list(where, limit=PAGE, cursor=cursor)
+            out += [r.trace for r in page.items if self._keeps(r.trace, conditions, seen)]
+            cursor = page.cursor
+            if cursor is None:
+                break
+        return out[:wanted]
+
+    @staticmethod
+    def _keeps(trace: MemoryTrace, conditions: dict[str, Any], seen: set[tuple[tuple[str, ...], str]]) -> bool:
+        if not values.is_item(trace):
+            return False
+        item = values.item_key(trace)
+        if item in seen or (conditions and not values.matches(values.stored_value(trace), conditions)):
+            return False
+        seen.add(item)
+        return True
+
+    def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        limit, offset = _paging(op.limit, op.offset)
+        if op.max_depth is not None and (isinstance(op.max_depth, bool) or not isinstance(op.max_depth, int)
+                                         or op.max_depth < 1):
+            raise ValueError(f"max_depth must be a positive integer or None, got {op.max_depth!r}")
+        conditions = [(c.match_type, check_namespace(c.path, f"{c.match_type}", allow_wildcard=True))
+                      for c in op.match_conditions or ()]
+        for match_type, _ in conditions:
+            if match_type not in ("prefix", "suffix"):
+                raise ValueError(f"match_type must be 'prefix' or 'suffix', not {match_type!r}")
+        prefix = next((path for kind, path in conditions if kind == "prefix"), ())
+        fixed = prefix[:prefix.index(WILDCARD)] if WILDCARD in prefix else prefix
+        view = self.namespaces.read_view(prefix)
+        if not view.scopes:
+            return []
+        found = self._namespaces(self._handle(view.user_id), _where(view, {values.PREFIXES_FIELD: namespace_path(fixed)}))
+        kept = {ns for ns in found if all(_namespace_matches(kind, path, ns) for kind, path in conditions)}
+        if op.max_depth is not None:
+            kept = {ns[:op.max_depth] for ns in kept}
+        return sorted(kept)[offset:offset + limit]
+
+    def _namespaces(self, handle: AgentMemory, where: dict[str, Any]) -> set[tuple[str, ...]]:
+        """The namespaces of the memories `where` selects, reading at most `namespace_scan_limit`."""
+        found: set[tuple[str, ...]] = set()
+        cursor: str | None = None
+        read = 0
+        while True:
+            page = handle.list(where, limit=PAGE, cursor=cursor)
+            read += len(page.items)
+            if read > self.namespace_scan_limit:
+                raise NamespaceScanTooLarge(
+                    f"list_namespaces would read more than {self.namespace_scan_limit:,} memories (the store's "
+                    "namespace_scan_limit); give a longer prefix, or open the store with a larger limit")
+            found |= {labels_of(r.trace.metadata[values.METADATA_KEY]["namespace"])
+                      for r in page.items if values.is_item(r.trace)}
+            cursor = page.cursor
+            if cursor is None:
+                return found
+
+    # ------------------------------------------------------------ identities
+
+    def _writable(self, namespace: tuple[str, ...]) -> Place:
+        place = self.namespaces.place_of(namespace)
+        if self.namespaces.is_hidden(place):
+            raise InvalidNamespaceError(f"namespace {namespace!r} belongs to user {place.user_id!r}, and this store "
+                                        f"is bound to user {self.namespaces.bound_user!r}")
+        return place
+
+    def _handle(self, user_id: str | None) -> AgentMemory:
+        """The agent handle that reads and writes `user_id`'s namespaces (None: the shared ones)."""
+        with self._handles_lock:
+            handle = self._handles.get(user_id)
+            if handle is not None:
+                self._handles.move_to_end(user_id)
+                return handle
+        try:
+            handle = self.memory.agent(self.agent_id, user_id=user_id, organization_id=self.organization_id)
+        except ValueError as exc:
+            raise InvalidNamespaceError(f"{exc} (user_id comes from the namespace label at the position of "
+                                        f"'{{user_id}}' in {self.namespaces.pattern!r})") from None
+        with self._handles_lock:
+            self._handles[user_id] = handle
+            while len(self._handles) > MAX_HANDLES:
+                self._handles.popitem(last=False)
+        return handle
+
+    @staticmethod
+    def _current(handle: AgentMemory, scope: Scope, namespace: tuple[str, ...], key: str) -> list[MemoryTrace]:
+        """The current memories of one item, newest first (one, unless two writers raced)."""
+        where = {"scope": [scope], "state": CURRENT,
+                 "metadata": {values.NAMESPACE_FIELD: namespace_path(namespace), values.KEY_FIELD: key}}
+        return [r.trace for r in handle.list(where, limit=10).items if values.is_item(r.trace)]
+
+
+def _where(view: ReadView, metadata: dict[str, Any]) -> dict[str, Any]:
+    return {"scope": list(view.scopes), "state": CURRENT, "metadata": metadata}
+
+
+def _paging(limit: object, offset: object) -> tuple[int, int]:
+    for name, number in (("limit", limit), ("offset", offset)):
+        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {number!r}")
+    return limit, offset  # type: ignore[return-value]
+
+
+def _namespace_matches(kind: str, path: tuple[str, ...], namespace: tuple[str, ...]) -> bool:
+    """LangGraph's prefix / suffix match, "*" matching any one label."""
+    if len(namespace) < len(path):
+        return False
+    part = namespace[:len(path)] if kind == "prefix" else namespace[len(namespace) - len(path):]
+    return all(p in (WILDCARD, label) for p, label in zip(path, part, strict=True))
+
+
+def _index_fields(index: Mapping[str, Any] | None) -> list[str] | None:
+    if index is None:
+        return None
+    if not isinstance(index, Mapping):
+        raise ValueError(f"index must be a dict such as {{'fields': ['content']}}, not {type(index).__name__}")
+    extra = sorted(set(index) - {"fields"})
+    if extra:
+        raise ValueError(f"index takes 'fields' only, not {extra}: cogmem embeds with the memory store's own "
+                         "embedder (cg.open(embedder=...))")
+    return _put_fields(index.get("fields"), "index['fields']")
+
+
+def _put_fields(fields: object, argument: str = "index") -> list[str] | None:
+    """A put's `index`: None (the store's fields), False (the whole value), or JSON paths."""
+    if fields is None:
+        return None
+    if fields is False:
+        return ["$"]
+    if isinstance(fields, str) or not isinstance(fields, list | tuple) or not fields \
+            or not all(isinstance(f, str) and f for f in fields):
+        raise ValueError(f"{argument} must be a non-empty list of JSON paths such as ['content'], got {fields!r}")
+    return list(fields)
