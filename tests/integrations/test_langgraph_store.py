@@ -144,6 +144,20 @@ def test_search_by_meaning_ranks_the_closest_first_with_scores(lg) -> None:
     assert lg.search(("facts",), query="Which car does the user drive?", limit=1)[0].key == "car"
 
 
+def test_a_search_by_meaning_is_a_recall_that_strengthens_what_it_finds(lg) -> None:
+    lg.put(("facts",), "dog", {"content": "The user's dog is named Biscuit"})
+
+    def recalled() -> int:
+        return lg.history(("facts",), "dog")[-1].trace.retrieval_count
+
+    lg.search(("facts",), query="the user's dog")
+    assert recalled() == 1
+    lg.search(("facts",), query="the user's dog", refresh_ttl=False)
+    lg.search(("facts",))
+    lg.get(("facts",), "dog")
+    assert recalled() == 1, "listing, getting, or a search asked not to refresh, recall nothing"
+
+
 def test_a_prefix_finds_its_namespace_and_those_below_only(lg) -> None:
     lg.put(("a",), "k", {"content": "top"})
     lg.put(("a", "b"), "k", {"content": "below"})
@@ -225,6 +239,15 @@ def test_an_unbound_store_reads_a_users_items_only_under_a_prefix_naming_the_use
     assert lg.search(("memories",), query="jazz") == [] and lg.search(()) == []
     assert [i.value["content"] for i in lg.search(("memories", f"ann-{uid}"), query="jazz")] == ["Ann likes jazz"]
     assert lg.list_namespaces(prefix=("memories", f"bob-{uid}")) == [("memories", f"bob-{uid}")]
+
+
+def test_one_user_id_in_two_organizations_is_two_users(memory, uid) -> None:
+    acme = CogmemStore(memory, agent_id=f"lg-{uid}", organization_id=f"acme-{uid}")
+    globex = CogmemStore(memory, agent_id=f"lg-{uid}", organization_id=f"globex-{uid}")
+    acme.put(("memories", "u1"), "k", {"content": "The acme user's code word is falcon"})
+    assert globex.get(("memories", "u1"), "k") is None and globex.search(("memories", "u1"), query="code word") == []
+    owner = memory.agent("x", user_id="u1", organization_id=f"acme-{uid}")
+    assert owner.list().items[0].trace.scope_key == f"user:acme-{uid}/u1"
 
 
 def test_the_user_namespace_pattern_is_configurable(memory, uid) -> None:
