@@ -24,8 +24,8 @@ exactly those. `recall` qualifies because the server runs it without reinforceme
 the handle's working memory), so it is an "agent" operation.
 
 Adding an operation: an args model and an `Operation(...)` below; a `_op_<name>` method on
-`server.service.MemoryService`; a `RemoteAgent` method calling `self.call(name, ...)`
-(or `client=None`: reachable through `call` only); an MCP function decorated with
+`server.service.MemoryService`; a `RemoteAgent` method yielding `Send(name, ...)`
+(`client/agent.py`; `client=None`: reachable through `call` only); an MCP function decorated with
 `@tool("<name>")` in `server.mcp_tools` when the entry names `mcp`; a CLI command when it
 names `cli`. REST needs nothing more. An operation answering JSON Lines (`media_type=NDJSON`,
 an export) returns an iterator of text chunks from its `_op_<name>`; REST streams it and

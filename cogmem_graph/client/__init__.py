@@ -1,0 +1,51 @@
+"""`cg.connect(url, key)`: an agent handle on a `cogmem serve` server.
+
+It has the methods of the embedded handle (`encode`, `encode_many`, `retrieve`,
+`assemble_for_prompt`, `multi_hop`, `observe`, `remind`, `reminders`,
+`cancel_reminder`, `pin`, `unpin`, `consolidate`, and the governance ones: `get`,
+`list`, `update`, `history`, `forget`, `export`) plus the store owner's `erase` and
+`export_user`, and returns the same result types where they carry a memory
+(`MemoryTrace`, `RetrievalResult`, `AssembledContext`, `Intention`, `MemoryRecord`,
+`MemoryPage`, `ForgetReceipt`, `EraseReceipt`, `PortableCounts`, rebuilt from the JSON by
+the `*_from_json` functions of `client/wire.py`); the rest come back as the server's
+JSON. The record and receipt types are imported when the first one comes back (they
+load the facade). Filters (`where=`) are a `MemoryFilter` or a dict of its fields.
+
+Each method is a plan (`client/plans.py`) running one entry of `cogmem_graph.operations`
+(the entry's `client` names it) through `call(name, args)`, which reaches any entry and
+finds its route in that table. `RemoteAgent` (`client/agent.py`) runs the plans over
+`httpx.Client`. Who it acts as is the key's identity: there is no way to pass one.
+Errors: `ServerError` with the HTTP status; 4xx refusals of the request are also
+`ValueError`s; an unreachable server is `BackendUnavailable` naming the URL (credentials
+redacted). A value no request can carry (a number that is not finite, text with lone
+surrogates) is a `ValueError` naming the field before anything is sent, as the
+in-process facade refuses it, not the JSON encoder's error.
+"""
+
+from __future__ import annotations
+
+from cogmem_graph.client.agent import RemoteAgent, connect
+from cogmem_graph.client.wire import (
+    BATCH,
+    DEFAULT_TIMEOUT_S,
+    OPERATION_ROUTES,
+    REJECTED,
+    RequestRejected,
+    ServerError,
+    UnsendableArgument,
+    counts_from_json,
+    erase_receipt_from_json,
+    footer_counts,
+    forget_receipt_from_json,
+    page_from_json,
+    record_from_json,
+    where_json,
+)
+
+__all__ = [
+    "BATCH", "DEFAULT_TIMEOUT_S", "OPERATION_ROUTES", "REJECTED", "RemoteAgent",
+    "RequestRejected", "ServerError", "UnsendableArgument", "connect", "counts_from_json",
+    "erase_receipt_from_json", "footer_counts", "forget_receipt_from_json", "page_from_json", "record_from_json",
+    "where_json",
+]
+

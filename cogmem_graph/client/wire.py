@@ -1,0 +1,227 @@
+"""What the sync and the async client share: a call as an HTTP request, an answer as a result.
+
+`prepare` turns an operation and its arguments into the request (route from
+`cogmem_graph.operations`, path parameters, query or JSON body), refusing before anything
+is sent what no request can carry. `refusal` turns an error answer into `ServerError`
+or `RequestRejected`, `unreachable` a transport failure into `BackendUnavailable`. The
+`*_from_json` functions rebuild the result types from the server's JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TextIO
+from urllib.parse import quote
+
+from cogmem_graph.errors import BackendUnavailable, CogmemError
+from cogmem_graph.filters import MemoryFilter, as_filter
+from cogmem_graph.model import MemoryTrace
+from cogmem_graph.operations import MAX_BATCH, OPERATIONS, value_problems
+from cogmem_graph.redact import redact_url
+from cogmem_graph.results import ScoredTrace
+
+if TYPE_CHECKING:
+    from cogmem_graph.api.governance import EraseReceipt, ForgetReceipt, MemoryPage, MemoryRecord
+    from cogmem_graph.cognition.prospective import Intention
+    from cogmem_graph.portable import PortableCounts
+
+DEFAULT_TIMEOUT_S = 60.0
+BATCH = MAX_BATCH
+
+# The REST route of each operation, read from the one table (kept for callers that used it).
+OPERATION_ROUTES: dict[str, tuple[str, str]] = {op.name: (op.method, op.path) for op in OPERATIONS.values()}
+
+
+class ServerError(CogmemError):
+    """The server answered with an error status; `status` and `message` say which."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(f"server answered {status}: {message}")
+        self.status = status
+        self.message = message
+
+
+class RequestRejected(ServerError, ValueError):
+    """The server refused this request as it was (400, 403, 404, 409, 413, 422): fix the request."""
+
+
+REJECTED = (400, 403, 404, 409, 413, 422)
+
+
+class UnsendableArgument(ValueError):
+    """An argument no request can carry (a number that is not finite, text with lone surrogates),
+    refused before anything is sent; `status` (400) and `message` as a server refusal has them,
+    so a bridge reports it the same way."""
+
+    status = 400
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+# ---------------------------------------------------------------- requests and answers
+
+
+def client_options(url: str, key: str | None, timeout: float) -> dict[str, Any]:
+    """The HTTP client's settings (`httpx.Client` and `httpx.AsyncClient` take the same) for
+    the server at `url` with `key`; ValueError naming a bad `url` or a missing `key`."""
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise ValueError(f"url must be an http:// or https:// URL, not {redact_url(str(url))!r}")
+    if not key:
+        raise ValueError("key is required: the API key the server's owner made for this agent")
+    base = url.rstrip("/")
+    # TLS verification is on for https://; for http:// there is no TLS to verify, and not
+    # building an SSL context (the CA bundle load) saves a short-lived CLI a third of a second.
+    # Redirects are never followed, so a plain-HTTP client cannot end up on an https:// host.
+    return {"base_url": base, "timeout": timeout, "verify": base.startswith("https://"), "follow_redirects": False,
+            "headers": {"Authorization": f"Bearer {key}"}}
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """One operation as an HTTP request: `options` are `params` (GET, DELETE) or `json`; an
+    answer that `streams` is JSON Lines."""
+
+    method: str
+    path: str
+    options: dict[str, Any]
+    streams: bool
+
+
+def prepare(op: str, args: Mapping[str, Any] | None) -> Prepared:
+    """The request running `op` with `args` (None values left out): path parameters in the
+    path, the rest in the query or the JSON body. ValueError for an unknown operation or a
+    missing path parameter, `UnsendableArgument` naming a value no request can carry."""
+    entry = OPERATIONS.get(op)
+    if entry is None:
+        raise ValueError(f"unknown operation {op!r}")
+    path = entry.path
+    sent = {k: v for k, v in (args or {}).items() if v is not None}
+    problems = value_problems(sent)
+    if problems:  # as the facade refuses them; the JSON encoder's own error names no field
+        raise UnsendableArgument(f"{op}: {'; '.join(problems)}")
+    for name in entry.path_params:
+        if name not in sent:
+            raise ValueError(f"{op}: {name} is required")
+        path = path.replace("{" + name + "}", quote(str(sent.pop(name)), safe=""))
+    return Prepared(entry.method, path, {"params": sent} if entry.in_query else {"json": sent}, entry.streams)
+
+
+def refusal(response: Any) -> ServerError:
+    """The error an answer with an error status (its body read) stands for."""
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and (data.get("error") or data.get("detail")):
+        message = data.get("error") or data.get("detail")
+    else:
+        message = response.text[:500]
+    cls = RequestRejected if response.status_code in REJECTED else ServerError
+    return cls(response.status_code, str(message))
+
+
+def unreachable(url: str, exc: BaseException) -> BackendUnavailable:
+    """What a transport failure (`httpx.HTTPError`) is raised as: the URL redacted, no body."""
+    return BackendUnavailable(f"cogmem server at {redact_url(url)} is unreachable: {type(exc).__name__}")
+
+
+class LastLine:
+    """Writes through to `out`, keeping the last complete line (an export's footer)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.tail = ""
+        self.last = ""
+
+    def write(self, text: str) -> None:
+        self.out.write(text)
+        lines = (self.tail + text).split("\n")
+        self.tail = lines.pop()
+        for line in reversed(lines):
+            if line.strip():
+                self.last = line
+                break
+
+    def record(self) -> Any:
+        line = self.tail if self.tail.strip() else self.last
+        try:
+            return json.loads(line) if line else None
+        except ValueError:
+            return None
+
+
+# ---------------------------------------------------------------- results from JSON
+
+
+def trace_from_json(data: Mapping[str, Any]) -> MemoryTrace:
+    return MemoryTrace.model_validate(data)
+
+
+def scored_from_json(data: Mapping[str, Any]) -> ScoredTrace:
+    return ScoredTrace(trace_from_json(data["trace"]), data["score"], dict(data["signals"]), tuple(data["sources"]))
+
+
+def where_json(where: MemoryFilter | Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A filter as the server takes it: checked here (a ValueError names the bad field) and as JSON."""
+    checked = as_filter(where)
+    return None if checked is None else checked.model_dump(mode="json", exclude_none=True)
+
+
+def record_from_json(data: Mapping[str, Any]) -> MemoryRecord:
+    """A `MemoryRecord` from the JSON of `get`, `update`, `history` and `list` items."""
+    from cogmem_graph.api.governance import MemoryRecord
+    from cogmem_graph.filters import MemoryState
+
+    return MemoryRecord(trace_from_json(data["trace"]), MemoryState(data["state"]),
+                        archived=bool(data.get("archived")), version=int(data.get("version") or 1),
+                        superseded_by=tuple(data.get("superseded_by") or ()), updated_by=data.get("updated_by"))
+
+
+def page_from_json(data: Mapping[str, Any]) -> MemoryPage:
+    from cogmem_graph.api.governance import MemoryPage
+
+    return MemoryPage([record_from_json(r) for r in data["items"]], data.get("cursor"))
+
+
+def forget_receipt_from_json(data: Mapping[str, Any]) -> ForgetReceipt:
+    from cogmem_graph.api.governance import ForgetReceipt
+
+    return ForgetReceipt(forgotten=list(data["forgotten"]), not_found=list(data["not_found"]),
+                         skipped_pinned=list(data["skipped_pinned"]), counts=dict(data["counts"]),
+                         compacted=bool(data["compacted"]))
+
+
+def erase_receipt_from_json(data: Mapping[str, Any]) -> EraseReceipt:
+    from cogmem_graph.api.governance import EraseReceipt
+
+    return EraseReceipt(user=data["user"], scope_keys=list(data["scope_keys"]), counts=dict(data["counts"]),
+                        compacted=bool(data["compacted"]))
+
+
+def footer_counts(last: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The counts of an export's footer (its last record); ServerError when the stream ended
+    without one: the export is incomplete (the server failed while writing it)."""
+    if not isinstance(last, Mapping) or last.get("record") != "footer" or not isinstance(last.get("counts"), dict):
+        raise ServerError(500, "the export ended before its footer: it is incomplete (see the server's log)")
+    return dict(last["counts"])
+
+
+def counts_from_json(counts: Mapping[str, Any]) -> PortableCounts:
+    from cogmem_graph.portable import PortableCounts
+
+    known = set(PortableCounts.__dataclass_fields__)
+    return PortableCounts(**{k: v for k, v in counts.items() if k in known})
+
+
+def intention_from_json(data: Mapping[str, Any]) -> Intention:
+    # Imported here, when reminders come back: a recall need not load the cognition modules.
+    from cogmem_graph.cognition.prospective import Intention, TriggerKind
+
+    fields = dict(data)
+    fields["kind"] = TriggerKind(fields["kind"])
+    fields["keywords"] = tuple(fields.get("keywords") or ())
+    return Intention(**fields)
