@@ -20,6 +20,9 @@ _WHERE: dict[str, str] = {
     "RetrievalResult": "cogmem_graph.api",
     "ScoredTrace": "cogmem_graph.api",
     "open": "cogmem_graph.api",
+    "AsyncAgentMemory": "cogmem_graph.api.async_agent",
+    "AsyncMemoryStore": "cogmem_graph.api.async_store",
+    "open_async": "cogmem_graph.api.async_store",
     "connect": "cogmem_graph.client",
     "RemoteAgent": "cogmem_graph.client",
     "Clock": "cogmem_graph.clock",
@@ -55,6 +58,9 @@ __all__ = [
     "RetrievalResult",
     "ScoredTrace",
     "open",
+    "AsyncAgentMemory",
+    "AsyncMemoryStore",
+    "open_async",
     "connect",
     "RemoteAgent",
     "Clock",
@@ -107,6 +113,8 @@ if TYPE_CHECKING:
         ScoredTrace,
         open,  # noqa: A004 - `cg.open()` is the entry point
     )
+    from cogmem_graph.api.async_agent import AsyncAgentMemory
+    from cogmem_graph.api.async_store import AsyncMemoryStore, open_async
     from cogmem_graph.api.governance import (
         EraseReceipt,
         ForgetReceipt,

@@ -61,6 +61,8 @@ HEALTH_TIMEOUT_S = 2.0
 HEALTH_CACHE_S = 1.0
 """How long `MemoryStore.health()` answers from its last check: a storm of probes costs one check
 per second."""
+CLOSED_HEALTH = {"ready": False, "graph": "the store is closed", "vectors": "the store is closed"}
+"""What `MemoryStore.health()` answers once the store is closed."""
 _LOOPBACK_PORT = re.compile(r"(?:(?:falkor|redis)://)?127\.0\.0\.1:\d+")
 
 
@@ -221,7 +223,7 @@ class MemoryStore:
         answers. The embedded graph is named by its folder ("embedded graph under
         <home>/graph"), never by the port it happens to run on."""
         if self._closed:
-            return {"ready": False, "graph": "the store is closed", "vectors": "the store is closed"}
+            return dict(CLOSED_HEALTH)
         checks = self._health
         with checks.lock:
             if checks.answer is not None and time.monotonic() - checks.at < HEALTH_CACHE_S:

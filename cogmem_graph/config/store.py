@@ -84,6 +84,13 @@ class CogmemConfig(_Config):
         "a query embedding took ~80 ms with one thread and ~320 ms with two; see benchmarks/embedder_threads.py. "
         "torch's setting is process-wide",
     )
+    async_workers: int = Field(
+        4, ge=1, le=256,
+        description="threads a store opened with cg.open_async runs its calls on (the sync store's calls, so the "
+        "event loop never waits on the graph, the vectors or the embedder): at most this many calls are in "
+        "progress, the others wait their turn without holding the loop. More threads overlap more graph "
+        "round trips but contend for Python's interpreter lock with the loop's own thread",
+    )
     pause_gc: bool = Field(
         True,
         description="pause Python's cyclic garbage collector while a batch is encoded or a retrieval runs "

@@ -1,0 +1,79 @@
+"""`AsyncAgentMemory`: an agent handle whose methods are awaitables.
+
+Every public method of `AgentMemory` is here under its name: a coroutine that runs the
+sync method on its store's worker threads (`api/offload.py`) and returns what it returns,
+the same result types and the same exceptions. The calls that read or change the handle's
+working memory or its buffer of observed turns run one at a time, as `cogmem serve` runs
+them for one key; the handle's other calls run side by side. `context` and `set_mood`
+stay plain methods: they touch no backend.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from cogmem_graph.api.agent import AgentMemory
+from cogmem_graph.api.offload import add_twins
+
+if TYPE_CHECKING:
+    from cogmem_graph.api.async_store import AsyncMemoryStore
+    from cogmem_graph.cognition.working_memory import WorkingMemory
+    from cogmem_graph.identity import AgentIdentity
+    from cogmem_graph.model import Hexaco
+
+__all__ = ["PLAIN", "SERIALISED", "AsyncAgentMemory"]
+
+SERIALISED = frozenset({"retrieve", "assemble_for_prompt", "forget", "working_memory_forget", "observe",
+                        "flush_observations"})
+"""The methods that read or change the handle's working memory or its observed turns: one at a time."""
+PLAIN = frozenset({"context", "set_mood"})
+"""The methods that stay plain: no backend, no lock."""
+
+
+@add_twins(AgentMemory, plain=PLAIN)
+class AsyncAgentMemory:
+    """One agent's view of an `AsyncMemoryStore` (`store.agent(...)`): `AgentMemory`'s methods,
+    awaitable. `sync` is the `AgentMemory` it runs."""
+
+    def __init__(self, store: AsyncMemoryStore, agent: AgentMemory) -> None:
+        if not isinstance(agent, AgentMemory):
+            raise ValueError(f"agent must be an AgentMemory, not {type(agent).__name__}")
+        self.store = store
+        self.sync = agent
+        self._one_at_a_time = threading.Lock()  # taken on the worker thread, so a cancelled task cannot drop it
+
+    def __repr__(self) -> str:
+        return f"AsyncAgentMemory(agent_id={self.identity.agent_id!r}, scopes={self.visible_scope_keys!r})"
+
+    @property
+    def identity(self) -> AgentIdentity:
+        return self.sync.identity
+
+    @property
+    def traits(self) -> Hexaco:
+        return self.sync.traits
+
+    @property
+    def visible_scope_keys(self) -> list[str]:
+        return self.sync.visible_scope_keys
+
+    @property
+    def working_memory(self) -> WorkingMemory:
+        return self.sync.working_memory
+
+    async def _call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        method: Callable[..., Any] = getattr(self.sync, name)
+        if name in SERIALISED:
+            method = functools.partial(_holding, self._one_at_a_time, method)
+        return await self.store._offload.run(method, *args, **kwargs)
+
+    def _call_plain(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return getattr(self.sync, name)(*args, **kwargs)
+
+
+def _holding(lock: threading.Lock, method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    with lock:
+        return method(*args, **kwargs)
