@@ -25,6 +25,8 @@ _WHERE: dict[str, str] = {
     "open_async": "cogmem_graph.api.async_store",
     "connect": "cogmem_graph.client",
     "RemoteAgent": "cogmem_graph.client",
+    "AsyncRemoteAgent": "cogmem_graph.client.aio",
+    "connect_async": "cogmem_graph.client.aio",
     "Clock": "cogmem_graph.clock",
     "ManualClock": "cogmem_graph.clock",
     "SystemClock": "cogmem_graph.clock",
@@ -63,6 +65,8 @@ __all__ = [
     "open_async",
     "connect",
     "RemoteAgent",
+    "AsyncRemoteAgent",
+    "connect_async",
     "Clock",
     "ManualClock",
     "SystemClock",
@@ -123,6 +127,7 @@ if TYPE_CHECKING:
         MemoryRecord,
     )
     from cogmem_graph.client import RemoteAgent, connect
+    from cogmem_graph.client.aio import AsyncRemoteAgent, connect_async
     from cogmem_graph.clock import Clock, ManualClock, SystemClock
     from cogmem_graph.cognition.prospective import FiredReminder, Intention, TriggerKind
     from cogmem_graph.config import CogmemConfig

@@ -1,4 +1,5 @@
-"""`cg.connect(url, key)`: an agent handle on a `cogmem serve` server.
+"""`cg.connect(url, key)`: an agent handle on a `cogmem serve` server; `cg.connect_async`
+is the same handle for asyncio.
 
 It has the methods of the embedded handle (`encode`, `encode_many`, `retrieve`,
 `assemble_for_prompt`, `multi_hop`, `observe`, `remind`, `reminders`,
@@ -14,7 +15,8 @@ load the facade). Filters (`where=`) are a `MemoryFilter` or a dict of its field
 Each method is a plan (`client/plans.py`) running one entry of `cogmem_graph.operations`
 (the entry's `client` names it) through `call(name, args)`, which reaches any entry and
 finds its route in that table. `RemoteAgent` (`client/agent.py`) runs the plans over
-`httpx.Client`. Who it acts as is the key's identity: there is no way to pass one.
+`httpx.Client`, `AsyncRemoteAgent` (`client/aio.py`, imported on first use) over
+`httpx.AsyncClient`. Who it acts as is the key's identity: there is no way to pass one.
 Errors: `ServerError` with the HTTP status; 4xx refusals of the request are also
 `ValueError`s; an unreachable server is `BackendUnavailable` naming the URL (credentials
 redacted). A value no request can carry (a number that is not finite, text with lone
@@ -23,6 +25,8 @@ in-process facade refuses it, not the JSON encoder's error.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from cogmem_graph.client.agent import RemoteAgent, connect
 from cogmem_graph.client.wire import (
@@ -42,10 +46,20 @@ from cogmem_graph.client.wire import (
     where_json,
 )
 
+if TYPE_CHECKING:
+    from cogmem_graph.client.aio import AsyncRemoteAgent, connect_async
+
 __all__ = [
-    "BATCH", "DEFAULT_TIMEOUT_S", "OPERATION_ROUTES", "REJECTED", "RemoteAgent",
-    "RequestRejected", "ServerError", "UnsendableArgument", "connect", "counts_from_json",
+    "BATCH", "DEFAULT_TIMEOUT_S", "OPERATION_ROUTES", "REJECTED", "AsyncRemoteAgent", "RemoteAgent",
+    "RequestRejected", "ServerError", "UnsendableArgument", "connect", "connect_async", "counts_from_json",
     "erase_receipt_from_json", "footer_counts", "forget_receipt_from_json", "page_from_json", "record_from_json",
     "where_json",
 ]
 
+
+def __getattr__(name: str) -> Any:
+    if name in ("AsyncRemoteAgent", "connect_async"):
+        from cogmem_graph.client import aio
+
+        return getattr(aio, name)
+    raise AttributeError(f"module 'cogmem_graph.client' has no attribute {name!r}")

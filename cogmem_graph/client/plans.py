@@ -2,9 +2,9 @@
 
 A method is a plan: a generator that yields each request it makes (a `Send`), gets the
 server's answer back, and returns the method's result. `@remote` makes the sync method
-from it (each request through `self.call`) and keeps the plan (`plans_of`), so another
-transport can run the same plan. Building the request and reading the answer are shared
-too (`client/wire.py`): only the transport is the client's own.
+from it (each request through `self.call`); `awaitable` makes the async one (each
+through `await self.call`). Building the request and reading the answer are shared
+too (`client/wire.py`), so only the transport differs between the two clients.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, TextIO, TypeVar
 
-__all__ = ["Plan", "Send", "plans_of", "remote"]
+__all__ = ["Plan", "Send", "awaitable", "plans_of", "remote"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -37,7 +37,7 @@ _PLAN_RESULT = re.compile(r"^Plan\[(?P<result>.+)\]$")
 
 
 def remote(plan: Callable[Concatenate[Any, P], Plan[R]]) -> Callable[Concatenate[Any, P], R]:
-    """The sync method running `plan`; it keeps the plan (`plans_of`)."""
+    """The sync method running `plan`; it keeps the plan (`plans_of`) for the async client."""
 
     @functools.wraps(plan)
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -52,6 +52,24 @@ def remote(plan: Callable[Concatenate[Any, P], Plan[R]]) -> Callable[Concatenate
 
     method.__signature__ = _result_signature(plan)  # type: ignore[attr-defined]
     method.__remote_plan__ = plan  # type: ignore[attr-defined]
+    return method
+
+
+def awaitable(plan: Callable[..., Plan[Any]]) -> Callable[..., Any]:
+    """The async method running `plan`, each request through `await self.call`."""
+
+    @functools.wraps(plan)
+    async def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        steps = plan(self, *args, **kwargs)
+        answer = None
+        while True:
+            try:
+                send = steps.send(answer)
+            except StopIteration as done:
+                return done.value
+            answer = await self.call(send.op, send.args, out=send.out)
+
+    method.__signature__ = _result_signature(plan)  # type: ignore[attr-defined]
     return method
 
 

@@ -1,5 +1,5 @@
-"""The async API mirrors the sync one: every public method of the store and the agent handle
-has a twin of the same name and signature in the async class, awaitable
+"""The async API mirrors the sync one: every public method of the store, the agent handle and
+the remote handle has a twin of the same name and signature in the async class, awaitable
 unless it is one of the few that touch no backend (each named in the class's module)."""
 
 from __future__ import annotations
@@ -13,10 +13,13 @@ from cogmem_graph.api import async_agent, async_store
 from cogmem_graph.api.agent import AgentMemory
 from cogmem_graph.api.offload import checked_workers, public_methods
 from cogmem_graph.api.store import MemoryStore
+from cogmem_graph.client.agent import RemoteAgent
+from cogmem_graph.client.aio import AsyncRemoteAgent
 
 PAIRS = [
     (MemoryStore, cg.AsyncMemoryStore, async_store.PLAIN),
     (AgentMemory, cg.AsyncAgentMemory, async_agent.PLAIN),
+    (RemoteAgent, AsyncRemoteAgent, frozenset()),
 ]
 
 
