@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import io
+import subprocess
+import sys
+import time
 from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
@@ -17,6 +20,8 @@ from cogmem_graph.api.governance import MemoryNotFound
 from cogmem_graph.clock import MS_PER_SECOND, ManualClock
 from cogmem_graph.errors import StoreClosed
 from cogmem_graph.pipeline.archive import ArchiveNotFound
+
+from .server_harness import child_env
 
 START_MS = 1_700_000_000_000
 MAX_LAG_S = 0.050
@@ -206,3 +211,38 @@ def test_async_handles_can_witness_an_event(store: cg.MemoryStore) -> None:
         await astore.close()
 
     asyncio.run(scenario())
+
+
+OPEN_IN_ANOTHER_PROCESS = """
+import sys
+import cogmem_graph as cg
+from cogmem_graph.errors import HomeLocked
+try:
+    cg.open(sys.argv[1], embedder="hash").close()
+except HomeLocked:
+    sys.exit(3)
+"""
+
+
+def test_a_cancelled_open_closes_what_it_opened(tmp_path: Path) -> None:
+    """The opening runs on its own thread and cannot be interrupted: it ends there, and the
+    store it opened is closed, so another process may open the home."""
+    home = tmp_path / "home"
+
+    async def scenario() -> None:
+        opening = asyncio.ensure_future(cg.open_async(home, embedder="hash"))
+        await asyncio.sleep(0.05)  # the embedded graph server is starting
+        opening.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await opening
+
+    asyncio.run(scenario())
+    deadline = time.monotonic() + 60
+    while True:
+        other = subprocess.run([sys.executable, "-c", OPEN_IN_ANOTHER_PROCESS, str(home)], env=child_env(),
+                               capture_output=True, text=True, timeout=120)
+        if other.returncode != 3:
+            assert other.returncode == 0, other.stderr[-2000:]
+            return
+        assert time.monotonic() < deadline, "the store the cancelled opening opened was never closed"
+        time.sleep(0.2)
