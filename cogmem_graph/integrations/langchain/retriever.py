@@ -11,6 +11,7 @@ from pydantic import ConfigDict, Field, field_validator
 
 from cogmem_graph.filters import MemoryFilter, as_filter
 from cogmem_graph.integrations.langchain.documents import documents_of
+from cogmem_graph.integrations.toolkit import checked_agent
 
 
 class CogmemRetriever(BaseRetriever):
@@ -30,10 +31,7 @@ class CogmemRetriever(BaseRetriever):
     @field_validator("agent")
     @classmethod
     def _agent(cls, agent: Any) -> Any:
-        if not callable(getattr(agent, "retrieve", None)):
-            raise ValueError(f"agent must be a cogmem agent handle (store.agent(...) or cg.connect(...)), "
-                             f"not {type(agent).__name__}")
-        return agent
+        return checked_agent(agent, ("retrieve",))
 
     @field_validator("where", mode="before")
     @classmethod

@@ -11,35 +11,31 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.documents import Document
 from langchain_core.tools import StructuredTool, ToolException
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import ValidationError
 
 from cogmem_graph.errors import field_problems
 from cogmem_graph.integrations.langchain.documents import documents_of
+from cogmem_graph.integrations.toolkit import (
+    FORGET,
+    MAX_FORGET,
+    MAX_RECALL,
+    RECALL,
+    REMEMBER,
+    ForgetArgs,
+    RecallArgs,
+    RememberArgs,
+    checked_agent,
+    forgot,
+    recalled,
+    remembered,
+)
 
-MAX_RECALL = 50
-MAX_FORGET = 100
-
-
-class RememberArgs(BaseModel):
-    content: str = Field(min_length=1, description="one self-contained statement to remember, e.g. \"The user's dog is "
-                                     "named Biscuit\"")
-    type: Literal["semantic", "episodic", "procedural"] = Field(
-        "semantic", description="semantic: a fact; episodic: something that happened; procedural: how to do something")
-    tags: list[str] = Field(default_factory=list, max_length=20, description="a few words to file it under")
-
-
-class RecallArgs(BaseModel):
-    query: str = Field(min_length=1, description="what to look for, as a question or a few words")
-    top_k: int = Field(5, ge=1, le=MAX_RECALL, description="at most this many memories")
-
-
-class ForgetArgs(BaseModel):
-    ids: list[str] = Field(min_length=1, max_length=MAX_FORGET,
-                           description="ids of memories to delete for good, as recall showed them")
+__all__ = ["MAX_FORGET", "MAX_RECALL", "ForgetArgs", "RecallArgs", "RememberArgs", "forget_tool", "memory_tools",
+           "recall_tool", "remember_tool"]
 
 
 def _as_tool_error(call: Callable[..., Any]) -> tuple[Callable[..., Any], Callable[..., Awaitable[Any]]]:
@@ -68,51 +64,36 @@ ERRORS_AS_ANSWERS: dict[str, Any] = {"handle_tool_error": True, "handle_validati
 
 def remember_tool(agent: Any) -> StructuredTool:
     def remember(content: str, type: str = "semantic", tags: list[str] | None = None) -> str:  # noqa: A002
-        trace = agent.encode(content, type=type, tags=list(tags or []))
-        return f"Remembered (id {trace.id})."
+        return remembered(agent.encode(content, type=type, tags=list(tags or [])))
 
     run, arun = _as_tool_error(remember)
     return StructuredTool.from_function(
-        func=run, coroutine=arun, name="remember", args_schema=RememberArgs, **ERRORS_AS_ANSWERS,
-        description="Store a fact, event or procedure in long-term memory, to recall in later conversations.")
+        func=run, coroutine=arun, name="remember", description=REMEMBER, args_schema=RememberArgs,
+        **ERRORS_AS_ANSWERS)
 
 
 def recall_tool(agent: Any) -> StructuredTool:
     def recall(query: str, top_k: int = 5) -> tuple[str, list[Document]]:
-        documents = documents_of(agent.retrieve(query, top_k=top_k))
-        if not documents:
-            return "No memory matches.", documents
-        lines = [f"[{d.id}] (score {d.metadata['score']:.2f}) {d.page_content}" for d in documents]
-        return "\n".join(lines), documents
+        result = agent.retrieve(query, top_k=top_k)
+        return recalled(result), documents_of(result)
 
     run, arun = _as_tool_error(recall)
     return StructuredTool.from_function(
-        func=run, coroutine=arun, name="recall", args_schema=RecallArgs, **ERRORS_AS_ANSWERS,
-        response_format="content_and_artifact",
-        description="Search long-term memory by meaning. Each line is [id] (score) memory; the best come first.")
+        func=run, coroutine=arun, name="recall", description=RECALL, args_schema=RecallArgs,
+        response_format="content_and_artifact", **ERRORS_AS_ANSWERS)
 
 
 def forget_tool(agent: Any) -> StructuredTool:
     def forget(ids: list[str]) -> str:
-        receipt = agent.forget(list(ids))
-        n = len(receipt.forgotten)
-        said = f"Forgot {n} {'memory' if n == 1 else 'memories'} (versions included)."
-        if receipt.not_found:
-            said += f" Not found: {', '.join(receipt.not_found)}."
-        if receipt.skipped_pinned:
-            said += f" Pinned, kept: {', '.join(receipt.skipped_pinned)}."
-        return said
+        return forgot(agent.forget(list(ids)))
 
     run, arun = _as_tool_error(forget)
     return StructuredTool.from_function(
-        func=run, coroutine=arun, name="forget", args_schema=ForgetArgs, **ERRORS_AS_ANSWERS,
-        description="Delete memories for good, by the ids recall showed. Use when the user asks to forget "
-                    "something or a memory is wrong.")
+        func=run, coroutine=arun, name="forget", description=FORGET, args_schema=ForgetArgs,
+        **ERRORS_AS_ANSWERS)
 
 
 def memory_tools(agent: Any) -> list[StructuredTool]:
     """`remember`, `recall` and `forget` for one agent (`store.agent(...)` or `cg.connect(...)`)."""
-    if not all(callable(getattr(agent, name, None)) for name in ("encode", "retrieve", "forget")):
-        raise ValueError(f"agent must be a cogmem agent handle (store.agent(...) or cg.connect(...)), "
-                         f"not {type(agent).__name__}")
+    checked_agent(agent, ("encode", "retrieve", "forget"))
     return [remember_tool(agent), recall_tool(agent), forget_tool(agent)]
