@@ -3,7 +3,12 @@
 - `cogmem_graph.integrations.langgraph` (`pip install 'cogmem-graph[langgraph]'`): a LangGraph
   `BaseStore` whose items are memories;
 - `cogmem_graph.integrations.langchain` (`pip install 'cogmem-graph[langchain]'`): `remember`,
-  `recall` and `forget` as LangChain tools, and a retriever.
+  `recall` and `forget` as LangChain tools, and a retriever;
+- `cogmem_graph.integrations.llamaindex` (`pip install 'cogmem-graph[llamaindex]'`): a memory
+  block for LlamaIndex's `Memory`.
+
+What they share needs no framework: `toolkit` (the tools' arguments and answers), `calls`
+(a handle's methods called from an event loop) and `turns` (chat turns to the observer).
 
 Nothing here is imported by `import cogmem_graph`: a process that does not use a framework
 never loads it. See docs/integrations.md.
@@ -16,9 +21,9 @@ import importlib
 
 def require(module: str, extra: str) -> None:
     """Import `module`, or say which extra installs it (the framework is not a dependency of
-    cogmem-graph itself)."""
+    cogmem-graph itself). The extra `a-b` is the subpackage `a_b`."""
     try:
         importlib.import_module(module)
     except ImportError as exc:
-        raise ImportError(f"cogmem_graph.integrations.{extra} needs {module.split('.')[0]}: "
+        raise ImportError(f"cogmem_graph.integrations.{extra.replace('-', '_')} needs {module.split('.')[0]}: "
                           f"pip install 'cogmem-graph[{extra}]'") from exc

@@ -4,6 +4,7 @@ moves the clock uses the function-scoped `store` and `clock` of tests/conftest.p
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,3 +28,11 @@ def memory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[cg.MemoryStore]
 def uid() -> str:
     """A suffix that keeps one test's agents and users apart from the others'."""
     return uuid.uuid4().hex[:8]
+
+
+@pytest.fixture(scope="module")
+def async_memory(memory: cg.MemoryStore) -> Iterator[cg.AsyncMemoryStore]:
+    """The module's store with awaitable methods (it owns the store: closing it closes both)."""
+    store = cg.AsyncMemoryStore(memory)
+    yield store
+    asyncio.run(store.close())

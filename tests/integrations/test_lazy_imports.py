@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-FRAMEWORKS = ("langgraph", "langchain", "langchain_core", "langmem", "langsmith")
+FRAMEWORKS = ("langgraph", "langchain", "langchain_core", "langmem", "langsmith", "llama_index")
 
 
 def _run(code: str) -> subprocess.CompletedProcess:
@@ -25,6 +25,7 @@ import json, sys
 import cogmem_graph as cg
 cg.open, cg.MemoryFilter, cg.connect          # the facade and the client, loaded on first use
 import cogmem_graph.cli, cogmem_graph.integrations
+import cogmem_graph.integrations.toolkit, cogmem_graph.integrations.calls, cogmem_graph.integrations.turns  # shared, framework-free
 print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {FRAMEWORKS!r})))
 """)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -33,7 +34,8 @@ print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {FRAMEWORKS
 
 def test_an_integration_without_its_extra_names_the_extra_to_install() -> None:
     for module, blocked, extra in [("cogmem_graph.integrations.langgraph", "langgraph", "langgraph"),
-                                   ("cogmem_graph.integrations.langchain", "langchain_core", "langchain")]:
+                                   ("cogmem_graph.integrations.langchain", "langchain_core", "langchain"),
+                                   ("cogmem_graph.integrations.llamaindex", "llama_index", "llamaindex")]:
         done = _run(f"""
 import sys
 sys.modules[{blocked!r}] = None               # as if the framework were not installed
@@ -43,4 +45,4 @@ except ImportError as exc:
     print(exc)
 """)
         assert done.returncode == 0, done.stderr[-3000:]
-        assert f"pip install 'cogmem-graph[{extra}]'" in done.stdout, done.stdout
+        assert f"{module} needs {blocked}: pip install 'cogmem-graph[{extra}]'" in done.stdout, done.stdout
