@@ -5,7 +5,10 @@
 - `cogmem_graph.integrations.langchain` (`pip install 'cogmem-graph[langchain]'`): `remember`,
   `recall` and `forget` as LangChain tools, and a retriever;
 - `cogmem_graph.integrations.llamaindex` (`pip install 'cogmem-graph[llamaindex]'`): a memory
-  block for LlamaIndex's `Memory`.
+  block for LlamaIndex's `Memory`;
+- `cogmem_graph.integrations.openai_agents` (`pip install 'cogmem-graph[openai-agents]'`):
+  `remember`, `recall` and `forget` as OpenAI Agents SDK function tools, a session, and the
+  memory context before each model call.
 
 What they share needs no framework: `toolkit` (the tools' arguments and answers), `calls`
 (a handle's methods called from an event loop) and `turns` (chat turns to the observer).
