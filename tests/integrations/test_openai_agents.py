@@ -14,6 +14,7 @@ pytest.importorskip("agents.memory", reason="the openai-agents extra is not inst
 
 from agents import Agent, RunConfig, Runner, SQLiteSession, set_tracing_disabled  # noqa: E402
 from agents.items import ToolCallOutputItem  # noqa: E402
+from agents.memory import Session  # noqa: E402
 
 from cogmem_graph.integrations.openai_agents import CogmemSession, memory_context, memory_tools  # noqa: E402
 from tests.integrations.scripted_agents_model import ScriptedModel, calls, says  # noqa: E402
@@ -130,4 +131,5 @@ def test_bad_arguments_are_refused_naming_the_argument(memory, uid) -> None:
         CogmemSession(threadless, session_id="chat", history=[])
     with pytest.raises(ValueError, match="token_budget must be a positive integer"):
         memory_context(threadless, token_budget=0)
-    assert CogmemSession(threadless, session_id="chat").session_id == "chat"
+    session = CogmemSession(threadless, session_id="chat")
+    assert session.session_id == "chat" and isinstance(session, Session)   # the SDK's protocol
