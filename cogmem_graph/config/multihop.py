@@ -143,11 +143,12 @@ class GatherConfig(_Config):
         "speaker, the names dominate a small embedder's vector of the question (0: off)",
     )
     entity_dense_weight: float = Field(
-        0.75, ge=0.0, le=10.0,
+        0.5, ge=0.0, le=10.0,
         description="when the query names entities the caller's memories mention, a second dense search "
         "restricted to the memories mentioning one of them (a speaker's own statements included: "
-        "\"Melanie: ...\" mentions Melanie) joins score fusion as a further list with this weight (0: off; at 0.75 "
-        "LoCoMo multi-hop R@10 +0.045 tune / +0.046 confirm read-only, overall unchanged)",
+        "\"Melanie: ...\" mentions Melanie) joins score fusion as a further list with this weight (0: off; "
+        "chosen on the LoCoMo tune half from 0.3-0.75 with the entity search on every such question: "
+        "docs/read_path.md, \"Gathering an answer spread over conversations\")",
     )
     entity_dense_aspect: bool = Field(
         True,
@@ -155,7 +156,7 @@ class GatherConfig(_Config):
         "\"What activities does partake in?\"), since the filter already says whose memories they are",
     )
     entity_dense_questions: GatherQuestions = Field(
-        "several",
+        "all",
         description="which questions the entity search serves: all that name a known entity, or only those "
         "asking for several things (`cognition.query_intent.asks_for_several`)",
     )

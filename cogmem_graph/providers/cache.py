@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from cogmem_graph.providers.embedders import Embedder
+from cogmem_graph.providers.embedders import Embedder, embed_queries
 
 
 class CachedEmbedder:
@@ -82,7 +82,7 @@ class CachedEmbedder:
             self.misses += len(missing)
         if missing:
             if kind == "q":
-                computed = [self.inner.embed_query(t) for _, t in missing]
+                computed = embed_queries(self.inner, [t for _, t in missing])
             else:
                 computed = self.inner.embed([t for _, t in missing])
             if len(computed) != len(missing):
@@ -102,3 +102,9 @@ class CachedEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         return self._get("q", [text])[0]
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Several queries; the ones not cached are embedded together (`embedders.embed_queries`)."""
+        if isinstance(texts, str):
+            raise TypeError("embed_queries() takes a list of texts; use embed_query() for one text")
+        return self._get("q", list(texts))

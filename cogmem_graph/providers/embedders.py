@@ -50,6 +50,15 @@ class Embedder(Protocol):
         ...
 
 
+def embed_queries(embedder: Embedder, texts: list[str]) -> list[list[float]]:
+    """Several search queries in one call where the embedder offers one (`embed_queries`: one
+    forward pass or one request for all), else one `embed_query` each."""
+    batch = getattr(embedder, "embed_queries", None)
+    if callable(batch):
+        return batch(texts)
+    return [embedder.embed_query(t) for t in texts]
+
+
 def _normalise(vector: list[float]) -> list[float]:
     norm = math.sqrt(sum(x * x for x in vector))
     if norm == 0.0:
@@ -132,6 +141,10 @@ class HashEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed([text])[0]
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Queries are embedded as documents are: several in one call."""
+        return self.embed(texts)
 
 
 def _check_texts(texts: Sequence[str]) -> list[str]:
@@ -320,6 +333,10 @@ class LocalEmbedder:
     def embed_query(self, text: str) -> list[float]:
         return self.embed([text])[0]
 
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Queries are embedded as documents are: several in one call."""
+        return self.embed(texts)
+
 
 # ---------------------------------------------------------------- OpenAI
 
@@ -438,6 +455,10 @@ class OpenAIEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed([text])[0]
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Queries are embedded as documents are: several in one call."""
+        return self.embed(texts)
 
 
 # ---------------------------------------------------------------- construction

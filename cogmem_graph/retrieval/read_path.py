@@ -53,7 +53,7 @@ from cogmem_graph.cognition.scoring import (
     tip_of_tongue_mask,
 )
 from cogmem_graph.cognition.validity import expired, held_at
-from cogmem_graph.config.multihop import GatherQuestions
+from cogmem_graph.config.multihop import GatherConfig, GatherQuestions
 from cogmem_graph.config.query import IntentRoute
 from cogmem_graph.config.retention import RetentionConfig
 from cogmem_graph.filters import (
@@ -66,9 +66,11 @@ from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import AccessUpdate, TraceVitals
 from cogmem_graph.lexical import bm25_query_vector
 from cogmem_graph.model import MemoryCategory, MemoryTrace, Mood, entity_key
+from cogmem_graph.providers.cache import CachedEmbedder
 from cogmem_graph.results import RetrievalResult, ScoredTrace
 from cogmem_graph.retrieval import multihop_walk as multihop
 from cogmem_graph.retrieval.fusion import fuse_hits, reciprocal_rank_fusion
+from cogmem_graph.retrieval.multihop import query_entity_keys
 from cogmem_graph.retrieval.query_plan import QueryPlan, plan_query, query_vector
 
 if TYPE_CHECKING:
@@ -154,7 +156,11 @@ def _retrieve(
     # The graph looks up the entities the query names while the vector store finds candidates.
     named = multihop.query_entities_later(ctx, query) if strategy == "full" and cfg.multi_hop_blend else None
     dense = lexical = []
+    gather = cfg.gather
+    entity_search = named is not None and _entity_search_asked(gather, gather_for, query)
     if strategy in ("full", "dense"):
+        if (entity_search and gather.entity_dense_aspect) or (named is not None and gather.aspect_dense_weight):
+            _embed_with_aspect(ctx, query)
         vector = query_vector(ctx, query, plan) if plan is not None else ctx.embedder.embed_query(query)
         dense = ctx.vectors.search_dense(vector, keys, pool, where=payload)
     # A question about what is still to come (the what-is-ahead rule, read once here).
@@ -177,9 +183,6 @@ def _retrieve(
 
     # Gathering around the question's entities: the question without their names, and a dense
     # search among the memories that mention them (RetrievalConfig.gather; off by default).
-    gather = cfg.gather
-    entity_search = bool(gather.entity_dense_weight) and (
-        (gather_for or gather.entity_dense_questions) == "all" or asks_for_several(query))
     entities = named() if named is not None and (gather.aspect_dense_weight or entity_search) else None
     extra = _gathered(ctx, query, entities, keys, pool, payload, entity_search) if entities else []
     fused = fuse_hits(dense, lexical, cfg, lexical_weight=route.lexical_weight,
@@ -330,6 +333,26 @@ def _retrieve_parts(
         _after_retrieval(ctx, recalled, [], ctx.visible_scope_keys, now, mood or ctx.current_mood())
     return RetrievalResult(query=query, traces=recalled, partial=partial, feeling_of_knowing=fok, strategy="full",
                            intent=plan.intent.value, parts=plan.parts, as_of=when.as_of, timeline=when.timeline)
+
+
+def _entity_search_asked(gather: GatherConfig, gather_for: GatherQuestions | None, query: str) -> bool:
+    """Whether the entity search serves this question, if it names a known entity."""
+    return bool(gather.entity_dense_weight) and (
+        (gather_for or gather.entity_dense_questions) == "all" or asks_for_several(query))
+
+
+def _embed_with_aspect(ctx: MemoryContext, query: str) -> None:
+    """The query and its aspect (the query without the names it holds, as the gathered lists
+    search by it) embedded in one call, so each search finds its vector cached: one forward
+    pass or one request instead of two. The names are the query's own; the entities the graph
+    confirms are nearly always the same, and when not, the aspect is embedded on its own.
+    Without the store's embedding cache there is nowhere to keep the aspect: nothing is done."""
+    if not isinstance(ctx.embedder, CachedEmbedder):
+        return
+    names = [name for _, name in query_entity_keys(query, ctx.config.retrieval.multi_hop.max_query_entities)]
+    aspect = without_names(query, names) if names else ""
+    if aspect and aspect != query:
+        ctx.embedder.embed_queries([query, aspect])
 
 
 def _gathered(ctx: MemoryContext, query: str, entities: list, keys: list[str], pool: int,

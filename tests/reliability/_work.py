@@ -156,12 +156,14 @@ def count_work(store: cg.MemoryStore) -> Iterator[Work]:
         setattr(vectors, method, counting_call)
         restore.append(lambda _method=method: delattr(vectors, _method))
 
-    # The model under the LRU cache. `embed_query` of most embedders calls their own `embed`:
+    # The model under the LRU cache. `embed_query` and `embed_queries` of most embedders call their own `embed`:
     # only the outermost call of a thread counts.
     model = getattr(store.embedder, "inner", store.embedder)
     depth = threading.local()
-    for method, size in (("embed", len), ("embed_query", lambda _text: 1)):
-        original = getattr(model, method)
+    for method, size in (("embed", len), ("embed_query", lambda _text: 1), ("embed_queries", len)):
+        original = getattr(model, method, None)
+        if original is None:  # an embedder without query batches
+            continue
 
         def counting_embed(texts: Any, _original: Any = original, _size: Callable[[Any], int] = size) -> Any:
             outermost = not getattr(depth, "n", 0)

@@ -572,6 +572,47 @@ def test_cached_embedder_only_embeds_misses_in_one_batch() -> None:
     assert cached.embed(["a"])[0][0] != 99.0
 
 
+class BatchingQueryEmbedder(CountingEmbedder):
+    """Embeds several queries in one call, as the built-in embedders do."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.query_batches: list[list[str]] = []
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        self.query_batches.append(list(texts))
+        return self.inner.embed(texts)
+
+
+def test_cached_queries_not_yet_embedded_go_out_in_one_call() -> None:
+    inner = BatchingQueryEmbedder()
+    cached = CachedEmbedder(inner, max_size=100)
+    cached.embed_query("where does Ana work")
+    both = cached.embed_queries(["where does Ana work", "where does work"])
+    assert inner.query_batches == [["where does Ana work"], ["where does work"]]
+    assert both == inner.inner.embed(["where does Ana work", "where does work"])
+    assert cached.embed_query("where does work") == both[1]  # served from the cache now
+    assert len(inner.query_batches) == 2 and not inner.queries
+    with pytest.raises(TypeError, match="list of texts"):
+        cached.embed_queries("one question")
+
+
+def test_an_embedder_without_query_batches_gets_one_query_at_a_time() -> None:
+    """A user's embedder may embed queries unlike documents: without `embed_queries`, each
+    query goes through its `embed_query`."""
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, max_size=100)
+    cached.embed_queries(["first question", "second question"])
+    assert inner.queries == ["first question", "second question"] and not inner.batches
+
+
+@pytest.mark.parametrize("spec", ["hash", "hash:64"])
+def test_built_in_embedders_embed_queries_as_documents_in_one_call(spec: str) -> None:
+    embedder = make_embedder(spec)
+    texts = ["what is my dog called", "what is called"]
+    assert embedder.embed_queries(texts) == embedder.embed(texts) == [embedder.embed_query(t) for t in texts]
+
+
 def test_cached_embedder_evicts_least_recently_used() -> None:
     inner = CountingEmbedder()
     cached = CachedEmbedder(inner, max_size=2)
