@@ -36,7 +36,8 @@ from cogmem_graph.text import stem, word_tokens
 
 @runtime_checkable
 class Embedder(Protocol):
-    """What the vector layer needs from an embedder."""
+    """What the vector layer needs from an embedder. An embedder may also offer
+    `embed_queries(texts)`, several queries in one call (see `embed_queries` below)."""
 
     name: str
     dim: int
