@@ -272,7 +272,8 @@ def run_size(n: int, args, rng: random.Random) -> dict[str, float | str | None]:
             agent = agents[i % len(agents)]
             single.append(timed_ms(lambda a=agent, i=i: a.encode(item_text(rng, n + i))))
             clock.advance(MS_PER_SECOND)
-        row["encode p50"] = statistics.median(single)
+        if single:  # --singles 0 skips them
+            row["encode p50"] = statistics.median(single)
 
         if args.embedder != "hash":
             texts = [item_text(rng, n + args.singles + i) for i in range(args.batch)]
