@@ -73,8 +73,8 @@ class MultiHopConfig(_Config):
     gather_for: GatherQuestions = Field(
         "all",
         description="which questions the read path's entity search serves inside multi_hop: all that name a "
-        "known entity (the caller asks about what is connected to them), or those asking for several things "
-        "as in retrieve",
+        "known entity (the caller asks about what is connected to them), or those asking for several things; "
+        "it overrides `RetrievalConfig.gather.entity_dense_questions` for multi_hop",
     )
     read_weight: float = Field(
         2.0, ge=0.0, le=10.0,
