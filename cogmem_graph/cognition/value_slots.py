@@ -238,9 +238,10 @@ def _word_token(raw: str, first: bool) -> tuple[str, str, bool]:
 def sentence_tokens(sentence: str) -> tuple[Token, ...]:
     """The sentence's tokens: words stemmed, values normalised ("4:30 pm" -> "16:30", "$1,450"
     -> "1450", "Fridays" -> "friday"); am/pm and currency words fold into their number.
-    Cached for the sentences a batch of new memories meets again among its neighbours; a
-    sentence's tokens take ~2 KiB, so 16,384 of them hold ~35 MiB (65,536 held ~140 MiB of
-    a 100k-memory process for little more)."""
+    Cached for the sentences a batch of new memories meets again among its neighbours. A
+    sentence's tokens take ~2 KiB: 16,384 of them hold ~35 MiB, where 65,536 held ~140 MiB
+    of a long-running process and saved 2 % of the tokenising (30,000 memories ingested:
+    28,046 against 28,546 sentences tokenised of ~102,500 asked)."""
     text = sentence.replace("’", "'")
     text = _AM_PM.sub(r"\1m", text)
     raws = [m.group(0) for m in _TOKEN.finditer(text)]
