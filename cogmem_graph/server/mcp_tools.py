@@ -247,7 +247,7 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MemoryMCP:
 
     @tool("recall")
     def recall(
-        query: Annotated[str, Field(description="a question or a few keywords")],
+        query: Annotated[str, Field(min_length=1, description="a question or a few keywords")],
         ctx: Context,
         top_k: Annotated[int | None, Field(ge=1, le=100, description="how many memories")] = None,
         as_of: Annotated[int | None, Field(ge=0, description=(
@@ -264,7 +264,7 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MemoryMCP:
 
     @tool("context")
     def build_context(
-        query: Annotated[str, Field(description="the user's message or the task at hand")],
+        query: Annotated[str, Field(min_length=1, description="the user's message or the task at hand")],
         ctx: Context,
         token_budget: Annotated[int | None, Field(ge=50, le=200_000)] = None,
         debug: Annotated[bool, Field(description=(
@@ -275,19 +275,21 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MemoryMCP:
 
     @tool("multi_hop")
     def multi_hop(
-        query: str, ctx: Context,
+        query: Annotated[str, Field(min_length=1)], ctx: Context,
         hops: Annotated[int | None, Field(ge=1, le=4, description="entity crossings, default 2")] = None,
         top_k: Annotated[int | None, Field(ge=1, le=100)] = None,
     ) -> dict[str, Any]:
         return slim_multi_hop(run(ctx, "multi_hop", query=query, hops=hops, top_k=top_k))
 
     @tool("observe")
-    def observe(role: Literal["user", "assistant", "system", "tool"], text: str, ctx: Context) -> dict[str, Any]:
+    def observe(role: Literal["user", "assistant", "system", "tool"], text: Annotated[str, Field(min_length=1)],
+                ctx: Context) -> dict[str, Any]:
         return run(ctx, "observe", role=role, text=text)
 
     @tool("remind")
     def remind(
-        content: str, ctx: Context, at: int | None = None, every: int | None = None,
+        content: Annotated[str, Field(min_length=1)], ctx: Context,
+        at: Annotated[int | None, Field(ge=0)] = None, every: Annotated[int | None, Field(gt=0)] = None,
         on_keywords: list[str] | None = None, on_context: str | None = None,
         scope: Scope | None = None,
     ) -> dict[str, Any]:
@@ -299,7 +301,7 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MemoryMCP:
         return run(ctx, "reminders", include_inactive=include_inactive)
 
     @tool("cancel_reminder")
-    def cancel_reminder(reminder_id: str, ctx: Context) -> dict[str, Any]:
+    def cancel_reminder(reminder_id: Annotated[str, Field(min_length=1)], ctx: Context) -> dict[str, Any]:
         return run(ctx, "cancel_reminder", reminder_id=reminder_id)
 
     @tool("pin")
@@ -327,7 +329,7 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MemoryMCP:
         created_before: Annotated[int | None, Field(ge=0, description="event time before (epoch ms)")] = None,
         order: Literal["newest", "oldest"] = "newest",
         limit: Annotated[int, Field(ge=1, le=100, description="memories per page")] = 20,
-        cursor: Annotated[str | None, Field(description="the `cursor` of the previous page")] = None,
+        cursor: Annotated[str | None, Field(min_length=1, description="the `cursor` of the previous page")] = None,
     ) -> dict[str, Any]:
         where = _where(type=type, tags_any=tags_any, tags_all=tags_all, scope=scope, state=state, metadata=metadata,
                        entity=entity, created_after=created_after, created_before=created_before)
@@ -336,9 +338,9 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MemoryMCP:
 
     @tool("update")
     def update_memory(
-        trace_id: Annotated[str, Field(description="the id of the memory to correct")],
+        trace_id: Annotated[str, Field(min_length=1, description="the id of the memory to correct")],
         ctx: Context,
-        content: Annotated[str | None, Field(description=(
+        content: Annotated[str | None, Field(min_length=1, description=(
             "the corrected statement: a new version replaces the old one (kept in its history)"))] = None,
         tags: Annotated[list[str] | None, Field(description="the new tags (replace the old ones)")] = None,
         metadata: Annotated[dict[str, Any] | None, Field(description="the new metadata (replaces the old)")] = None,
@@ -362,7 +364,7 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MemoryMCP:
 
     @tool("history")
     def memory_history(
-        trace_id: Annotated[str, Field(description="the id of any version of the memory")], ctx: Context,
+        trace_id: Annotated[str, Field(min_length=1, description="the id of any version of the memory")], ctx: Context,
     ) -> dict[str, Any]:
         return {"versions": [slim_record(r) for r in run(ctx, "history", trace_id=trace_id)]}
 

@@ -409,3 +409,44 @@ def test_the_openapi_schema_of_the_real_app_has_every_entry(tmp_path: Path) -> N
     paths = guarded.app.openapi()["paths"]
     for op in ENTRIES:
         assert op.method.lower() in paths.get(op.path, {}), f"{op.name}: {op.method} {op.path} not in the schema"
+
+
+BOUND_KEYS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength")
+
+
+def _bounds(schema: dict[str, Any]) -> dict[str, Any]:
+    """The numeric and length bounds of one property's JSON schema (an optional value's too)."""
+    found = {k: schema[k] for k in BOUND_KEYS if k in schema}
+    for option in schema.get("anyOf", []):
+        found.update({k: option[k] for k in BOUND_KEYS if k in option})
+    return found
+
+
+def _within(tool: dict[str, Any], table: dict[str, Any]) -> list[str]:
+    """The table's bounds a tool's argument does not keep: a missing one, or a looser one."""
+    lower = ("minimum", "exclusiveMinimum", "minLength")
+    problems = []
+    for key, limit in table.items():
+        mine = tool.get(key)
+        if mine is None or (mine < limit if key in lower else mine > limit):
+            problems.append(f"{key} {mine} (table {limit})")
+    return problems
+
+
+def test_mcp_tools_advertise_no_value_the_table_refuses() -> None:
+    """An argument a tool shares with its operation's model keeps the table's bounds (it may be
+    stricter for a model reading the answer: at most 100 memories), so a model never learns
+    from the tool's schema that a value is fine which the server then refuses."""
+    mcp = build_mcp(lambda *_: None)
+    tools = {t.name: t for t in anyio.run(mcp.list_tools)}
+    problems, checked = [], 0
+    for name, op_name in served(mcp).items():
+        if name not in tools:
+            continue
+        table = OPERATIONS[op_name].args.model_json_schema()["properties"]
+        for field, schema in tools[name].input_schema["properties"].items():
+            if field in table:
+                problems += [f"{name}.{field}: {p}" for p in _within(_bounds(schema), _bounds(table[field]))]
+                checked += 1
+    assert not problems
+    assert checked > 10
