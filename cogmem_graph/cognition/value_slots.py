@@ -240,8 +240,8 @@ def sentence_tokens(sentence: str) -> tuple[Token, ...]:
     -> "1450", "Fridays" -> "friday"); am/pm and currency words fold into their number.
     Cached for the sentences a batch of new memories meets again among its neighbours. A
     sentence's tokens take ~2 KiB: 16,384 of them hold ~35 MiB, where 65,536 held ~140 MiB
-    of a long-running process and saved 2 % of the tokenising (30,000 memories ingested:
-    28,046 against 28,546 sentences tokenised of ~102,500 asked)."""
+    of a long-running process (100,000 memories ingested: 1,188 against 1,309 MiB) and saved
+    23,000 of 122,000 tokenisations there, ~7 s of a ~330 s ingest."""
     text = sentence.replace("’", "'")
     text = _AM_PM.sub(r"\1m", text)
     raws = [m.group(0) for m in _TOKEN.finditer(text)]
