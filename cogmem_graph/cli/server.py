@@ -120,6 +120,8 @@ def serve(
     max_connections: Annotated[int, typer.Option(
         "--max-connections", min=1, help="connections open at once (fewer when the file-descriptor limit "
                                          "leaves no room for them)")] = 1000,
+    dashboard: Annotated[bool, typer.Option(
+        "--dashboard/--no-dashboard", help="serve the web dashboard at /ui (log in with an API key)")] = True,
 ) -> None:
     """Serve the memory store to many agents: REST (/v1, OpenAPI at /docs) and MCP (/mcp) on one
     port, or MCP over stdio (--stdio). With --server and --stdio, bridge stdio to that server.
@@ -148,7 +150,7 @@ def serve(
                 host=host, port=port, max_body_bytes=max_body, rate_per_second=rate or None,
                 consolidate_every_s=consolidate_every, max_in_flight_per_key=max_in_flight or None,
                 bad_key_rate=bad_key_rate or None, header_timeout_s=header_timeout, body_timeout_s=body_timeout,
-                keep_alive_s=keep_alive, max_connections=max_connections)
+                keep_alive_s=keep_alive, max_connections=max_connections, dashboard=dashboard)
             store = open_store(settings)
         except BaseException:
             for sock in sockets:
@@ -161,7 +163,8 @@ def serve(
                 if not keys.entries():
                     err.print(f"[yellow]warning:[/yellow] no API keys in {escape(str(keys.path))}: every "
                               "request will get 401 (make one with `cogmem keys add`)")
-                err.print(f"cogmem serving on http://{host}:{port} (REST /v1, MCP /mcp, docs /docs)")
+                err.print(f"cogmem serving on http://{host}:{port} (REST /v1, MCP /mcp, docs /docs"
+                          f"{', dashboard /ui' if dashboard else ''})")
                 runner.serve_http(store, keys, served, sockets)
             code = 0
         except runner.ServingFailed as exc:

@@ -59,6 +59,7 @@ class ServerSettings:
     max_in_flight_per_key: int | None = 8  # requests of one key in progress at once; None: no limit
     bad_key_rate: float | None = 1.0  # missing, unknown or expired keys a second per client address; None: no limit
     bad_key_burst: int = 20  # ... in a burst
+    dashboard: bool = True  # the web dashboard at /ui (server/dashboard)
 
 
 class _Probes:
@@ -169,9 +170,16 @@ def create_app(store: MemoryStore, keys: KeyRing, settings: ServerSettings | Non
     app.mount("/", mcp_app)
     bad_keys = AddressLimiter(settings.bad_key_rate, settings.bad_key_burst) if settings.bad_key_rate else None
     # The guard lets /health and /ready through at once (no key): the probes answer them first.
-    return Guard(_Probes(app, store), keys, max_body_bytes=settings.max_body_bytes,
-                 rate_per_second=settings.rate_per_second, max_in_flight_per_key=settings.max_in_flight_per_key,
-                 bad_keys=bad_keys)
+    guarded = Guard(_Probes(app, store), keys, max_body_bytes=settings.max_body_bytes,
+                    rate_per_second=settings.rate_per_second, max_in_flight_per_key=settings.max_in_flight_per_key,
+                    bad_keys=bad_keys)
+    if not settings.dashboard:
+        return guarded
+    from cogmem_graph.server.dashboard import WithDashboard, build_dashboard
+
+    # The dashboard checks its own sessions (a cookie, not a bearer key) and calls the same service.
+    return WithDashboard(guarded, build_dashboard(service, keys, max_body_bytes=settings.max_body_bytes,
+                                                  rate_per_second=settings.rate_per_second, bad_keys=bad_keys))
 
 
 WARM_UP_QUERY = "Who met whom, and about which project?"

@@ -1,0 +1,253 @@
+"""The dashboard's routes under `/ui`: login and logout, the memories list and search, one
+memory with its actions, and the store's health for owner keys.
+
+Every read and change goes through `MemoryService.call` with the principal of the session's
+key, exactly as a REST request with that key would: same roles, same identity, same scopes.
+A search looks without reinforcing (`record_access` false). Every POST must come from the
+dashboard's own origin (Origin, else Referer) and, once logged in, carry the session's CSRF
+token; the cookie is HttpOnly and SameSite=Strict besides.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from importlib import resources
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from cogmem_graph.server.dashboard import forms, pages
+from cogmem_graph.server.dashboard.sessions import Session, SessionStore, csrf_matches
+from cogmem_graph.server.guards import AddressLimiter, RateLimiter
+from cogmem_graph.server.keys import KeyRing, Principal
+from cogmem_graph.server.service import MemoryService, ServiceError
+
+COOKIE = "cogmem_session"
+PAGE_SIZE = 50
+SEARCH_TOP_K = 20
+HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+                               "frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
+
+
+class Refused(Exception):  # noqa: N818 - a request the dashboard answers with a page, not a crash
+    def __init__(self, status: int, text: str) -> None:
+        super().__init__(text)
+        self.status = status
+        self.text = text
+
+
+def page(html: str, status: int = 200) -> HTMLResponse:
+    return HTMLResponse(html, status_code=status, headers=HEADERS)
+
+
+def redirect(to: str) -> RedirectResponse:
+    return RedirectResponse(to, status_code=303, headers=HEADERS)
+
+
+def same_origin(request: Request) -> bool:
+    """True when the request names this server as its origin (Origin, else Referer)."""
+    expected = f"{request.url.scheme}://{request.headers.get('host', '')}"
+    origin = request.headers.get("origin")
+    if origin is None:
+        referer = request.headers.get("referer")
+        if not referer:
+            return False
+        parts = urlsplit(referer)
+        origin = f"{parts.scheme}://{parts.netloc}"
+    return origin == expected
+
+
+class Dashboard:
+    """The routes' shared state: the service, the key file, sessions and limits."""
+
+    def __init__(self, service: MemoryService, keys: KeyRing, *, max_body_bytes: int,
+                 rate_per_second: float | None, bad_keys: AddressLimiter | None) -> None:
+        self.service = service
+        self.keys = keys
+        self.sessions = SessionStore()
+        self.max_body_bytes = max_body_bytes
+        self.limiter = RateLimiter(rate_per_second)
+        self.bad_keys = bad_keys
+        self.css = resources.files(__package__).joinpath("static/dashboard.css").read_bytes()
+
+    # ------------------------------------------------------------ plumbing
+
+    def principal_of(self, session: Session) -> Principal | None:
+        """The session's key as the key file says now: None once revoked or expired."""
+        entry = next((e for e in self.keys.entries() if e.key_id == session.key_id), None)
+        principal = entry.principal() if entry is not None else None
+        return None if principal is None or principal.expired else principal
+
+    async def form(self, request: Request) -> dict[str, list[str]]:
+        size = 0
+        chunks: list[bytes] = []
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                raise Refused(413, f"the form is over the limit of {self.max_body_bytes} bytes")
+            chunks.append(chunk)
+        try:
+            return parse_qs(b"".join(chunks).decode("utf-8"), keep_blank_values=True, max_num_fields=100)
+        except (UnicodeDecodeError, ValueError):
+            raise Refused(400, "the form is not valid URL-encoded UTF-8") from None
+
+    async def call(self, principal: Principal, op: str, args: dict[str, Any] | None = None) -> Any:
+        return await run_in_threadpool(self.service.call, principal, op, args)
+
+    def handler(self, method: Callable[..., Any], *, change: bool = False) -> Callable[[Request], Any]:
+        """A route: the session's principal (else the login page), the key's rate, the origin
+        and CSRF token of a change, and refusals shown as pages."""
+
+        async def handle(request: Request) -> Response:
+            token = request.cookies.get(COOKIE)
+            session = self.sessions.get(token)
+            principal = self.principal_of(session) if session else None
+            if session is None or principal is None:
+                self.sessions.close(token)
+                if change:
+                    return page(pages.layout("Refused", pages.message("not logged in")), 403)
+                return redirect("/ui/login")
+            who = principal.describe()
+            try:
+                wait = self.limiter.check(principal)
+                if wait > 0:
+                    raise Refused(429, f"rate limit of this key exceeded; retry in {math.ceil(wait)} s")
+                form: dict[str, list[str]] = {}
+                if change:
+                    if not same_origin(request):
+                        raise Refused(403, "cross-site request refused")
+                    form = await self.form(request)
+                    if not csrf_matches(session, forms.first(form, "csrf")):
+                        raise Refused(403, "the form's CSRF token does not match this session")
+                return await method(request, principal, session, form)
+            except (Refused, ServiceError) as exc:
+                status = exc.status
+                text = exc.text if isinstance(exc, Refused) else exc.message
+                return page(pages.layout("Refused" if status in (401, 403) else "Not done", pages.message(text),
+                                         who=who, csrf=session.csrf), status)
+            except ValueError as exc:
+                return page(pages.layout("Not done", pages.message(str(exc)), who=who, csrf=session.csrf), 400)
+
+        return handle
+
+    # ------------------------------------------------------------ login
+
+    async def login_page(self, request: Request) -> Response:
+        if self.sessions.get(request.cookies.get(COOKIE)):
+            return redirect("/ui/")
+        return page(pages.login())
+
+    async def login(self, request: Request) -> Response:
+        if not same_origin(request):
+            return page(pages.login("cross-site request refused"), 403)
+        try:
+            form = await self.form(request)
+            key = forms.first(form, "key")
+        except (Refused, ValueError) as exc:
+            return page(pages.login(str(exc)), getattr(exc, "status", 400))
+        principal = self.keys.authenticate(key)
+        if principal is None or principal.expired:
+            client = request.client.host if request.client else "unknown"
+            if self.bad_keys is not None and self.bad_keys.check(client) > 0:
+                return page(pages.login("too many unknown keys from this address; wait a little"), 429)
+            return page(pages.login("unknown or expired key"), 401)
+        self.sessions.close(request.cookies.get(COOKIE))
+        token, _ = self.sessions.open(principal.key_id)
+        response = redirect("/ui/")
+        response.set_cookie(COOKIE, token, max_age=int(self.sessions.lifetime_s), path="/ui", httponly=True,
+                            samesite="strict", secure=request.url.scheme == "https")
+        return response
+
+    async def logout(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
+        self.sessions.close(request.cookies.get(COOKIE))
+        response = redirect("/ui/login")
+        response.delete_cookie(COOKIE, path="/ui", httponly=True, samesite="strict")
+        return response
+
+    async def static(self, request: Request) -> Response:
+        return Response(self.css, media_type="text/css", headers={"Cache-Control": "max-age=3600",
+                                                                  "X-Content-Type-Options": "nosniff"})
+
+    # ------------------------------------------------------------ pages
+
+    async def home(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
+        return redirect("/ui/memories" if principal.identity is not None else "/ui/health")
+
+    async def memories(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
+        query = {k: request.query_params.getlist(k) for k in request.query_params}
+        who = principal.describe()
+        where = forms.where_of(query)
+        text = forms.first(query, "q")
+        if text:
+            result = await self.call(principal, "recall", {"query": text, "top_k": SEARCH_TOP_K,
+                                                           "record_access": False, "where": where})
+            body = pages.search_results(query, result)
+            return page(pages.layout(f"Search: {text}", body, who=who, csrf=session.csrf))
+        cursor = forms.first(query, "cursor") or None
+        listing = await self.call(principal, "list", {"where": where, "limit": PAGE_SIZE, "cursor": cursor})
+        nxt = pages.query_href(query, cursor=listing["cursor"]) if listing.get("cursor") else None
+        return page(pages.layout("Memories", pages.memory_list(query, listing, nxt), who=who, csrf=session.csrf))
+
+    async def _memory_parts(self, principal: Principal, trace_id: str) -> tuple[Any, Any, Any]:
+        record = await self.call(principal, "get", {"trace_id": trace_id})
+        hood = await self.call(principal, "memory", {"trace_id": trace_id})
+        versions = await self.call(principal, "history", {"trace_id": trace_id})
+        return record, hood, versions
+
+    async def memory(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
+        record, hood, versions = await self._memory_parts(principal, request.path_params["trace_id"])
+        body = pages.memory(record, hood, versions, csrf=session.csrf, may_change=not principal.read_only)
+        return page(pages.layout("A memory", body, who=principal.describe(), csrf=session.csrf))
+
+    async def forget_page(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
+        record, hood, versions = await self._memory_parts(principal, request.path_params["trace_id"])
+        body = pages.forget_confirm(record, hood, len(versions), csrf=session.csrf)
+        return page(pages.layout("Forget a memory", body, who=principal.describe(), csrf=session.csrf))
+
+    async def change(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
+        trace_id, action = request.path_params["trace_id"], request.path_params["action"]
+        if action in ("pin", "unpin"):
+            await self.call(principal, action, {"ids": [trace_id]})
+            return redirect(pages.memory_href(trace_id))
+        if action == "edit":
+            content = (form.get("content") or [""])[0]
+            if not content.strip():
+                raise ValueError("content: write the new version's text")
+            record = await self.call(principal, "update", {"trace_id": trace_id, "content": content})
+            return redirect(pages.memory_href(record["trace"]["id"]))
+        if action == "forget":
+            await self.call(principal, "forget_one", {"trace_id": trace_id})
+            return redirect("/ui/memories")
+        raise Refused(404, f"no action {action!r} (pin, unpin, edit, forget)")
+
+    async def health(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
+        stats = await self.call(principal, "stats")  # an owner operation: other keys are refused here
+        ready = await run_in_threadpool(self.service.store.health)
+        return page(pages.layout("Store health", pages.health(stats, ready), who=principal.describe(),
+                                 csrf=session.csrf))
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/ui/login", self.login_page, methods=["GET"]),
+            Route("/ui/login", self.login, methods=["POST"]),
+            Route("/ui/logout", self.handler(self.logout, change=True), methods=["POST"]),
+            Route("/ui/static/dashboard.css", self.static, methods=["GET"]),
+            Route("/ui", self.handler(self.home), methods=["GET"]),
+            Route("/ui/", self.handler(self.home), methods=["GET"]),
+            Route("/ui/memories", self.handler(self.memories), methods=["GET"]),
+            Route("/ui/health", self.handler(self.health), methods=["GET"]),
+            Route("/ui/memories/{trace_id}", self.handler(self.memory), methods=["GET"]),
+            Route("/ui/memories/{trace_id}/forget", self.handler(self.forget_page), methods=["GET"]),
+            Route("/ui/memories/{trace_id}/{action}", self.handler(self.change, change=True), methods=["POST"]),
+        ]
