@@ -73,6 +73,9 @@ def test_the_wheel_carries_every_statement_and_the_browser_files(wheel: Path) ->
                    if p.is_file() and p.suffix in {".cypher", ".html", ".grass"}}
     missing = sorted(n for n in in_checkout if f"cogmem_graph/_cypher/{n}" not in names)
     assert not missing, f"the wheel lacks {missing[:5]} (and {max(0, len(missing) - 5)} more)"
+    static = ROOT / "cogmem_graph" / "server" / "dashboard" / "static"
+    shipped = sorted(p.relative_to(ROOT).as_posix() for p in static.iterdir() if p.is_file())
+    assert shipped and all(name in names for name in shipped), f"the wheel lacks the dashboard's {shipped}"
 
 
 def test_the_installed_package_runs_the_first_example(installed: Path, tmp_path: Path) -> None:
