@@ -1,0 +1,104 @@
+"""The dashboard's parts without a server: sessions expire and end, a revoked key ends its
+sessions, the list's filter names the field it refuses, pages escape what users wrote,
+and the setting turns `/ui` off."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from cogmem_graph.server.dashboard import forms, pages
+from cogmem_graph.server.dashboard.routes import Dashboard
+from cogmem_graph.server.dashboard.sessions import SessionStore, csrf_matches
+from cogmem_graph.server.keys import KeyRing
+
+
+def test_a_session_ends_when_idle_past_its_lifetime_or_closed(monkeypatch) -> None:
+    clock = [1000.0]
+    monkeypatch.setattr("cogmem_graph.server.dashboard.sessions.time.monotonic", lambda: clock[0])
+    sessions = SessionStore(idle_s=60, lifetime_s=300)
+    token, session = sessions.open("k1")
+    assert sessions.get(token) is session and sessions.get("guess") is None and sessions.get(None) is None
+    clock[0] += 59
+    assert sessions.get(token) is session  # seen again: its idle clock restarts
+    clock[0] += 59
+    assert sessions.get(token) is session
+    clock[0] += 61
+    assert sessions.get(token) is None
+    token, _ = sessions.open("k1")
+    for _ in range(6):
+        clock[0] += 55
+        sessions.get(token)
+    assert sessions.get(token) is None, "a session busy all along still ends after its lifetime"
+    token, _ = sessions.open("k1")
+    sessions.close(token)
+    assert sessions.get(token) is None
+
+
+def test_sessions_are_bounded_and_their_tokens_random() -> None:
+    sessions = SessionStore(max_sessions=3)
+    opened = [sessions.open("k")[0] for _ in range(5)]
+    assert len(sessions) == 3 and len(set(opened)) == 5
+    assert sessions.get(opened[0]) is None and sessions.get(opened[-1]) is not None
+    session = sessions.get(opened[-1])
+    assert csrf_matches(session, session.csrf)
+    assert not csrf_matches(session, "") and not csrf_matches(session, None) and not csrf_matches(session, "x")
+
+
+def test_a_revoked_or_expired_key_has_no_principal(tmp_path: Path) -> None:
+    keys = KeyRing(tmp_path / "keys.json")
+    _, entry = keys.add(agent_id="helper", user_id="maya")
+    dashboard = Dashboard(None, keys, max_body_bytes=1024, rate_per_second=None, bad_keys=None)  # type: ignore[arg-type]
+    _, session = dashboard.sessions.open(entry.key_id)
+    principal = dashboard.principal_of(session)
+    assert principal is not None and principal.identity.user_id == "maya"
+    keys.revoke(entry.key_id)
+    assert dashboard.principal_of(session) is None
+
+
+def test_the_filter_form_becomes_a_memory_filter_and_names_what_it_refuses() -> None:
+    form = {"type": ["semantic", ""], "state": ["active"], "tags": ["infra, ops ,"], "metadata": ["team=core"],
+            "created_after": ["2026-01-02"], "q": [""]}
+    assert forms.where_of(form) == {"type": ["semantic"], "state": ["active"], "tags_any": ["infra", "ops"],
+                                    "metadata": {"team": "core"}, "created_after": 1767312000000}
+    assert forms.where_of({}) is None
+    for name, value in (("created_before", "02/01/2026"), ("metadata", "team"), ("tags", "x" * 3000)):
+        with pytest.raises(ValueError, match=f"^{name}:"):
+            forms.where_of({name: [value]})
+
+
+def test_pages_write_what_users_wrote_as_text() -> None:
+    evil = '"><script>alert(1)</script>'
+    trace = {"id": 'mt_"x', "content": evil, "tags": [evil], "metadata": {"k": evil}, "type": "episodic",
+             "scope": "user", "pinned": False, "created_at": 0, "recorded_at": 0}
+    record = {"trace": trace, "state": "active", "version": 1}
+    hood = {"edges": [{"src": 'mt_"x', "dst": "mt_2", "type": "SHARED_ENTITY", "weight": 0.5}],
+            "neighbours": [{"id": "mt_2", "content": evil}]}
+    html = pages.memory(record, hood, [record], csrf='c"srf', may_change=True)
+    html += pages.memory_list({"q": [evil]}, {"items": [record]}, None)
+    html += pages.search_results({"tags": [evil]}, {"traces": [{"trace": trace, "score": 0.5,
+                                                                "signals": {evil: 0.3}}]})
+    html += pages.forget_confirm(record, hood, 1, csrf="t")
+    html += pages.layout(evil, "", who={"role": "agent", "key_id": evil, "identity": {"user_id": evil}}, csrf="t")
+    assert "<script" not in html and "&lt;script&gt;" in html
+    assert 'value="c&quot;srf"' in html and "/ui/memories/mt_%22x" in html
+
+
+def _app(tmp_path: Path, dashboard: bool) -> TestClient:
+    from cogmem_graph.server.app import ServerSettings, create_app
+
+    class Unused:
+        closed = False
+
+    app = create_app(Unused(), KeyRing(tmp_path / "keys.json"),  # type: ignore[arg-type]
+                     ServerSettings(consolidate_every_s=0, dashboard=dashboard))
+    return TestClient(app, base_url="http://testserver", raise_server_exceptions=False)
+
+
+def test_the_setting_turns_the_dashboard_off(tmp_path: Path) -> None:
+    on = _app(tmp_path, True).get("/ui/login")
+    assert on.status_code == 200 and 'name="key"' in on.text and on.headers["x-frame-options"] == "DENY"
+    off = _app(tmp_path, False).get("/ui/login")
+    assert off.status_code == 401 and "key" not in off.text.split("error")[0]
