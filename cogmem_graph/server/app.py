@@ -175,11 +175,12 @@ def create_app(store: MemoryStore, keys: KeyRing, settings: ServerSettings | Non
                     bad_keys=bad_keys)
     if not settings.dashboard:
         return guarded
-    from cogmem_graph.server.dashboard import WithDashboard, build_dashboard
+    from cogmem_graph.server.dashboard import WithDashboard, build_dashboard, loopback_only
 
     # The dashboard checks its own sessions (a cookie, not a bearer key) and calls the same service.
     return WithDashboard(guarded, build_dashboard(service, keys, max_body_bytes=settings.max_body_bytes,
-                                                  rate_per_second=settings.rate_per_second, bad_keys=bad_keys))
+                                                  rate_per_second=settings.rate_per_second, bad_keys=bad_keys),
+                         loopback=loopback_only(settings.host))
 
 
 WARM_UP_QUERY = "Who met whom, and about which project?"

@@ -94,7 +94,7 @@ def _app(tmp_path: Path, dashboard: bool) -> TestClient:
 
     app = create_app(Unused(), KeyRing(tmp_path / "keys.json"),  # type: ignore[arg-type]
                      ServerSettings(consolidate_every_s=0, dashboard=dashboard))
-    return TestClient(app, base_url="http://testserver", raise_server_exceptions=False)
+    return TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False)
 
 
 def test_the_setting_turns_the_dashboard_off(tmp_path: Path) -> None:
@@ -102,3 +102,11 @@ def test_the_setting_turns_the_dashboard_off(tmp_path: Path) -> None:
     assert on.status_code == 200 and 'name="key"' in on.text and on.headers["x-frame-options"] == "DENY"
     off = _app(tmp_path, False).get("/ui/login")
     assert off.status_code == 401 and "key" not in off.text.split("error")[0]
+
+
+def test_on_a_loopback_address_only_loopback_host_names_reach_the_dashboard(tmp_path: Path) -> None:
+    client = _app(tmp_path, True)
+    for host in ("127.0.0.1:8765", "localhost", "[::1]:8765"):
+        assert client.get("/ui/login", headers={"Host": host}).status_code == 200, host
+    for host in ("evil.example:8765", "127.0.0.1.evil.example"):
+        assert client.get("/ui/login", headers={"Host": host}).status_code == 403, host

@@ -4,16 +4,35 @@ server-side session. Its stylesheet ships in the package; nothing is fetched at 
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
 
 from starlette.applications import Starlette
 
 from cogmem_graph.server.dashboard.routes import Dashboard
-from cogmem_graph.server.guards import AddressLimiter
+from cogmem_graph.server.guards import AddressLimiter, send_error
 from cogmem_graph.server.keys import KeyRing
 from cogmem_graph.server.service import MemoryService
 
 PREFIX = "/ui"
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
+
+
+def loopback_only(host: str) -> bool:
+    """True when the server listens on a loopback address: then the dashboard answers only
+    requests naming a loopback host (a page of another site whose name was made to resolve
+    to 127.0.0.1 gets nothing)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def host_name(headers: list[tuple[bytes, bytes]]) -> str:
+    host = dict(headers).get(b"host", b"").decode("latin-1").lower()
+    return host.rsplit(":", 1)[0] if not host.endswith("]") else host
 
 
 def build_dashboard(service: MemoryService, keys: KeyRing, *, max_body_bytes: int, rate_per_second: float | None,
@@ -29,9 +48,10 @@ class WithDashboard:
     """ASGI: `/ui` and below go to the dashboard (its own session check), the rest to the
     guarded API."""
 
-    def __init__(self, api: Any, dashboard: Any) -> None:
+    def __init__(self, api: Any, dashboard: Any, *, loopback: bool) -> None:
         self.api = api
         self.dashboard = dashboard
+        self.loopback = loopback
 
     def __getattr__(self, name: str) -> Any:
         if name in ("api", "dashboard"):
@@ -41,6 +61,10 @@ class WithDashboard:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         path = scope.get("path", "")
         if scope["type"] == "http" and (path == PREFIX or path.startswith(PREFIX + "/")):
+            if self.loopback and host_name(scope["headers"]) not in LOOPBACK_NAMES:
+                await send_error(send, 403, "the dashboard of a server on a loopback address answers loopback "
+                                            "host names only")
+                return
             await self.dashboard(scope, receive, send)
         else:
             await self.api(scope, receive, send)
