@@ -179,7 +179,7 @@ def create_app(store: MemoryStore, keys: KeyRing, settings: ServerSettings | Non
 
     # The dashboard checks its own sessions (a cookie, not a bearer key) and calls the same service.
     return WithDashboard(guarded, build_dashboard(service, keys, max_body_bytes=settings.max_body_bytes,
-                                                  rate_per_second=settings.rate_per_second, bad_keys=bad_keys),
+                                                  limiter=guarded.limiter, bad_keys=bad_keys),
                          loopback=loopback_only(settings.host))
 
 

@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from cogmem_graph.server.dashboard import forms, pages
 from cogmem_graph.server.dashboard.routes import Dashboard
 from cogmem_graph.server.dashboard.sessions import SessionStore, csrf_matches
+from cogmem_graph.server.guards import RateLimiter
 from cogmem_graph.server.keys import KeyRing
 
 
@@ -50,7 +51,7 @@ def test_sessions_are_bounded_and_their_tokens_random() -> None:
 def test_a_revoked_or_expired_key_has_no_principal(tmp_path: Path) -> None:
     keys = KeyRing(tmp_path / "keys.json")
     _, entry = keys.add(agent_id="helper", user_id="maya")
-    dashboard = Dashboard(None, keys, max_body_bytes=1024, rate_per_second=None, bad_keys=None)  # type: ignore[arg-type]
+    dashboard = Dashboard(None, keys, max_body_bytes=1024, limiter=RateLimiter(None), bad_keys=None)  # type: ignore[arg-type]
     _, session = dashboard.sessions.open(entry.key_id)
     principal = dashboard.principal_of(session)
     assert principal is not None and principal.identity.user_id == "maya"
@@ -86,13 +87,13 @@ def test_pages_write_what_users_wrote_as_text() -> None:
     assert 'value="c&quot;srf"' in html and "/ui/memories/mt_%22x" in html
 
 
-def _app(tmp_path: Path, dashboard: bool) -> TestClient:
+def _app(tmp_path: Path, dashboard: bool, keys: KeyRing | None = None) -> TestClient:
     from cogmem_graph.server.app import ServerSettings, create_app
 
     class Unused:
         closed = False
 
-    app = create_app(Unused(), KeyRing(tmp_path / "keys.json"),  # type: ignore[arg-type]
+    app = create_app(Unused(), keys or KeyRing(tmp_path / "keys.json"),  # type: ignore[arg-type]
                      ServerSettings(consolidate_every_s=0, dashboard=dashboard))
     return TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False)
 
@@ -110,3 +111,13 @@ def test_on_a_loopback_address_only_loopback_host_names_reach_the_dashboard(tmp_
         assert client.get("/ui/login", headers={"Host": host}).status_code == 200, host
     for host in ("evil.example:8765", "127.0.0.1.evil.example"):
         assert client.get("/ui/login", headers={"Host": host}).status_code == 403, host
+
+
+def test_a_keys_pages_count_towards_its_rate(tmp_path: Path) -> None:
+    keys = KeyRing(tmp_path / "keys.json")
+    key, _ = keys.add(agent_id="helper", rate_per_second=1)
+    client = _app(tmp_path, True, keys)
+    login = client.post("/ui/login", data={"key": key}, headers={"Origin": "http://127.0.0.1"}, follow_redirects=False)
+    assert login.status_code == 303
+    answers = [client.get("/ui/", follow_redirects=False).status_code for _ in range(4)]
+    assert answers[0] == 303 and 429 in answers, answers

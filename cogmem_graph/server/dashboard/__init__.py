@@ -10,7 +10,7 @@ from typing import Any
 from starlette.applications import Starlette
 
 from cogmem_graph.server.dashboard.routes import Dashboard
-from cogmem_graph.server.guards import AddressLimiter, send_error
+from cogmem_graph.server.guards import AddressLimiter, RateLimiter, send_error
 from cogmem_graph.server.keys import KeyRing
 from cogmem_graph.server.service import MemoryService
 
@@ -35,10 +35,9 @@ def host_name(headers: list[tuple[bytes, bytes]]) -> str:
     return host.rsplit(":", 1)[0] if not host.endswith("]") else host
 
 
-def build_dashboard(service: MemoryService, keys: KeyRing, *, max_body_bytes: int, rate_per_second: float | None,
+def build_dashboard(service: MemoryService, keys: KeyRing, *, max_body_bytes: int, limiter: RateLimiter,
                     bad_keys: AddressLimiter | None) -> Any:
-    dashboard = Dashboard(service, keys, max_body_bytes=max_body_bytes, rate_per_second=rate_per_second,
-                          bad_keys=bad_keys)
+    dashboard = Dashboard(service, keys, max_body_bytes=max_body_bytes, limiter=limiter, bad_keys=bad_keys)
     app = Starlette(routes=dashboard.routes())
     app.state.dashboard = dashboard
     return app

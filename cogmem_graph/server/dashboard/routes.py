@@ -71,13 +71,13 @@ def same_origin(request: Request) -> bool:
 class Dashboard:
     """The routes' shared state: the service, the key file, sessions and limits."""
 
-    def __init__(self, service: MemoryService, keys: KeyRing, *, max_body_bytes: int,
-                 rate_per_second: float | None, bad_keys: AddressLimiter | None) -> None:
+    def __init__(self, service: MemoryService, keys: KeyRing, *, max_body_bytes: int, limiter: RateLimiter,
+                 bad_keys: AddressLimiter | None) -> None:
         self.service = service
         self.keys = keys
         self.sessions = SessionStore()
         self.max_body_bytes = max_body_bytes
-        self.limiter = RateLimiter(rate_per_second)
+        self.limiter = limiter  # the API's own buckets: a key's rate counts its pages and its requests together
         self.bad_keys = bad_keys
         self.css = resources.files(__package__).joinpath("static/dashboard.css").read_bytes()
 
