@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import struct
 import subprocess
 import zlib
@@ -24,17 +23,11 @@ import pytest
 import cogmem_graph as cg
 from cogmem_graph.viz import META_ID, palette, write_viz
 
+from .cdp import chromium
+
 WINDOW = (900, 650)
 VIRTUAL_TIME_MS = "8000"
 
-
-def _chromium() -> str:
-    for name in ("chromium", "chromium-browser"):
-        found = shutil.which(name)
-        if found:
-            return found
-    pytest.skip("browser test skipped: no `chromium` on PATH (run `make browser-tools`, "
-                "which installs Debian's chromium package)")
 
 
 def _run_chromium(binary: str, profile: Path, *args: str) -> subprocess.CompletedProcess:
@@ -109,7 +102,7 @@ def page(tmp_path_factory) -> tuple[Path, dict]:
 
 
 def test_page_renders_every_node_in_headless_chromium(page, tmp_path) -> None:
-    binary = _chromium()
+    binary = chromium()
     path, meta = page
     done = _run_chromium(binary, tmp_path / "profile", "--dump-dom", path.resolve().as_uri())
     assert done.returncode == 0, done.stderr[-2000:]
@@ -122,7 +115,7 @@ def test_page_renders_every_node_in_headless_chromium(page, tmp_path) -> None:
 
 
 def test_screenshot_is_not_blank_and_shows_node_colours(page, tmp_path) -> None:
-    binary = _chromium()
+    binary = chromium()
     path, meta = page
     shot = tmp_path / "shot.png"
     done = _run_chromium(binary, tmp_path / "profile", f"--screenshot={shot}", path.resolve().as_uri())
