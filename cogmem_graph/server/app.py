@@ -1,4 +1,6 @@
-"""The ASGI application: REST routes and the MCP endpoint (`/mcp`) behind one guard.
+"""The ASGI application: REST routes and the MCP endpoint (`/mcp`) behind one guard, and the
+web dashboard (`/ui`, `server.dashboard`) beside it, which checks its own session cookies and
+calls the same service.
 
 `/health` and `/ready` are answered here, before the routes (the guard lets them through at
 once): they never wait for the worker threads that run store calls, so a burst of slow
