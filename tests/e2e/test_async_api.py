@@ -21,6 +21,7 @@ from cogmem_graph.clock import MS_PER_SECOND, ManualClock
 from cogmem_graph.errors import StoreClosed
 from cogmem_graph.pipeline.archive import ArchiveNotFound
 
+from .async_twins import refused_alike
 from .server_harness import child_env
 
 START_MS = 1_700_000_000_000
@@ -163,12 +164,7 @@ def test_errors_are_the_sync_apis_errors(store: cg.MemoryStore) -> None:
     async def scenario() -> None:
         astore = cg.AsyncMemoryStore(store)
         agent = astore.agent("helper", user_id="u1")
-        for name, args, kwargs in calls:
-            with pytest.raises(Exception) as want:
-                getattr(sync, name)(*args, **kwargs)
-            with pytest.raises(want.type) as got:
-                await getattr(agent, name)(*args, **kwargs)
-            assert str(got.value) == str(want.value), name
+        await refused_alike(sync, agent, calls)
         with pytest.raises(ValueError, match="not a valid agent identity"):
             astore.agent("")
         with pytest.raises(ValueError, match="witnesses must be a non-empty list"):

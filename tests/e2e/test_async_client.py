@@ -15,6 +15,7 @@ from cogmem_graph.client import RequestRejected, ServerError, UnsendableArgument
 from cogmem_graph.errors import BackendUnavailable
 from cogmem_graph.server.keys import KeyRing, default_keys_path
 
+from .async_twins import refused_alike
 from .server_harness import Server, free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -93,13 +94,7 @@ def test_the_async_handle_raises_what_the_sync_handle_raises(server) -> None:
 
     async def scenario() -> None:
         async with cg.connect_async(srv.url, keys["dana"]) as agent:
-            for name, args, kwargs in calls:
-                with pytest.raises(Exception) as want:
-                    getattr(sync, name)(*args, **kwargs)
-                with pytest.raises(want.type) as got:
-                    await getattr(agent, name)(*args, **kwargs)
-                assert str(got.value) == str(want.value), name
-                assert getattr(got.value, "status", None) == getattr(want.value, "status", None)
+            await refused_alike(sync, agent, calls)
             with pytest.raises(RuntimeError, match="await agent.whoami"):
                 cg.AsyncRemoteAgent(srv.url, keys["dana"]).visible_scope_keys  # noqa: B018
         async with cg.connect_async(f"http://127.0.0.1:{free_port()}", keys["dana"], timeout=2) as nobody:

@@ -15,18 +15,8 @@ from pathlib import Path
 import pytest
 
 from .cdp import Browser, chromium
-from .dashboard_harness import Seeded, start
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
-
-
-@pytest.fixture(scope="module")
-def seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Seeded]:
-    seeded = start(tmp_path_factory.mktemp("dashboard") / "home")
-    try:
-        yield seeded
-    finally:
-        seeded.server.stop()
 
 
 @pytest.fixture

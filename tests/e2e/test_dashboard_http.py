@@ -5,25 +5,15 @@ escaped, and an owner key sees counts, not content."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from contextlib import closing
 
 import httpx
 import pytest
 
-from .dashboard_harness import CSRF, XSS, Seeded, logged_in, start
+from .dashboard_harness import CSRF, XSS, logged_in
 from .server_harness import auth
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
-
-
-@pytest.fixture(scope="module")
-def seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Seeded]:
-    seeded = start(tmp_path_factory.mktemp("dashboard") / "home")
-    try:
-        yield seeded
-    finally:
-        seeded.server.stop()
 
 
 def test_login_sets_an_httponly_strict_cookie_that_is_not_the_key(seeded) -> None:
