@@ -1,0 +1,188 @@
+"""The million-trace row: a store built once, then measured as it is used.
+
+    python benchmarks/million.py build --home /var/tmp/cogmem-1m --traces 1000000   # resumable
+    python benchmarks/million.py measure --home /var/tmp/cogmem-1m
+
+`build` writes traces with `encode_many` (hash embedder, the embedded default, the corpus of
+`latency.py`: ten user scopes and a shared organisation scope) into a home that is kept, and
+prints a line per `--report-every` traces: how many, the rate of that stretch, the process's
+and the graph server's resident memory. It stops after `--traces` in all and can be run
+again to go on where it stopped (the count and the clock are kept beside the home, in
+`<home>.bench.json`), so a long build fits in several sittings.
+
+`measure` opens that home and prints one table: `retrieve(top_k=10)` p50 / p95 over
+`--queries` questions beside the floor (one raw vector query and one raw graph load of as
+many traces, as in `latency.py`); a first `consolidate()` (everything written since the
+build counts as new); then a day's writes (`--day-writes` traces over 24 hours on the clock)
+and the night's `consolidate()`, the one a deployment pays every day; and resident memory.
+Wall-clock times on this machine; benchmarks never assert them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import latency  # noqa: E402 - the corpus, the floor and the memory readings are latency.py's
+
+import cogmem_graph as cg  # noqa: E402
+from cogmem_graph.clock import MS_PER_DAY, MS_PER_HOUR, MS_PER_SECOND, ManualClock  # noqa: E402
+from cogmem_graph.home import write_private  # noqa: E402
+
+START_MS = 1_700_000_000_000
+
+
+def state_path(home: Path) -> Path:
+    return home.with_name(home.name + ".bench.json")
+
+
+def load_state(home: Path) -> dict:
+    path = state_path(home)
+    return json.loads(path.read_text()) if path.exists() else {"written": 0, "clock": START_MS}
+
+
+def save_state(home: Path, state: dict) -> None:
+    write_private(state_path(home), json.dumps(state).encode("utf-8"))
+
+
+def open_home(home: Path, clock: ManualClock) -> cg.MemoryStore:
+    return cg.open(home=home, embedder="hash", clock=clock)
+
+
+def agents_of(store: cg.MemoryStore, scopes: int) -> list:
+    return [store.agent("bench", user_id=f"u{u}", organization_id="acme") for u in range(scopes)]
+
+
+def items_from(rng: random.Random, first: int, count: int, clock: ManualClock) -> list[dict]:
+    """`count` memories numbered from `first`, one event every 30 s up to now; every
+    twentieth is shared with the organisation."""
+    now = clock.now_ms()
+    items = [{"content": latency.item_text(rng, first + i), "created_at": now - (count - i) * 30 * MS_PER_SECOND}
+             for i in range(count)]
+    for i in range(0, count, 20):
+        items[i]["scope"] = "organization"
+    return items
+
+
+def write(agents: list, items: list[dict], batch: int, clock: ManualClock) -> None:
+    """Each agent writes its share of `items` in batches of `batch`, the clock moving on."""
+    for offset in range(0, len(items), batch * len(agents)):
+        for u, agent in enumerate(agents):
+            chunk = items[offset + u * batch: offset + (u + 1) * batch]
+            if chunk:
+                agent.encode_many(chunk, batch_size=batch)
+        clock.advance(MS_PER_SECOND)
+
+
+def build(args, console: Console) -> None:
+    home = Path(args.home)
+    state = load_state(home)
+    clock = ManualClock(state["clock"])
+    rng = random.Random(args.seed + state["written"])
+    with open_home(home, clock) as store:
+        agents = agents_of(store, args.scopes)
+        while state["written"] < args.traces:
+            count = min(args.report_every, args.traces - state["written"])
+            items = items_from(rng, state["written"], count, clock)
+            start = time.perf_counter()
+            write(agents, items, args.batch, clock)
+            elapsed = time.perf_counter() - start
+            store.graph.confirm_writes()
+            state["written"] += count
+            state["clock"] = clock.now_ms()
+            save_state(home, state)
+            console.print(f"{state['written']:>9,} traces   {count / elapsed:7,.0f} traces/s over the last "
+                          f"{count:,}   process {latency.rss_mib(os.getpid()):7,.0f} MiB   graph server "
+                          f"{latency.rss_mib(latency.graph_server_pid(store)) or 0:7,.0f} MiB", highlight=False)
+
+
+def measure(args, console: Console) -> None:
+    home = Path(args.home)
+    state = load_state(home)
+    if not state["written"]:
+        raise SystemExit(f"--home {home}: nothing built there yet (run `build` first)")
+    clock = ManualClock(state["clock"])
+    rng = random.Random(args.seed)
+    row: dict[str, float | None] = {"traces": float(state["written"])}
+    start = time.perf_counter()
+    with open_home(home, clock) as store:
+        row["open s"] = time.perf_counter() - start
+        agents = agents_of(store, args.scopes)
+        qrng = random.Random(args.seed)
+        queries = [(agents[qrng.randrange(len(agents))],
+                    qrng.choice(latency.QUESTIONS).format(name=qrng.choice(latency.NAMES),
+                                                          topic=qrng.choice(latency.TOPICS)))
+                   for _ in range(args.queries)]
+        for agent, query in queries[:5]:  # warm caches and code paths
+            agent.retrieve(query, top_k=10, record_access=False)
+        pool = store.config.retrieval.pool_for(10)
+        retrieve_ms, floor_ms = [], []
+        for agent, query in queries:
+            keys = agent.visible_scope_keys
+            vector = store.embedder.embed_query(query)
+            retrieve_ms.append(latency.timed_ms(lambda a=agent, q=query: a.retrieve(q, top_k=10)))
+            store.graph.confirm_writes()
+            t0 = time.perf_counter()
+            latency.raw_graph_load(store, latency.raw_vector_query(store.vectors, vector, keys, pool), keys)
+            floor_ms.append((time.perf_counter() - t0) * 1000)
+            clock.advance(MS_PER_SECOND)
+        row["retrieve p50 ms"] = statistics.median(retrieve_ms)
+        row["retrieve p95 ms"] = latency.percentile(retrieve_ms, 0.95)
+        row["floor p50 ms"] = statistics.median(floor_ms)
+        console.print(f"retrieve p50 {row['retrieve p50 ms']:.1f} ms, p95 {row['retrieve p95 ms']:.1f} ms",
+                      highlight=False)
+
+        clock.advance(2 * MS_PER_HOUR)
+        row["first consolidate s"] = latency.timed_ms(store.consolidate) / 1000
+        console.print(f"first consolidate {row['first consolidate s']:.1f} s", highlight=False)
+
+        # A day: the writes spread over 24 hours, then the night's run.
+        day = items_from(rng, state["written"], args.day_writes, clock)
+        steps = max(1, args.day_writes // (args.batch * args.scopes))
+        start = time.perf_counter()
+        for step in range(steps):
+            write(agents, day[step::steps], args.batch, clock)
+            clock.advance(MS_PER_DAY // steps)
+        row["day writes/s"] = args.day_writes / (time.perf_counter() - start)
+        row["night consolidate s"] = latency.timed_ms(store.consolidate) / 1000
+        row["process MiB"] = latency.rss_mib(os.getpid())
+        row["graph MiB"] = latency.rss_mib(latency.graph_server_pid(store))
+    table = Table(title=f"the million-trace row — embedded default, hash embedder ({home})")
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    for figure, value in row.items():
+        table.add_row(figure, "-" if value is None else f"{value:,.1f}")
+    console.print(table)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["build", "measure"])
+    parser.add_argument("--home", required=True, help="the memory home built and measured (kept)")
+    parser.add_argument("--traces", type=int, default=1_000_000, help="build: traces in all")
+    parser.add_argument("--report-every", type=int, default=50_000, help="build: a progress line per this many")
+    parser.add_argument("--scopes", type=int, default=10, help="agents (user scopes) the traces are spread over")
+    parser.add_argument("--batch", type=int, default=500, help="encode_many batch size")
+    parser.add_argument("--queries", type=int, default=50, help="measure: retrieve calls")
+    parser.add_argument("--day-writes", type=int, default=10_000, help="measure: traces written over the day")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    if args.traces < 1 or args.report_every < 1 or args.day_writes < 1:
+        raise SystemExit("--traces, --report-every and --day-writes must be positive")
+    console = Console()
+    (build if args.command == "build" else measure)(args, console)
+
+
+if __name__ == "__main__":
+    main()
