@@ -186,3 +186,46 @@ def write_viz(agent: AgentMemory, query: str, out: Path | str, *, top_k: int = 1
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page, encoding="utf-8")
     return VizResult(path=path, nodes=counts["nodes"], relationships=counts["relationships"], retrieved=len(ids))
+
+
+def neighbourhood_graph(centre: dict[str, Any], edges: list[dict[str, Any]],
+                        neighbours: list[dict[str, Any]]) -> tuple[Any, dict[str, int]]:
+    """A `neo4j_viz.VisualizationGraph` of one memory, its edges and the neighbours at their
+    other ends, from the JSON the `memory` operation answers (already scope-filtered). The
+    centre is drawn larger; each node's caption is its content, shortened."""
+    from neo4j_viz import Node, Relationship, VisualizationGraph
+
+    colours = palette()
+    nodes: list[Node] = []
+    type_counts: dict[str, int] = {}
+    for trace in [centre, *neighbours]:
+        if any(n.id == trace["id"] for n in nodes):
+            continue
+        try:
+            label = TYPE_LABELS[MemoryType(trace.get("type", "episodic"))]
+        except ValueError:
+            label = NodeLabel.TRACE.value
+        type_counts[label] = type_counts.get(label, 0) + 1
+        info = {"label": label, "content": trace.get("content", ""), "scope": trace.get("scope"),
+                "strength": _round(trace.get("encoding_strength")), "created": _iso(trace.get("created_at"))}
+        nodes.append(Node(id=trace["id"], caption=_caption(trace.get("content") or trace["id"]),
+                          size=30 if trace is centre else 18, color=colours.get(label, _FALLBACK_NODE),
+                          properties={k: v for k, v in info.items() if v not in (None, "")}))
+    drawn = {n.id for n in nodes}
+    relationships: list[Relationship] = []
+    edge_counts: dict[str, int] = {}
+    for number, edge in enumerate(edges):
+        if edge["src"] not in drawn or edge["dst"] not in drawn:
+            continue
+        edge_type = str(edge.get("type"))
+        weight = edge.get("weight")
+        edge_counts[edge_type] = edge_counts.get(edge_type, 0) + 1
+        caption = edge_type if not isinstance(weight, int | float) else f"{edge_type} {float(weight):.2f}"
+        width = 1 + 4 * float(weight) if isinstance(weight, int | float) else 1
+        relationships.append(Relationship(id=f"r{number}", source=edge["src"], target=edge["dst"], caption=caption,
+                                          color=colours.get(edge_type, _FALLBACK_NODE), width=width,
+                                          properties={"type": edge_type, "weight": _round(weight)}))
+    graph = VisualizationGraph(nodes=nodes, relationships=relationships)
+    graph.set_legend(nodes={label: colours.get(label, _FALLBACK_NODE) for label in sorted(type_counts)},
+                     relationships={t: colours.get(t, _FALLBACK_NODE) for t in sorted(edge_counts)})
+    return graph, {"nodes": len(nodes), "relationships": len(relationships)}

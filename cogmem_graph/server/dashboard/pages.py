@@ -154,9 +154,23 @@ def memory(record: Mapping[str, Any], hood: Mapping[str, Any], versions: list[Ma
             f'<label>New version <textarea name="content" rows="3" required>{esc(trace.get("content"))}</textarea>'
             f'</label><button>Save as a new version</button></form>'
             f'<p><a class="danger" href="{esc(href)}/forget">Forget…</a></p></section>')
-    return (f'<blockquote class="content">{esc(trace.get("content"))}</blockquote>{facts}{actions}'
+    return (f'<blockquote class="content">{esc(trace.get("content"))}</blockquote>{facts}'
+            f'<p><a class="graph-link" href="{esc(href)}/graph">Draw its graph</a></p>{actions}'
             f'<h3>Versions</h3><ol class="versions">{history}</ol>'
             f'<h3>Edges and neighbours</h3>' + (f'<ul class="edges">{edges}</ul>' if edges else message("No edges.")))
+
+
+def graph(hood: Mapping[str, Any], counts: Mapping[str, int], cap: int, drawing: str) -> str:
+    """One memory's graph: the drawing (NVL), what it bounds, and the nodes as a list too."""
+    trace = hood["trace"]
+    captions = "".join(f'<li><a href="{esc(memory_href(n["id"]))}">{esc(n.get("content"))}</a></li>'
+                       for n in hood.get("neighbours", []))
+    return (f'<p><a href="{esc(memory_href(trace["id"]))}">Back to the memory</a></p>'
+            f'<blockquote class="content">{esc(trace.get("content"))}</blockquote>'
+            f'<p class="hint">The memory, its strongest edges and the neighbours at their other ends, at most '
+            f'{cap} of them: {counts.get("nodes", 0)} node(s) and {counts.get("relationships", 0)} edge(s) '
+            f'drawn.</p>{drawing}<h3>Neighbours drawn</h3>'
+            + (f'<ul class="neighbours">{captions}</ul>' if captions else message("No neighbours.")))
 
 
 def forget_confirm(record: Mapping[str, Any], hood: Mapping[str, Any], versions: int, *, csrf: str) -> str:

@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from cogmem_graph.server.dashboard import forms, pages
+from cogmem_graph.server.dashboard import forms, graph_page, pages
 from cogmem_graph.server.dashboard.sessions import Session, SessionStore, csrf_matches
 from cogmem_graph.server.guards import AddressLimiter, RateLimiter
 from cogmem_graph.server.keys import KeyRing, Principal
@@ -30,6 +30,7 @@ from cogmem_graph.server.service import MemoryService, ServiceError
 COOKIE = "cogmem_session"
 PAGE_SIZE = 50
 SEARCH_TOP_K = 20
+GRAPH_NEIGHBOURS = 25
 HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
                                "frame-ancestors 'none'; base-uri 'none'",
@@ -40,6 +41,9 @@ HEADERS = {
 }
 
 
+STATIC_HEADERS = {"Cache-Control": "max-age=3600", "X-Content-Type-Options": "nosniff"}
+
+
 class Refused(Exception):  # noqa: N818 - a request the dashboard answers with a page, not a crash
     def __init__(self, status: int, text: str) -> None:
         super().__init__(text)
@@ -47,8 +51,9 @@ class Refused(Exception):  # noqa: N818 - a request the dashboard answers with a
         self.text = text
 
 
-def page(html: str, status: int = 200) -> HTMLResponse:
-    return HTMLResponse(html, status_code=status, headers=HEADERS)
+def page(html: str, status: int = 200, *, csp: str | None = None) -> HTMLResponse:
+    headers = HEADERS if csp is None else {**HEADERS, "Content-Security-Policy": csp}
+    return HTMLResponse(html, status_code=status, headers=headers)
 
 
 def redirect(to: str) -> RedirectResponse:
@@ -176,8 +181,15 @@ class Dashboard:
         return response
 
     async def static(self, request: Request) -> Response:
-        return Response(self.css, media_type="text/css", headers={"Cache-Control": "max-age=3600",
-                                                                  "X-Content-Type-Options": "nosniff"})
+        return Response(self.css, media_type="text/css", headers=STATIC_HEADERS)
+
+    async def nvl_script(self, request: Request) -> Response:
+        assets = await run_in_threadpool(graph_page.nvl_assets)
+        return Response(assets.script, media_type="text/javascript", headers=STATIC_HEADERS)
+
+    async def nvl_style(self, request: Request) -> Response:
+        assets = await run_in_threadpool(graph_page.nvl_assets)
+        return Response(assets.style, media_type="text/css", headers=STATIC_HEADERS)
 
     # ------------------------------------------------------------ pages
 
@@ -209,6 +221,16 @@ class Dashboard:
         record, hood, versions = await self._memory_parts(principal, request.path_params["trace_id"])
         body = pages.memory(record, hood, versions, csrf=session.csrf, may_change=not principal.read_only)
         return page(pages.layout("A memory", body, who=principal.describe(), csrf=session.csrf))
+
+    async def graph(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
+        trace_id = request.path_params["trace_id"]
+        hood = await self.call(principal, "memory", {"trace_id": trace_id, "limit": GRAPH_NEIGHBOURS})
+        assets = await run_in_threadpool(graph_page.nvl_assets)
+        data, counts = await run_in_threadpool(graph_page.graph_data, hood["trace"], hood)
+        nonce = graph_page.new_nonce()
+        body = pages.graph(hood, counts, GRAPH_NEIGHBOURS, graph_page.graph_body(data, nonce, assets.container_id))
+        return page(pages.layout("Graph of a memory", body, who=principal.describe(), csrf=session.csrf),
+                    csp=graph_page.graph_csp(nonce))
 
     async def forget_page(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
         record, hood, versions = await self._memory_parts(principal, request.path_params["trace_id"])
@@ -243,11 +265,14 @@ class Dashboard:
             Route("/ui/login", self.login, methods=["POST"]),
             Route("/ui/logout", self.handler(self.logout, change=True), methods=["POST"]),
             Route("/ui/static/dashboard.css", self.static, methods=["GET"]),
+            Route("/ui/static/nvl.js", self.nvl_script, methods=["GET"]),
+            Route("/ui/static/nvl.css", self.nvl_style, methods=["GET"]),
             Route("/ui", self.handler(self.home), methods=["GET"]),
             Route("/ui/", self.handler(self.home), methods=["GET"]),
             Route("/ui/memories", self.handler(self.memories), methods=["GET"]),
             Route("/ui/health", self.handler(self.health), methods=["GET"]),
             Route("/ui/memories/{trace_id}", self.handler(self.memory), methods=["GET"]),
             Route("/ui/memories/{trace_id}/forget", self.handler(self.forget_page), methods=["GET"]),
+            Route("/ui/memories/{trace_id}/graph", self.handler(self.graph), methods=["GET"]),
             Route("/ui/memories/{trace_id}/{action}", self.handler(self.change, change=True), methods=["POST"]),
         ]

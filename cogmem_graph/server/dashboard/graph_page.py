@@ -1,0 +1,82 @@
+"""One memory's graph, drawn by NVL (the `neo4j-viz` package `cogmem viz` uses): the only
+dashboard page that runs a script.
+
+neo4j-viz writes a self-contained page whose script and styles are inline. The dashboard
+takes them out once (`NvlAssets`, from an empty graph rendered through the public API) and
+serves them from the package under `/ui/static/`; the graph page itself carries only its
+data, as an inert JSON block, and a `<script src>` naming the bundle with a nonce made for
+that one response. Its content security policy allows scripts with that nonce only (no
+`'unsafe-inline'`, no other origin): a memory whose text says `<script>` is escaped in the
+JSON block, and even a script that got into the page would lack the nonce.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+from functools import cache
+from html import escape
+from typing import Any
+
+from cogmem_graph.viz import neighbourhood_graph
+
+DATA_OPEN = '<script type="application/json" id="neo4j-viz-data">'
+CONTAINER = re.compile(r'<div id="(neo4j-viz-[0-9a-f]+)"')
+MODULE = re.compile(r'<script type="module"[^>]*>(.*?)</script>', re.S)
+STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
+COMMENT = re.compile(r"<!--.*?-->", re.S)
+
+
+def graph_csp(nonce: str) -> str:
+    """The graph page's policy: its own nonce'd script, styles and images from the dashboard."""
+    return (f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'self'; img-src 'self' data: blob:; "
+            "font-src 'self' data:; connect-src 'none'; form-action 'self'; frame-ancestors 'none'; "
+            "base-uri 'none'")
+
+
+def new_nonce() -> str:
+    return secrets.token_urlsafe(18)
+
+
+@dataclass(frozen=True)
+class NvlAssets:
+    """NVL's bundle and stylesheet as neo4j-viz ships them, and the id of the element the
+    bundle draws into."""
+
+    script: bytes
+    style: bytes
+    container_id: str
+
+
+@cache
+def nvl_assets() -> NvlAssets:
+    from neo4j_viz import VisualizationGraph
+
+    page = COMMENT.sub("", VisualizationGraph(nodes=[], relationships=[]).render().data)
+    module = MODULE.search(page)
+    container = CONTAINER.search(page)
+    if module is None or container is None:
+        raise RuntimeError("neo4j-viz's page has no module script or no graph container: "
+                           "this neo4j-viz version is not one the dashboard knows")
+    styles = STYLE.findall(page[: module.start()] + page[module.end():])
+    return NvlAssets(module.group(1).encode("utf-8"), "\n".join(styles).encode("utf-8"), container.group(1))
+
+
+def graph_data(centre: dict[str, Any], hood: dict[str, Any]) -> tuple[str, dict[str, int]]:
+    """The JSON block neo4j-viz writes for one memory's neighbourhood (`<` escaped inside)."""
+    graph, counts = neighbourhood_graph(centre, hood.get("edges", []), hood.get("neighbours", []))
+    page = graph.render(height="32rem", theme="light").data
+    start = page.rfind(DATA_OPEN)  # the last one: neo4j-viz adds it after its scripts, before </head>
+    end = page.find("</script>", start)
+    if start < 0 or end < 0:
+        raise RuntimeError("neo4j-viz's page has no data block: this neo4j-viz version is not one the dashboard knows")
+    return page[start + len(DATA_OPEN):end], counts
+
+
+def graph_body(data_json: str, nonce: str, container_id: str) -> str:
+    """What goes inside the page's <main>: the drawing and the two assets."""
+    return (f'<div id="{escape(container_id)}" class="graph"></div>'
+            f'{DATA_OPEN}{data_json}</script>'
+            f'<link rel="stylesheet" href="/ui/static/nvl.css">'
+            f'<script type="module" nonce="{escape(nonce)}" src="/ui/static/nvl.js"></script>')
