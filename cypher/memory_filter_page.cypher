@@ -2,7 +2,8 @@
 // event-time order ($newestFirst) with the trace id as tie-break, after a keyset cursor
 // ($afterTime, $afterId: the last row of the previous page), so pages stay stable while
 // memories are written. The WHERE below is the shared filter; memory_filter_ids.cypher
-// holds the same text.
+// holds the same text. The page is cut (ORDER BY, LIMIT) before the properties are read, so
+// only the page's rows are materialised, not every match.
 MATCH (t:Trace)
 WHERE t.scopeKey IN $scopeKeys
   AND ($afterTime IS NULL
@@ -32,6 +33,7 @@ WHERE ($fStates IS NULL OR state IN $fStates)
         AND (r.gte IS NULL OR t.metaTextValues[i] >= r.gte) AND (r.gt IS NULL OR t.metaTextValues[i] > r.gt)
         AND (r.lte IS NULL OR t.metaTextValues[i] <= r.lte) AND (r.lt IS NULL OR t.metaTextValues[i] < r.lt)))
   AND ($fEntityKeys IS NULL OR any(k IN coalesce(t.entityKeys, []) WHERE k IN $fEntityKeys))
-RETURN properties(t) AS trace, state
+WITH t, state
 ORDER BY CASE WHEN $newestFirst THEN -t.createdAt ELSE t.createdAt END, t.id
 LIMIT $limit
+RETURN properties(t) AS trace, state
