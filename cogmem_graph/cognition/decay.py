@@ -350,3 +350,35 @@ def is_prunable(
 def trace_is_prunable(trace: MemoryTrace, now_ms: int, config: DecayConfig | None = None) -> bool:
     """`is_prunable` for a MemoryTrace at a given time."""
     return is_prunable(trace_strength(trace, now_ms, config), trace.intensity, config, is_active=trace.is_active)
+
+
+def weakens_below_after(encoding_strength: float, stability_ms: float, threshold: float,
+                        config: DecayConfig | None = None) -> float | None:
+    """How long after its last access a trace's strength falls below `threshold` on the
+    curve `config.model` selects (ms; 0 when it is already there). None: never (threshold 0)."""
+    cfg = _cfg(config)
+    s0 = _check("encoding_strength", encoding_strength, 0.0, 1.0)
+    tau = _positive("stability_ms", stability_ms)
+    thr = _check("threshold", threshold, 0.0, 1.0)
+    if thr <= 0.0:
+        return None
+    if s0 < thr:
+        return 0.0
+    if cfg.model == "fsrs6":
+        return cfg.fsrs_factor * tau * ((s0 / thr) ** cfg.fsrs_decay - 1.0)
+    return tau * math.log(s0 / thr)
+
+
+def dormant_from(trace: MemoryTrace, min_retention_ms: int | None, config: DecayConfig | None = None) -> int | None:
+    """The first moment (epoch ms) the decay sweep may make `trace` dormant if it is not used
+    again: weaker than the pruning threshold and past its category's minimum retention
+    (`min_retention_ms`; None: a category decay never forgets). None: never (pinned, emotional,
+    permanent, or a threshold of 0). The sweep runs with consolidation, so it happens at the
+    first run after that."""
+    cfg = _cfg(config)
+    if trace.pinned or min_retention_ms is None or is_emotionally_protected(trace.intensity, cfg):
+        return None
+    after = weakens_below_after(trace.encoding_strength, trace.stability, cfg.pruning_threshold, cfg)
+    if after is None:
+        return None
+    return int(trace.last_accessed_at + max(after, float(min_retention_ms)))

@@ -14,6 +14,7 @@ from urllib.parse import quote, urlencode
 
 from cogmem_graph.filters import MemoryState
 from cogmem_graph.model import MemoryType, Scope
+from cogmem_graph.server.dashboard.retention import Projection, svg
 
 MEMORY_TYPES = tuple(t.value for t in MemoryType)
 SCOPES = tuple(s.value for s in Scope)
@@ -123,8 +124,25 @@ def _definition(rows: Iterable[tuple[str, str]]) -> str:
     return '<dl class="facts">' + "".join(f"<dt>{esc(k)}</dt><dd>{v}</dd>" for k, v in rows) + "</dl>"
 
 
+def strength(projection: Projection, state: Any) -> str:
+    """The strength curve and when the memory would go dormant, unused."""
+    p = projection
+    if state == "dormant":
+        fate = "It is dormant now: out of the default candidates, still found by a strong match."
+    elif p.dormant_at is None:
+        fate = f"Decay never makes it dormant: {esc(p.why_never)}."
+    elif p.dormant_at <= p.now_ms:
+        fate = "It is already below the threshold: the next consolidation makes it dormant."
+    else:
+        fate = (f"Unused, it may go dormant from {esc(when(p.dormant_at))} "
+                "(the first consolidation after that).")
+    return (f'<h3>Strength over time</h3><p class="hint">Strength now <b>{p.strength_now:.3f}</b>; the dormancy '
+            f'threshold is {p.threshold:.3f}. {fate} A use (a recall that reinforces) restarts the curve and '
+            f'makes it flatter.</p>{svg(p)}')
+
+
 def memory(record: Mapping[str, Any], hood: Mapping[str, Any], versions: list[Mapping[str, Any]], *,
-           csrf: str, may_change: bool) -> str:
+           csrf: str, may_change: bool, projection: Projection | None = None) -> str:
     trace = record["trace"]
     tid = trace["id"]
     href = memory_href(tid)
@@ -133,6 +151,9 @@ def memory(record: Mapping[str, Any], hood: Mapping[str, Any], versions: list[Ma
         ("type", esc(trace.get("type"))), ("scope", esc(trace.get("scope"))),
         ("tags", esc(", ".join(trace.get("tags") or []))), ("created", esc(when(trace.get("created_at")))),
         ("version", esc(record.get("version"))),
+        ("valid", esc(f'{when(trace.get("valid_from") or trace.get("created_at"))} → '
+                      f'{when(trace.get("valid_until")) or "still holds"}')),
+        ("last used", esc(when(trace.get("last_accessed_at")))),
         ("metadata", f"<code>{esc(json.dumps(trace.get('metadata') or {}, sort_keys=True))}</code>"),
     ])
     history = "".join(f'<li>v{esc(v.get("version"))} · {esc(when(v["trace"].get("recorded_at")))} · '
@@ -156,6 +177,7 @@ def memory(record: Mapping[str, Any], hood: Mapping[str, Any], versions: list[Ma
             f'<p><a class="danger" href="{esc(href)}/forget">Forget…</a></p></section>')
     return (f'<blockquote class="content">{esc(trace.get("content"))}</blockquote>{facts}'
             f'<p><a class="graph-link" href="{esc(href)}/graph">Draw its graph</a></p>{actions}'
+            + (strength(projection, record.get("state")) if projection is not None else "") +
             f'<h3>Versions</h3><ol class="versions">{history}</ol>'
             f'<h3>Edges and neighbours</h3>' + (f'<ul class="edges">{edges}</ul>' if edges else message("No edges.")))
 

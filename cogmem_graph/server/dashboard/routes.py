@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from cogmem_graph.server.dashboard import forms, graph_page, pages
+from cogmem_graph.server.dashboard import forms, graph_page, pages, retention
 from cogmem_graph.server.dashboard.sessions import Session, SessionStore, csrf_matches
 from cogmem_graph.server.guards import AddressLimiter, RateLimiter
 from cogmem_graph.server.keys import KeyRing, Principal
@@ -219,7 +219,10 @@ class Dashboard:
 
     async def memory(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
         record, hood, versions = await self._memory_parts(principal, request.path_params["trace_id"])
-        body = pages.memory(record, hood, versions, csrf=session.csrf, may_change=not principal.read_only)
+        store = self.service.store
+        projection = retention.project(record["trace"], store.config, store.clock.now_ms())
+        body = pages.memory(record, hood, versions, csrf=session.csrf, may_change=not principal.read_only,
+                            projection=projection)
         return page(pages.layout("A memory", body, who=principal.describe(), csrf=session.csrf))
 
     async def graph(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
