@@ -224,6 +224,13 @@ class CancelReminderArgs(Args):
     reminder_id: str = Field(..., min_length=1)
 
 
+class ConsolidationReportArgs(Args):
+    runs: int = Field(20, ge=1, le=100, description="the newest runs")
+    schemas: int = Field(20, ge=0, le=200, description="the newest schemas")
+    members: int = Field(10, ge=0, le=100, description="member memories shown per schema")
+    contradictions: int = Field(50, ge=0, le=500, description="the newest settled contradictions")
+
+
 # ---------------------------------------------------------------- the declaration
 
 
@@ -532,6 +539,21 @@ OPERATIONS: dict[str, Operation] = _table(
         summary="Cancel a pending reminder",
         description="Cancel a pending reminder by its id.",
         mcp="cancel_reminder", client="cancel_reminder"),
+    Operation(
+        "consolidation_report", ConsolidationReportArgs, "read", "GET", "/v1/consolidation",
+        summary="What consolidation did in this key's scopes",
+        description=(
+            "The last consolidation runs that counted something in this key's scopes (those scopes' "
+            "counts only: made dormant, merged, schemas, contradictions settled), the schemas it "
+            "abstracted with their members, and the contradictions it settled: which side won and "
+            "both sides' time and confidence. An owner key without an identity gets the runs' "
+            "store-wide counts only, no content.")),
+    Operation(
+        "memory_stats", NoArgs, "read", "GET", "/v1/stats",
+        summary="Counts of what this key can see",
+        description=(
+            "Counts of the memories this key can see: by type, active, dormant and inactive, the "
+            "entities they mention and the edges between them by type.")),
     Operation(
         "consolidate", NoArgs, "owner", "POST", "/v1/admin/consolidate",
         summary="Owner: run consolidation now",

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from cogmem_graph.cognition.prompt import PromptSections
     from cogmem_graph.cognition.prospective import FiredReminder, Intention
     from cogmem_graph.config.retrieval import RetrievalConfig
-    from cogmem_graph.graph.port import Edge
+    from cogmem_graph.graph.port import Edge, GraphStats
     from cogmem_graph.pipeline.consolidation import ConsolidationResult
     from cogmem_graph.pipeline.observer import ObserveResult
     from cogmem_graph.pipeline.reflector import ReflectionResult
@@ -185,7 +185,34 @@ class AgentMemory:
         """Consolidate this agent's visible scopes now, its traits deciding contradictions
         (an honest agent lets the newer statement supersede the older)."""
         self.store._check_open()
-        return self.store.consolidate(self.visible_scope_keys, traits=self.traits)
+        return self.store.consolidate(self.visible_scope_keys, traits=self.traits, trigger="agent")
+
+    def consolidation_report(self, *, runs: int = 20, schemas: int = 20, members: int = 10,
+                             contradictions: int = 50) -> dict[str, Any]:
+        """What consolidation did in this agent's visible scopes: the last `runs` that counted
+        something there (those scopes' counts only), the newest `schemas` with up to `members`
+        members each, and the newest `contradictions` it settled (winner, loser, their event
+        times and confidences). Reads only."""
+        from cogmem_graph.pipeline.consolidation.contradictions import RESOLVED_REASON
+
+        for name, value, high in (("schemas", schemas, 200), ("members", members, 100),
+                                  ("contradictions", contradictions, 500)):
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= high:
+                raise ValueError(f"{name} must be an integer in [0, {high}], got {value!r}")
+        self.store._check_open()
+        keys = self.visible_scope_keys
+        graph = self.store.graph
+        return {
+            "runs": self.store.consolidation_log.runs(runs, keys),
+            "schemas": graph.schema_page(keys, limit=schemas, members=members) if schemas else [],
+            "contradictions": graph.resolved_contradictions(keys, RESOLVED_REASON, limit=contradictions)
+            if contradictions else [],
+        }
+
+    def stats(self) -> GraphStats:
+        """Counts of what this agent can see: traces by type and state, edges by type, entities."""
+        self.store._check_open()
+        return self.store.graph.stats(self.visible_scope_keys)
 
     def neighbourhood(self, trace_id: str, *, limit: int = 25) -> tuple[MemoryTrace | None, list[Edge], list[MemoryTrace]]:
         """One memory this agent can see, its associative edges and the neighbours at their

@@ -7,6 +7,7 @@ mode, and the best local embedder. Production passes URLs instead.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
@@ -21,6 +22,7 @@ from pydantic import ValidationError
 
 from cogmem_graph.api import governance
 from cogmem_graph.api.agent import AgentMemory, MoodSource, as_mood_source, as_traits
+from cogmem_graph.api.consolidation_log import ConsolidationLog
 from cogmem_graph.clock import Clock, SystemClock
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.config.graph import FALKOR_SCHEMES
@@ -282,6 +284,11 @@ class MemoryStore:
         self._check_open()
         return self.graph.stats()
 
+    @functools.cached_property
+    def consolidation_log(self) -> ConsolidationLog:
+        """The last consolidation runs, under the home (`api.consolidation_log`)."""
+        return ConsolidationLog(self.home)
+
     def repair(self) -> RepairResult:
         """Reconcile the vectors with the graph (the source of truth): index traces the
         graph holds unindexed, deactivate vectors of inactive traces, remove vectors
@@ -366,14 +373,18 @@ class MemoryStore:
         self.close()
 
     def consolidate(
-        self, scope_keys: list[str] | None = None, *, traits: Hexaco | None = None
+        self, scope_keys: list[str] | None = None, *, traits: Hexaco | None = None, trigger: str = "call"
     ) -> ConsolidationResult:
         """Run consolidation now (DESIGN §7) over `scope_keys`, or every scope key when None.
         `traits` decide contradictions (honesty); without them each contradiction is decided by
         the traits of the agent that stated its newer side (`agent_traits`). Overlapping runs
-        are refused (`skipped`)."""
+        are refused (`skipped`). Each run that ran is kept in `consolidation_log` (`trigger`
+        says what started it)."""
         self._check_open()
+        started = self.clock.now_ms()
         result = consolidator_for(self).run(scope_keys, traits=traits)
+        if not result.skipped:
+            self.consolidation_log.record(result, trigger=trigger, at_ms=started)
         if (self.home / self.COMPACTION_DUE).exists():  # a forget since the last run: out of the files too
             self.compact()
         return result

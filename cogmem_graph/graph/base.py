@@ -727,6 +727,19 @@ class CypherGraphStore(ABC):
         keys = require_scope_keys(scope_keys)
         return [r["trace"] for r in self.run("memory_versions", {"id": trace_id, "scopeKeys": keys})]
 
+    def schema_page(self, scope_keys: Sequence[str], *, limit: int, members: int) -> list[dict[str, Any]]:
+        """The newest `limit` schemas of the scopes, each with up to `members` member traces
+        ({id, content}) inside the scopes."""
+        keys = require_scope_keys(scope_keys)
+        return self.run("consolidation_schemas_page", {"scopeKeys": keys, "limit": int(limit),
+                                                        "members": int(members)})
+
+    def resolved_contradictions(self, scope_keys: Sequence[str], reason: str, *, limit: int) -> list[dict[str, Any]]:
+        """The newest `limit` contradictions settled inside the scopes (winner SUPERSEDES loser
+        with `reason`), both sides' id, content, event time and confidence."""
+        keys = require_scope_keys(scope_keys)
+        return self.run("consolidation_resolved", {"scopeKeys": keys, "reason": reason, "limit": int(limit)})
+
     def forget_expand(self, ids: Sequence[str], scope_keys: Sequence[str],
                       same_memory: Sequence[str]) -> list[dict[str, Any]]:
         """The visible traces among `ids`, pinned or not, with the traces that are the same

@@ -55,7 +55,7 @@ class ConsolidationScheduler:
     def run_once(self) -> None:
         started = time.time()
         try:
-            result = self.store.consolidate()
+            result = self.store.consolidate(trigger="schedule")
         except Exception as exc:  # the server goes on; the error is shown in stats
             log.warning("scheduled consolidation failed: %s: %s", type(exc).__name__, exc)
             with self._lock:

@@ -33,6 +33,7 @@ from cogmem_graph.operations import (
     QUERY_FILTER_FIELDS,
     BatchArgs,
     CancelReminderArgs,
+    ConsolidationReportArgs,
     ContextArgs,
     EraseArgs,
     ForgetArgs,
@@ -318,10 +319,22 @@ class MemoryService:
     # ------------------------------------------------------------ owner
 
     def _op_consolidate(self, p: Principal, a: BaseModel) -> dict[str, Any]:
-        result = self.store.consolidate()
+        result = self.store.consolidate(trigger="request")
         if self.scheduler is not None:
             self.scheduler.record(result, trigger="request")
         return to_jsonable(result)
+
+    def _op_consolidation_report(self, p: Principal, a: ConsolidationReportArgs) -> dict[str, Any]:
+        if p.identity is None:  # an owner without an identity: counts of the whole store, no content
+            return {"runs": self.store.consolidation_log.runs(a.runs), "schemas": [], "contradictions": [],
+                    "store_wide": True}
+        report = self._agent(p).consolidation_report(runs=a.runs, schemas=a.schemas, members=a.members,
+                                                     contradictions=a.contradictions)
+        return {**to_jsonable(report), "store_wide": False}
+
+    def _op_memory_stats(self, p: Principal, a: BaseModel) -> dict[str, Any]:
+        stats = self._agent(p).stats()
+        return {**to_jsonable(stats), "total_traces": stats.total_traces}
 
     def _op_stats(self, p: Principal, a: BaseModel) -> dict[str, Any]:
         stats = to_jsonable(self.store.stats())

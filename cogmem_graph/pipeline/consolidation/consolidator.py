@@ -144,26 +144,33 @@ class Consolidator:
         keys = [k for k in scope_keys if active[k] > 0]
         cfg = self.ctx.config.consolidation
         for key in keys:
-            self._prune(key, result)
+            self._credited(key, result, self._prune, key, result)
         self.merge_budget = merge.neighbour_query_budget(self)
         for index, key in enumerate(keys):
-            self._merge(key, result, share=len(keys) - index)
+            self._credited(key, result, self._merge, key, result, share=len(keys) - index)
         for key in keys:
-            self._replay(key, result)
-        self._schemas(keys, result)
+            self._credited(key, result, self._replay, key, result)
+        self._schemas(keys, result)  # credits each scope key itself
         for key in keys:
-            self._resolve_contradictions(key, traits, result)
+            self._credited(key, result, self._resolve_contradictions, key, traits, result)
         for key in keys:
-            self._reinforce(key, result)
+            self._credited(key, result, self._reinforce, key, result)
         for key in keys:
-            self._compact(key, result)
+            self._credited(key, result, self._compact, key, result)
         if cfg.run_mechanisms:
             for key in keys:
-                self._temporal_gist(key, result)
-                self._source_confidence(key, result)
-                self._emotion_regulation(key, result)
+                self._credited(key, result, self._temporal_gist, key, result)
+                self._credited(key, result, self._source_confidence, key, result)
+                self._credited(key, result, self._emotion_regulation, key, result)
         result.archive_pruned = self.archive.prune(cfg.archive_retention_ms, scope_keys)
         return result
+
+    @staticmethod
+    def _credited(key: str, result: ConsolidationResult, step: Any, *args: Any, **kwargs: Any) -> None:
+        """Run one step of one scope key and credit what it counted to that key."""
+        before = result.counts()
+        step(*args, **kwargs)
+        result.credit(key, before)
 
     # ------------------------------------------------------------ what every step uses
 

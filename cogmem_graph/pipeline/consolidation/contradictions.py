@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from cogmem_graph.model import Hexaco
 
+RESOLVED_REASON = "superseded"
+"""The reason on the SUPERSEDES edge from a contradiction's winner to its loser."""
+
 if TYPE_CHECKING:
     from cogmem_graph.pipeline.consolidation.consolidator import Consolidator
     from cogmem_graph.pipeline.consolidation.result import ConsolidationResult
@@ -54,7 +57,7 @@ def resolve_contradictions(c: Consolidator, key: str, traits: Hexaco | None, res
         return
     keep = c.ctx.config.retention.forgetting == "dormant"
     out = c.q("consolidation_resolve", {
-        "rows": decided, "scopeKey": key, "now": c.now(), "reason": "superseded",
+        "rows": decided, "scopeKey": key, "now": c.now(), "reason": RESOLVED_REASON,
         "weight": c.ctx.config.graph.edges.supersedes_weight, "keepLoser": keep}, write=True)
     if not keep:
         c.deactivate_vectors([r["loser"] for r in out])

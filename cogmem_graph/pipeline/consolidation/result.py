@@ -38,5 +38,25 @@ class ConsolidationResult:
     skipped: bool = False
     """True when another run held the mutex: this one did nothing."""
 
+    by_scope: dict[str, dict[str, int]] = field(default_factory=dict)
+    """The counts of `COUNTS` each scope key contributed (non-zero ones only): what a caller
+    who sees some scopes only may be told of a run over many."""
+
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def counts(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in COUNTS}
+
+    def credit(self, scope_key: str, before: dict[str, int]) -> None:
+        """Add to `by_scope[scope_key]` what the counts grew by since `before` (`counts()`)."""
+        grown = {name: getattr(self, name) - n for name, n in before.items() if getattr(self, name) != n}
+        if grown:
+            mine = self.by_scope.setdefault(scope_key, {})
+            for name, n in grown.items():
+                mine[name] = mine.get(name, 0) + n
+
+
+COUNTS = ("pruned", "dormant", "merged", "edges_created", "schemas_created", "conflicts_resolved", "reinforced",
+          "compacted", "gisted", "archived", "confidence_decayed", "regulated", "gist_failures")
+"""The per-run counts that belong to one scope key each."""

@@ -89,6 +89,7 @@ def integrate_schemas(c: Consolidator, keys: Sequence[str], result: Consolidatio
             all_members += [t.id for t in alive]
         if not rows:
             continue
+        counted = result.counts()
         before = c.count_edges(all_members)
         created = c.q("consolidation_create_schemas", {
             "rows": rows, "scopeKey": scope_key, "now": c.now(),
@@ -96,6 +97,7 @@ def integrate_schemas(c: Consolidator, keys: Sequence[str], result: Consolidatio
         c.ctx.graph.merge_edges(EdgeType.SAME_TOPIC, edges)
         result.schemas_created += len(created)
         result.edges_created += max(0, c.count_edges(all_members) - before)
+        result.credit(scope_key, counted)
 
 
 def list_schemas(c: Consolidator, scope_keys: Sequence[str]) -> list[dict[str, Any]]:

@@ -1,0 +1,67 @@
+"""The last consolidation runs, kept under the store's home (`consolidation_runs.jsonl`, 0600)
+so that a dashboard or a later process can say what consolidation did: each run's time,
+trigger, scope keys, total counts and the counts each scope key contributed. Bounded: the
+newest `MAX_RUNS` runs are kept. Read by scope (`visible`): a caller who sees some scope keys
+only is told only of runs that touched them, with only those keys' counts."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from cogmem_graph.home import private_dir, write_private
+
+FILE = "consolidation_runs.jsonl"
+MAX_RUNS = 100
+
+
+class ConsolidationLog:
+    def __init__(self, home: Path) -> None:
+        self.path = Path(home) / FILE
+        self._lock = threading.Lock()
+
+    def record(self, result: Any, *, trigger: str, at_ms: int) -> None:
+        """Append one run (a `ConsolidationResult`), dropping the oldest past `MAX_RUNS`."""
+        entry = {"at": at_ms, "trigger": trigger, "scope_keys": len(result.scope_keys),
+                 "duration_ms": round(result.duration_ms, 1), "counts": result.counts(),
+                 "by_scope": result.by_scope}
+        with self._lock:
+            lines = self._lines()[-(MAX_RUNS - 1):] + [json.dumps(entry, sort_keys=True)]
+            private_dir(self.path.parent)
+            write_private(self.path, ("\n".join(lines) + "\n").encode("utf-8"))
+
+    def runs(self, limit: int = 20, visible: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """The newest runs first. `visible` None: store-wide counts (an owner); else only the
+        runs that counted something in those scope keys, with those keys' counts summed."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_RUNS:
+            raise ValueError(f"limit must be an integer from 1 to {MAX_RUNS}, got {limit!r}")
+        with self._lock:
+            lines = self._lines()
+        out: list[dict[str, Any]] = []
+        keys = None if visible is None else set(visible)
+        for line in reversed(lines):
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            run = {"at": entry.get("at"), "trigger": entry.get("trigger"), "duration_ms": entry.get("duration_ms")}
+            if keys is None:
+                run.update(scope_keys=entry.get("scope_keys"), counts=entry.get("counts", {}))
+            else:
+                mine = [c for k, c in (entry.get("by_scope") or {}).items() if k in keys]
+                if not mine:
+                    continue
+                run["counts"] = {name: sum(c.get(name, 0) for c in mine) for name in entry.get("counts", {})}
+            out.append(run)
+            if len(out) == limit:
+                break
+        return out
+
+    def _lines(self) -> list[str]:
+        try:
+            return [line for line in self.path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        except FileNotFoundError:
+            return []
