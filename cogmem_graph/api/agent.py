@@ -192,7 +192,7 @@ class AgentMemory:
         """What consolidation did in this agent's visible scopes: the last `runs` that counted
         something there (those scopes' counts only), the newest `schemas` with up to `members`
         members each, and the newest `contradictions` it settled (winner, loser, their event
-        times and confidences). Reads only."""
+        times and confidences) and those still open. Reads only."""
         from cogmem_graph.pipeline.consolidation.contradictions import RESOLVED_REASON
 
         for name, value, high in (("schemas", schemas, 200), ("members", members, 100),
@@ -207,6 +207,7 @@ class AgentMemory:
             "schemas": graph.schema_page(keys, limit=schemas, members=members) if schemas else [],
             "contradictions": graph.resolved_contradictions(keys, RESOLVED_REASON, limit=contradictions)
             if contradictions else [],
+            "open_contradictions": graph.open_contradictions(keys, limit=contradictions) if contradictions else [],
         }
 
     def stats(self) -> GraphStats:

@@ -740,6 +740,18 @@ class CypherGraphStore(ABC):
         keys = require_scope_keys(scope_keys)
         return self.run("consolidation_resolved", {"scopeKeys": keys, "reason": reason, "limit": int(limit)})
 
+    def open_contradictions(self, scope_keys: Sequence[str], *, limit: int) -> list[dict[str, Any]]:
+        """Contradictions not settled yet inside each scope key (at most `limit` in all), with
+        both sides' content."""
+        keys = require_scope_keys(scope_keys)
+        rows: list[dict[str, Any]] = []
+        for key in keys:
+            if len(rows) >= limit:
+                break
+            rows += self.run("consolidation_contradictions", {"scopeKey": key, "limit": int(limit) - len(rows)})
+        texts = self.trace_texts([r[side] for r in rows for side in ("a", "b")], keys)
+        return [{**r, "aContent": texts.get(r["a"]), "bContent": texts.get(r["b"])} for r in rows]
+
     def forget_expand(self, ids: Sequence[str], scope_keys: Sequence[str],
                       same_memory: Sequence[str]) -> list[dict[str, Any]]:
         """The visible traces among `ids`, pinned or not, with the traces that are the same

@@ -327,6 +327,7 @@ class MemoryService:
     def _op_consolidation_report(self, p: Principal, a: ConsolidationReportArgs) -> dict[str, Any]:
         if p.identity is None:  # an owner without an identity: counts of the whole store, no content
             return {"runs": self.store.consolidation_log.runs(a.runs), "schemas": [], "contradictions": [],
+                    "open_contradictions": [],
                     "store_wide": True}
         report = self._agent(p).consolidation_report(runs=a.runs, schemas=a.schemas, members=a.members,
                                                      contradictions=a.contradictions)

@@ -1,5 +1,6 @@
-"""A `cogmem serve` with keys of two users, a read-only key and an owner key, and memories
-written through REST, for the dashboard tests; plus an httpx login helper."""
+"""A `cogmem serve` with keys of two users, a read-only key and an owner key, memories and
+reminders written through REST and one consolidation run (a schema of each user's similar
+memories; of Maya's two homes, the newer and more confident wins), for the dashboard tests; plus an httpx login helper."""
 
 from __future__ import annotations
 
@@ -41,6 +42,25 @@ def start(home: Path) -> Seeded:
         answer = httpx.post(f"{server.url}/v1/memories", json=body, headers=auth(keys[key]), timeout=60)
         assert answer.status_code == 200, answer.text
         ids[name] = answer.json()["id"]
+    for name, body in (("berlin", {"content": "Maya lives in Berlin.", "created_at": 1_700_000_000_000,
+                                   "confidence": 0.4}),
+                       ("paris", {"content": "Maya lives in Paris now.", "created_at": 1_760_000_000_000})):
+        answer = httpx.post(f"{server.url}/v1/memories", json=body, headers=auth(keys["maya"]), timeout=60)
+        assert answer.status_code == 200, answer.text
+        ids[name] = answer.json()["id"]
+    for key, items in (("maya", [{"content": f"Maya hiked the Alps trail with Biscuit, trip {i}, boots and trail maps."}
+                                 for i in range(5)]),
+                       ("tom", [{"content": f"Tom rotated the Nightjar vault keys, rotation {i}, Nightjar audit."}
+                                for i in range(5)])):
+        answer = httpx.post(f"{server.url}/v1/memories/batch", json={"items": items}, headers=auth(keys[key]),
+                            timeout=120)
+        assert answer.status_code == 200, answer.text
+    for key, body in (("maya", {"content": "Ask Maya how the Paris move went", "on_keywords": ["Paris"]}),
+                      ("tom", {"content": "Remind Tom to rotate the Nightjar keys", "on_keywords": ["Nightjar"]})):
+        answer = httpx.post(f"{server.url}/v1/reminders", json=body, headers=auth(keys[key]), timeout=60)
+        assert answer.status_code == 200, answer.text
+    answer = httpx.post(f"{server.url}/v1/admin/consolidate", headers=auth(keys["owner"]), timeout=300)
+    assert answer.status_code == 200, answer.text
     return Seeded(server, keys, ids)
 
 

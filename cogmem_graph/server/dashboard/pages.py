@@ -39,7 +39,9 @@ def memory_href(trace_id: str) -> str:
 def layout(title: str, body: str, *, who: Mapping[str, Any] | None = None, csrf: str | None = None) -> str:
     nav = ""
     if who is not None:
-        links = ['<a href="/ui/memories">Memories</a>'] if who.get("identity") else []
+        links = ['<a href="/ui/memories">Memories</a>', '<a href="/ui/reminders">Reminders</a>'] \
+            if who.get("identity") else []
+        links += ['<a href="/ui/consolidation">Consolidation</a>', '<a href="/ui/stats">Statistics</a>']
         if who.get("role") == "owner":
             links.append('<a href="/ui/health">Store health</a>')
         ident = who.get("identity") or {}
@@ -120,7 +122,7 @@ def search_results(form: Mapping[str, list[str]], result: Mapping[str, Any]) -> 
     return filters_form(form) + listing
 
 
-def _definition(rows: Iterable[tuple[str, str]]) -> str:
+def definition(rows: Iterable[tuple[str, str]]) -> str:
     return '<dl class="facts">' + "".join(f"<dt>{esc(k)}</dt><dd>{v}</dd>" for k, v in rows) + "</dl>"
 
 
@@ -146,7 +148,7 @@ def memory(record: Mapping[str, Any], hood: Mapping[str, Any], versions: list[Ma
     trace = record["trace"]
     tid = trace["id"]
     href = memory_href(tid)
-    facts = _definition([
+    facts = definition([
         ("id", esc(tid)), ("state", esc(record.get("state"))), ("pinned", "yes" if trace.get("pinned") else "no"),
         ("type", esc(trace.get("type"))), ("scope", esc(trace.get("scope"))),
         ("tags", esc(", ".join(trace.get("tags") or []))), ("created", esc(when(trace.get("created_at")))),
@@ -216,8 +218,8 @@ def health(stats: Mapping[str, Any], ready: Mapping[str, Any]) -> str:
              if isinstance(v, dict | list)]
     checks = [(k, esc(v)) for k, v in ready.items()]
     general = [("uptime (s)", esc(stats.get("uptime_s"))), ("agent handles", esc(stats.get("agent_handles")))]
-    return ("<h3>Backends</h3>" + _definition(checks) + "<h3>Server</h3>" + _definition(general)
-            + "<h3>Store (counts only, no content)</h3>" + _definition(rows))
+    return ("<h3>Backends</h3>" + definition(checks) + "<h3>Server</h3>" + definition(general)
+            + "<h3>Store (counts only, no content)</h3>" + definition(rows))
 
 
 def query_href(form: Mapping[str, list[str]], **changes: str) -> str:

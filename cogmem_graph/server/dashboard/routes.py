@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from cogmem_graph.server.dashboard import forms, graph_page, pages, retention
+from cogmem_graph.server.dashboard import forms, graph_page, pages, report_pages, retention
 from cogmem_graph.server.dashboard.sessions import Session, SessionStore, csrf_matches
 from cogmem_graph.server.guards import AddressLimiter, RateLimiter
 from cogmem_graph.server.keys import KeyRing, Principal
@@ -31,6 +31,8 @@ COOKIE = "cogmem_session"
 PAGE_SIZE = 50
 SEARCH_TOP_K = 20
 GRAPH_NEIGHBOURS = 25
+REPORT_RUNS = 20
+REMINDERS = 100
 HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
                                "frame-ancestors 'none'; base-uri 'none'",
@@ -262,6 +264,23 @@ class Dashboard:
         return page(pages.layout("Store health", pages.health(stats, ready), who=principal.describe(),
                                  csrf=session.csrf))
 
+    async def consolidation(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
+        report = await self.call(principal, "consolidation_report",
+                                 {"runs": REPORT_RUNS, "members": report_pages.MEMBERS_SHOWN})
+        return page(pages.layout("Consolidation", report_pages.consolidation(report), who=principal.describe(),
+                                 csrf=session.csrf))
+
+    async def reminders(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
+        items = await self.call(principal, "reminders", {"limit": REMINDERS})
+        return page(pages.layout("Reminders", report_pages.reminders(items), who=principal.describe(),
+                                 csrf=session.csrf))
+
+    async def stats(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
+        mine = await self.call(principal, "memory_stats") if principal.identity is not None else None
+        store = await self.call(principal, "stats") if principal.role == "owner" else None
+        return page(pages.layout("Statistics", report_pages.stats(mine, store), who=principal.describe(),
+                                 csrf=session.csrf))
+
     def routes(self) -> list[Route]:
         return [
             Route("/ui/login", self.login_page, methods=["GET"]),
@@ -274,6 +293,9 @@ class Dashboard:
             Route("/ui/", self.handler(self.home), methods=["GET"]),
             Route("/ui/memories", self.handler(self.memories), methods=["GET"]),
             Route("/ui/health", self.handler(self.health), methods=["GET"]),
+            Route("/ui/consolidation", self.handler(self.consolidation), methods=["GET"]),
+            Route("/ui/reminders", self.handler(self.reminders), methods=["GET"]),
+            Route("/ui/stats", self.handler(self.stats), methods=["GET"]),
             Route("/ui/memories/{trace_id}", self.handler(self.memory), methods=["GET"]),
             Route("/ui/memories/{trace_id}/forget", self.handler(self.forget_page), methods=["GET"]),
             Route("/ui/memories/{trace_id}/graph", self.handler(self.graph), methods=["GET"]),
