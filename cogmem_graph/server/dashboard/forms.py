@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 MAX_FIELD_CHARS = 2000
+DAY_MS = 86_400_000
 
 
 def first(form: Mapping[str, list[str]], name: str) -> str:
@@ -53,3 +54,25 @@ def where_of(form: Mapping[str, list[str]]) -> dict[str, Any] | None:
         if moment is not None:
             where[name] = moment
     return where or None
+
+
+def as_of_ms(form: Mapping[str, list[str]]) -> int | None:
+    """The last moment of the `as_of` day (epoch ms), or None."""
+    day = _day_ms(form, "as_of")
+    return None if day is None else day + DAY_MS - 1
+
+
+def listing_where(form: Mapping[str, list[str]]) -> dict[str, Any] | None:
+    """`where_of` for the list; with `as_of`, only what held true at that moment and had
+    happened by then (valid across it, event time before its end)."""
+    where = where_of(form) or {}
+    moment = as_of_ms(form)
+    if moment is not None:
+        where["valid_after"] = moment
+        where["valid_before"] = moment + 1
+        where["created_before"] = min(where.get("created_before", moment + 1), moment + 1)
+    return where or None
+
+
+def timeline(form: Mapping[str, list[str]]) -> bool:
+    return first(form, "view") == "timeline"

@@ -76,6 +76,8 @@ def _options(name: str, values: Iterable[str], chosen: Iterable[str]) -> str:
 
 def filters_form(form: Mapping[str, list[str]]) -> str:
     one = lambda name: esc((form.get(name) or [""])[0])  # noqa: E731
+    view = "".join(f'<option value="{v}"{" selected" if one("view") == v else ""}>{label}</option>'
+                   for v, label in (("list", "newest first"), ("timeline", "timeline (oldest first, by day)")))
     return (
         '<form method="get" action="/ui/memories" class="filters">'
         f'<label class="wide">Search <input type="search" name="q" value="{one("q")}"></label>'
@@ -86,6 +88,8 @@ def filters_form(form: Mapping[str, list[str]]) -> str:
         f'<label>Metadata (key=value) <input name="metadata" value="{one("metadata")}"></label>'
         f'<label>From <input type="date" name="created_after" value="{one("created_after")}"></label>'
         f'<label>Before <input type="date" name="created_before" value="{one("created_before")}"></label>'
+        f'<label>As of (held true that day) <input type="date" name="as_of" value="{one("as_of")}"></label>'
+        f'<label>View <select name="view">{view}</select></label>'
         '<button>Show</button></form>')
 
 
@@ -97,11 +101,21 @@ def _trace_line(trace: Mapping[str, Any], extra: str = "") -> str:
             f'{esc(when(trace.get("created_at")))} {pinned} {tags}</div>{extra}</li>')
 
 
-def memory_list(form: Mapping[str, list[str]], page: Mapping[str, Any], next_href: str | None) -> str:
-    items = "".join(_trace_line(r["trace"], f'<div class="facts">state {esc(r.get("state"))} · '
-                                            f'version {esc(r.get("version"))}</div>') for r in page["items"])
+def memory_list(form: Mapping[str, list[str]], page: Mapping[str, Any], next_href: str | None, *,
+                timeline: bool = False) -> str:
+    """A page of memories; as a timeline, oldest first under a heading per day."""
+    lines: list[str] = []
+    day = None
+    for r in page["items"]:
+        if timeline and when(r["trace"].get("created_at"))[:10] != day:
+            day = when(r["trace"].get("created_at"))[:10]
+            lines.append(f'</ul><h3 class="day">{esc(day)}</h3><ul class="memories">')
+        lines.append(_trace_line(r["trace"], f'<div class="facts">state {esc(r.get("state"))} · '
+                                             f'version {esc(r.get("version"))}</div>'))
+    items = "".join(lines)
     more = f'<p><a href="{esc(next_href)}" rel="next">Next page</a></p>' if next_href else ""
-    listing = f'<ul class="memories">{items}</ul>' if items else message("No memories match.")
+    listing = (f'<ul class="memories{" timeline" if timeline else ""}">{items}</ul>' if items
+               else message("No memories match."))
     return filters_form(form) + listing + more
 
 

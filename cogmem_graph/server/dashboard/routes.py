@@ -201,17 +201,20 @@ class Dashboard:
     async def memories(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
         query = {k: request.query_params.getlist(k) for k in request.query_params}
         who = principal.describe()
-        where = forms.where_of(query)
         text = forms.first(query, "q")
+        timeline = forms.timeline(query)
         if text:
-            result = await self.call(principal, "recall", {"query": text, "top_k": SEARCH_TOP_K,
-                                                           "record_access": False, "where": where})
+            result = await self.call(principal, "recall", {
+                "query": text, "top_k": SEARCH_TOP_K, "record_access": False, "where": forms.where_of(query),
+                "as_of": forms.as_of_ms(query), "timeline": timeline})
             body = pages.search_results(query, result)
             return page(pages.layout(f"Search: {text}", body, who=who, csrf=session.csrf))
         cursor = forms.first(query, "cursor") or None
-        listing = await self.call(principal, "list", {"where": where, "limit": PAGE_SIZE, "cursor": cursor})
+        listing = await self.call(principal, "list", {"where": forms.listing_where(query), "limit": PAGE_SIZE,
+                                                      "cursor": cursor, "order": "oldest" if timeline else "newest"})
         nxt = pages.query_href(query, cursor=listing["cursor"]) if listing.get("cursor") else None
-        return page(pages.layout("Memories", pages.memory_list(query, listing, nxt), who=who, csrf=session.csrf))
+        body = pages.memory_list(query, listing, nxt, timeline=timeline)
+        return page(pages.layout("Timeline" if timeline else "Memories", body, who=who, csrf=session.csrf))
 
     async def _memory_parts(self, principal: Principal, trace_id: str) -> tuple[Any, Any, Any]:
         record = await self.call(principal, "get", {"trace_id": trace_id})
