@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from cogmem_graph.server.dashboard import forms, pages
+from cogmem_graph.server.dashboard import forms, graph_page, pages, report_pages
 from cogmem_graph.server.dashboard.routes import Dashboard
 from cogmem_graph.server.dashboard.sessions import SessionStore, csrf_matches
 from cogmem_graph.server.guards import RateLimiter
@@ -83,8 +83,53 @@ def test_pages_write_what_users_wrote_as_text() -> None:
                                                                 "signals": {evil: 0.3}}]})
     html += pages.forget_confirm(record, hood, 1, csrf="t")
     html += pages.layout(evil, "", who={"role": "agent", "key_id": evil, "identity": {"user_id": evil}}, csrf="t")
+    html += pages.graph({"trace": trace, **hood}, {"nodes": 2, "relationships": 1}, 25, "")
+    html += report_pages.consolidation({"runs": [{"at": 0, "trigger": evil, "counts": {"merged": 1}}],
+                                        "schemas": [{"summary": evil, "size": 1, "members": [{"id": evil,
+                                                                                              "content": evil}]}],
+                                        "contradictions": [{"winner": evil, "winnerContent": evil, "loser": "b",
+                                                            "loserContent": evil}],
+                                        "open_contradictions": [{"a": evil, "aContent": evil, "b": "b"}]})
+    html += report_pages.reminders([{"content": evil, "kind": "event_based", "keywords": [evil]},
+                                    {"content": evil, "kind": "context_based", "cue": evil}])
+    html += report_pages.stats({"traces_by_type": {evil: 1}, "edges_by_type": {evil: 2}}, {"store": {}})
     assert "<script" not in html and "&lt;script&gt;" in html
     assert 'value="c&quot;srf"' in html and "/ui/memories/mt_%22x" in html
+
+
+def test_the_as_of_day_narrows_the_list_to_what_held_true_then() -> None:
+    end_of_day = 1767398399999  # 2026-01-02 23:59:59.999 UTC
+    where = forms.listing_where({"as_of": ["2026-01-02"], "type": ["semantic"]})
+    assert where == {"type": ["semantic"], "valid_after": end_of_day, "valid_before": end_of_day + 1,
+                     "created_before": end_of_day + 1}
+    assert forms.as_of_ms({"as_of": ["2026-01-02"]}) == end_of_day and forms.as_of_ms({}) is None
+    assert forms.listing_where({"created_before": ["2025-01-01"], "as_of": ["2026-01-02"]})["created_before"] \
+        == 1735689600000
+    with pytest.raises(ValueError, match="^as_of:"):
+        forms.as_of_ms({"as_of": ["now"]})
+
+
+def test_the_graph_page_policy_allows_its_own_nonce_only() -> None:
+    first, second = graph_page.new_nonce(), graph_page.new_nonce()
+    assert first != second and len(first) >= 20
+    policy = graph_page.graph_csp(first)
+    assert f"script-src 'nonce-{first}';" in policy and "unsafe" not in policy and "http" not in policy
+    body = graph_page.graph_body('{"nodes": []}', first, "neo4j-viz-abc")
+    assert f'<script type="module" nonce="{first}" src="/ui/static/nvl.js">' in body
+
+
+def test_the_nvl_bundle_comes_out_of_neo4j_viz_and_the_graph_data_is_escaped() -> None:
+    assets = graph_page.nvl_assets()
+    assert assets.container_id.encode() in assets.script and b"neo4j-viz-data" in assets.script
+    assert b"</script" not in assets.script.lower() and assets.style
+    evil = "</script><script>alert(1)</script>"
+    centre = {"id": "mt_1", "content": evil, "type": "episodic"}
+    data, counts = graph_page.graph_data(centre, {"edges": [{"src": "mt_1", "dst": "mt_2", "type": "SAME_TOPIC",
+                                                             "weight": 0.5}, {"src": "mt_1", "dst": "gone",
+                                                                               "type": "SAME_TOPIC", "weight": 1}],
+                                                  "neighbours": [{"id": "mt_2", "content": "Biscuit", "type": "semantic"}]})
+    assert counts == {"nodes": 2, "relationships": 1}, "an edge to a node not drawn is left out"
+    assert "<" not in data and "Biscuit" in data and "\\u003c/script>" in data
 
 
 def _app(tmp_path: Path, dashboard: bool, keys: KeyRing | None = None) -> TestClient:

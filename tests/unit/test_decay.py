@@ -15,6 +15,7 @@ from cogmem_graph.cognition.decay import (
     current_strength,
     current_strengths,
     difficulty_bonus,
+    dormant_from,
     ebbinghaus_strength,
     elapsed_since_access,
     emotional_bonus,
@@ -36,6 +37,7 @@ from cogmem_graph.cognition.decay import (
     trace_is_prunable,
     trace_strength,
     update_on_retrieval,
+    weakens_below_after,
 )
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.config.decay import DecayConfig
@@ -340,3 +342,33 @@ def test_current_strengths_name_the_bad_argument() -> None:
         current_strengths(ok, np.array([0.0]), np.array([0]), 1)
     with pytest.raises(ValueError, match="stability_ms"):
         current_strengths(ok, np.array([math.inf]), np.array([0]), 1)
+
+
+# ---------------------------------------------------------------- projection to dormancy
+
+
+@given(s0=st.floats(min_value=0.06, max_value=1.0), stability=stability_st, cfg=model_st)
+def test_the_strength_reaches_the_threshold_exactly_when_projected(s0: float, stability: float,
+                                                                    cfg: DecayConfig) -> None:
+    after = weakens_below_after(s0, stability, 0.05, cfg)
+    assert after is not None and after > 0
+    curve = fsrs_strength(s0, stability, after, cfg) if cfg.model == "fsrs6" else ebbinghaus_strength(s0, stability,
+                                                                                                         after)
+    assert curve == pytest.approx(0.05, rel=1e-6)
+
+
+def test_the_projection_counts_the_minimum_retention_and_spares_what_decay_never_forgets() -> None:
+    cfg = DecayConfig(model="ebbinghaus")  # threshold 0.05
+    trace = make_trace(encoding_strength=0.5, stability=MS_PER_DAY, last_accessed_at=T0)
+    crossing = MS_PER_DAY * math.log(0.5 / 0.05)  # about 2.3 days
+    assert dormant_from(trace, 0, cfg) == int(T0 + crossing)
+    assert dormant_from(trace, 7 * MS_PER_DAY, cfg) == T0 + 7 * MS_PER_DAY, "not before the category's minimum"
+    assert dormant_from(trace, None, cfg) is None, "a permanent category"
+    assert dormant_from(make_trace(encoding_strength=0.5, stability=MS_PER_DAY, last_accessed_at=T0, pinned=True),
+                        0, cfg) is None
+    assert dormant_from(make_trace(encoding_strength=0.5, stability=MS_PER_DAY, last_accessed_at=T0, intensity=0.95),
+                        0, cfg) is None, "emotional memories are protected"
+    assert weakens_below_after(0.01, MS_PER_DAY, 0.05, cfg) == 0.0
+    assert weakens_below_after(0.5, MS_PER_DAY, 0.0, cfg) is None
+    with pytest.raises(ValueError, match="threshold"):
+        weakens_below_after(0.5, MS_PER_DAY, 1.5, cfg)
