@@ -5,6 +5,7 @@ escaped, and an owner key sees counts, not content."""
 
 from __future__ import annotations
 
+import re
 from contextlib import closing
 
 import httpx
@@ -139,3 +140,89 @@ def test_the_stylesheet_is_served_from_the_package(seeded) -> None:
     assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
     assert "http" not in css.text  # no external font or asset
     assert CSRF.pattern  # the harness's pattern is what the pages write
+
+
+SCRIPT_TAG = re.compile(r"<script\b[^>]*>", re.I)
+
+
+def test_the_graph_page_runs_only_its_own_nonced_script(seeded) -> None:
+    client, _ = logged_in(seeded.server.url, seeded.keys["maya"])
+    with closing(client):
+        nonces = []
+        for _ in range(2):
+            page = client.get(f"/ui/memories/{seeded.ids['docker']}/graph")
+            assert page.status_code == 200 and "Biscuit" in page.text
+            policy = page.headers["content-security-policy"]
+            nonce = re.search(r"script-src 'nonce-([A-Za-z0-9_-]+)';", policy).group(1)
+            assert "unsafe-inline" not in policy and "unsafe-eval" not in policy and "http" not in policy
+            assert "default-src 'none'" in policy and "frame-ancestors 'none'" in policy
+            tags = SCRIPT_TAG.findall(page.text)
+            assert tags == ['<script type="application/json" id="neo4j-viz-data">',
+                            f'<script type="module" nonce="{nonce}" src="/ui/static/nvl.js">'], tags
+            nonces.append(nonce)
+        assert nonces[0] != nonces[1], "a nonce serves one response"
+        xss = client.get(f"/ui/memories/{seeded.ids['xss']}/graph")
+        assert xss.status_code == 200 and len(SCRIPT_TAG.findall(xss.text)) == 2 and "&lt;script&gt;" in xss.text
+        other_pages = [client.get(p) for p in ("/ui/memories", f"/ui/memories/{seeded.ids['docker']}",
+                                                "/ui/consolidation", "/ui/reminders", "/ui/stats")]
+        for other in other_pages:
+            assert other.status_code == 200 and "script-src" not in other.headers["content-security-policy"]
+            assert not SCRIPT_TAG.search(other.text)
+        assert client.get(f"/ui/memories/{seeded.ids['tom']}/graph").status_code == 404
+    bundle = httpx.get(f"{seeded.server.url}/ui/static/nvl.js")
+    assert bundle.status_code == 200 and bundle.headers["content-type"].startswith("text/javascript")
+    assert httpx.get(f"{seeded.server.url}/ui/static/nvl.css").status_code == 200
+
+
+def test_the_new_pages_show_each_key_its_own_scopes_only(seeded) -> None:
+    maya, _ = logged_in(seeded.server.url, seeded.keys["maya"])
+    tom, _ = logged_in(seeded.server.url, seeded.keys["tom"])
+    with closing(maya), closing(tom):
+        consolidation = maya.get("/ui/consolidation").text
+        assert "Maya hiked the Alps" in consolidation and "Nightjar" not in consolidation
+        settled = consolidation.split("Contradictions settled")[1].split("Contradictions still open")[0]
+        assert settled.index("Paris") < settled.index("won over") < settled.index("Berlin")
+        assert "newer and more confident (1.00 against 0.40)" in settled
+        reminders = maya.get("/ui/reminders").text
+        assert "Paris move" in reminders and "Nightjar" not in reminders
+        stats = maya.get("/ui/stats").text
+        assert "What this key can see" in stats and "The whole store" not in stats
+        theirs = " ".join(tom.get(p).text for p in ("/ui/consolidation", "/ui/reminders", "/ui/stats"))
+        assert "Nightjar" in theirs
+        for secret in ("Biscuit", "Maya", "Paris", "Berlin", "Docker Compose"):
+            assert secret not in theirs, secret
+
+
+def test_as_of_shows_what_held_true_that_day_and_the_timeline_runs_oldest_first(seeded) -> None:
+    client, _ = logged_in(seeded.server.url, seeded.keys["maya"])
+    with closing(client):
+        then = client.get("/ui/memories", params={"as_of": "2024-06-01"}).text
+        assert "Maya lives in Berlin." in then and "Paris" not in then and "Docker Compose" not in then
+        now = client.get("/ui/memories", params={"as_of": "2099-01-01"}).text
+        assert "Maya lives in Paris now." in now and "Maya lives in Berlin." not in now
+        timeline = client.get("/ui/memories", params={"view": "timeline"}).text
+        assert timeline.index("Maya lives in Berlin.") < timeline.index("Maya lives in Paris now.") \
+            < timeline.index("Docker Compose")
+        assert '<h3 class="day">2023-11-14</h3>' in timeline
+
+
+def test_read_only_and_owner_keys_on_the_new_pages(seeded) -> None:
+    reader, _ = logged_in(seeded.server.url, seeded.keys["reader"])
+    with closing(reader):
+        for path in ("/ui/consolidation", "/ui/reminders", "/ui/stats", f"/ui/memories/{seeded.ids['dog']}/graph"):
+            assert reader.get(path).status_code == 200, path
+        assert "Paris move" in reader.get("/ui/reminders").text
+    owner, csrf = logged_in(seeded.server.url, seeded.keys["owner"])
+    with closing(owner):
+        pages_seen = {p: owner.get(p) for p in ("/ui/consolidation", "/ui/stats")}
+        assert all(page.status_code == 200 for page in pages_seen.values())
+        assert "Counts of the whole store" in pages_seen["/ui/consolidation"].text
+        assert "<td>request</td>" in pages_seen["/ui/consolidation"].text, "the run the owner asked for"
+        assert "The whole store" in pages_seen["/ui/stats"].text
+        for page in pages_seen.values():
+            for secret in ("Nightjar", "Biscuit", "Docker", "Paris", "Berlin", "Maya hiked"):
+                assert secret not in page.text, secret
+        assert owner.get("/ui/reminders").status_code == 403
+        assert owner.get(f"/ui/memories/{seeded.ids['dog']}/graph").status_code == 403
+        forged = owner.post("/ui/logout", data={"csrf": csrf}, headers={"Origin": "https://evil.example"})
+        assert forged.status_code == 403
