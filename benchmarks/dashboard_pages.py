@@ -4,7 +4,8 @@
     python benchmarks/dashboard_pages.py --traces 500 --repeat 5   # a quick run
 
 One store (embedded backends, hash embedder: the embedding's cost is not what is measured)
-holding N memories of one user, a tenth of them tagged and a fifth semantic; the app as
+holding N memories of one user, a tenth of them tagged and a fifth semantic, consolidated
+once, with a reminder; the app as
 `cogmem serve` builds it, called in process (starlette's test client: no sockets, so the
 time is the server's: routing, session, service calls, the store and the HTML). Each page
 is asked `--repeat` times after one warm-up request; p50 and p95 in ms beside the target.
@@ -80,6 +81,10 @@ def main() -> None:
         ids = fill(agent, args.traces, rng)
         console.print(f"{len(ids):,} memories written in {time.perf_counter() - started:.1f} s")
         keys = KeyRing(Path(folder) / "keys.json")
+        started = time.perf_counter()
+        store.consolidate(trigger="benchmark")
+        console.print(f"consolidated in {time.perf_counter() - started:.1f} s")
+        agent.remind("Bring up the budget meeting", on_keywords=["budget"])
         key, _ = keys.add(agent_id="bench", user_id="u")
         owner, _ = keys.add(role="owner")
         app = create_app(store, keys, ServerSettings(consolidate_every_s=0, rate_per_second=None))
@@ -94,7 +99,15 @@ def main() -> None:
             ("search", client, "/ui/memories?q=deploy+server+budget+meeting"),
             ("a memory", client, f"/ui/memories/{one}"),
             ("forget confirmation", client, f"/ui/memories/{one}/forget"),
+            ("a memory's graph (NVL)", client, f"/ui/memories/{one}/graph"),
+            ("memories as of a day", client, "/ui/memories?as_of=2030-01-01"),
+            ("timeline (first page)", client, "/ui/memories?view=timeline"),
+            ("consolidation", client, "/ui/consolidation"),
+            ("reminders", client, "/ui/reminders"),
+            ("statistics", client, "/ui/stats"),
             ("store health (owner)", admin, "/ui/health"),
+            ("consolidation (owner)", admin, "/ui/consolidation"),
+            ("statistics (owner)", admin, "/ui/stats"),
         ]
         table = Table(title=f"dashboard pages at {len(ids):,} memories ({args.repeat} requests each)")
         for column in ("page", "p50 ms", "p95 ms", f"under {TARGET_MS:.0f} ms"):

@@ -132,6 +132,21 @@ def test_the_nvl_bundle_comes_out_of_neo4j_viz_and_the_graph_data_is_escaped() -
     assert "<" not in data and "Biscuit" in data and "\\u003c/script>" in data
 
 
+def test_the_graph_data_is_what_neo4j_viz_itself_would_write() -> None:
+    import json
+
+    from cogmem_graph.viz import neighbourhood_graph
+
+    centre = {"id": "mt_1", "content": "Maya deploys with Docker", "type": "episodic", "encoding_strength": 0.5,
+              "created_at": 1_700_000_000_000}
+    hood = {"edges": [{"src": "mt_1", "dst": "mt_2", "type": "SHARED_ENTITY", "weight": 0.5}],
+            "neighbours": [{"id": "mt_2", "content": "Biscuit <b>", "type": "semantic"}]}
+    data, _ = graph_page.graph_data(centre, hood)
+    graph, _ = neighbourhood_graph(centre, hood["edges"], hood["neighbours"])
+    page = graph.render(height=graph_page.HEIGHT, theme=graph_page.THEME).data
+    assert json.loads(data) == json.loads(graph_page._data_block(page))
+
+
 def _app(tmp_path: Path, dashboard: bool, keys: KeyRing | None = None) -> TestClient:
     from cogmem_graph.server.app import ServerSettings, create_app
 

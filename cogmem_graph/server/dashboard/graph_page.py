@@ -12,6 +12,7 @@ JSON block, and even a script that got into the page would lack the nonce.
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 from dataclasses import dataclass
@@ -26,6 +27,8 @@ CONTAINER = re.compile(r'<div id="(neo4j-viz-[0-9a-f]+)"')
 MODULE = re.compile(r'<script type="module"[^>]*>(.*?)</script>', re.S)
 STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
 COMMENT = re.compile(r"<!--.*?-->", re.S)
+HEIGHT = "32rem"
+THEME = "light"
 
 
 def graph_csp(nonce: str) -> str:
@@ -41,37 +44,47 @@ def new_nonce() -> str:
 
 @dataclass(frozen=True)
 class NvlAssets:
-    """NVL's bundle and stylesheet as neo4j-viz ships them, and the id of the element the
-    bundle draws into."""
+    """NVL's bundle and stylesheet as neo4j-viz ships them, the id of the element the bundle
+    draws into, and the data block's settings (size, theme, options) for the dashboard's
+    drawings, all taken from one empty graph rendered through neo4j-viz's public API."""
 
     script: bytes
     style: bytes
     container_id: str
+    settings: dict[str, Any]
 
 
 @cache
 def nvl_assets() -> NvlAssets:
     from neo4j_viz import VisualizationGraph
 
-    page = COMMENT.sub("", VisualizationGraph(nodes=[], relationships=[]).render().data)
+    page = COMMENT.sub("", VisualizationGraph(nodes=[], relationships=[]).render(height=HEIGHT, theme=THEME).data)
     module = MODULE.search(page)
     container = CONTAINER.search(page)
     if module is None or container is None:
         raise RuntimeError("neo4j-viz's page has no module script or no graph container: "
                            "this neo4j-viz version is not one the dashboard knows")
     styles = STYLE.findall(page[: module.start()] + page[module.end():])
-    return NvlAssets(module.group(1).encode("utf-8"), "\n".join(styles).encode("utf-8"), container.group(1))
+    settings = {k: v for k, v in json.loads(_data_block(page)).items() if k not in ("nodes", "relationships", "legend")}
+    return NvlAssets(module.group(1).encode("utf-8"), "\n".join(styles).encode("utf-8"), container.group(1), settings)
 
 
-def graph_data(centre: dict[str, Any], hood: dict[str, Any]) -> tuple[str, dict[str, int]]:
-    """The JSON block neo4j-viz writes for one memory's neighbourhood (`<` escaped inside)."""
-    graph, counts = neighbourhood_graph(centre, hood.get("edges", []), hood.get("neighbours", []))
-    page = graph.render(height="32rem", theme="light").data
+def _data_block(page: str) -> str:
     start = page.rfind(DATA_OPEN)  # the last one: neo4j-viz adds it after its scripts, before </head>
     end = page.find("</script>", start)
     if start < 0 or end < 0:
         raise RuntimeError("neo4j-viz's page has no data block: this neo4j-viz version is not one the dashboard knows")
-    return page[start + len(DATA_OPEN):end], counts
+    return page[start + len(DATA_OPEN):end]
+
+
+def graph_data(centre: dict[str, Any], hood: dict[str, Any]) -> tuple[str, dict[str, int]]:
+    """The JSON block neo4j-viz writes for one memory's neighbourhood, `<` escaped as neo4j-viz
+    escapes it: the graph's nodes, relationships and legend as neo4j-viz serialises them, with
+    the settings of `nvl_assets` (neo4j-viz's own render would read its 4 MB page again)."""
+    graph, counts = neighbourhood_graph(centre, hood.get("edges", []), hood.get("neighbours", []))
+    data = {"nodes": [n.to_dict() for n in graph.nodes], "relationships": [r.to_dict() for r in graph.relationships],
+            **nvl_assets().settings, "legend": graph.legend.to_json()}
+    return json.dumps(data).replace("<", "\\u003c"), counts
 
 
 def graph_body(data_json: str, nonce: str, container_id: str) -> str:
