@@ -1,6 +1,8 @@
 """The web dashboard `cogmem serve` offers at `/ui`: server-rendered pages over the same
 service, roles and identities as the REST API, logged in with an API key exchanged for a
-server-side session. Its stylesheet ships in the package; nothing is fetched at run time."""
+server-side session. Its stylesheet, and the NVL bundle that draws a memory's graph (the one
+page with a script, allowed by a per-response nonce), ship in the package; nothing is
+fetched at run time."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The dashboard's routes under `/ui`: login and logout, the memories list and search, one
-memory with its actions, and the store's health for owner keys.
+"""The dashboard's routes under `/ui`: login and logout, the memories list, search, as of a
+day and timeline, one memory with its actions and strength curve, its graph, the
+consolidation, reminders and statistics pages, and the store's health for owner keys.
 
 Every read and change goes through `MemoryService.call` with the principal of the session's
 key, exactly as a REST request with that key would: same roles, same identity, same scopes.
