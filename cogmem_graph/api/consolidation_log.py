@@ -47,9 +47,10 @@ class ConsolidationLog:
                 entry = json.loads(line)
             except ValueError:
                 continue
-            run = {"at": entry.get("at"), "trigger": entry.get("trigger"), "duration_ms": entry.get("duration_ms")}
-            if keys is None:
-                run.update(scope_keys=entry.get("scope_keys"), counts=entry.get("counts", {}))
+            run = {"at": entry.get("at"), "trigger": entry.get("trigger")}
+            if keys is None:  # the run's size and time say something of every scope: an owner's to see
+                run.update(scope_keys=entry.get("scope_keys"), duration_ms=entry.get("duration_ms"),
+                           counts=entry.get("counts", {}))
             else:
                 mine = [c for k, c in (entry.get("by_scope") or {}).items() if k in keys]
                 if not mine:
