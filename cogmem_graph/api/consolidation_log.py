@@ -2,7 +2,8 @@
 so that a dashboard or a later process can say what consolidation did: each run's time,
 trigger, scope keys, total counts and the counts each scope key contributed. Bounded: the
 newest `MAX_RUNS` runs are kept. Read by scope (`visible`): a caller who sees some scope keys
-only is told only of runs that touched them, with only those keys' counts."""
+only is told only of runs that touched them, with only those keys' counts. Erasing a user
+takes their scope keys out of every run (`forget_scopes`); the runs' totals stay."""
 
 from __future__ import annotations
 
@@ -60,6 +61,27 @@ class ConsolidationLog:
             if len(out) == limit:
                 break
         return out
+
+    def forget_scopes(self, scope_keys: Sequence[str]) -> int:
+        """Take these scope keys (an erased user's) out of every run kept; the totals, which
+        name nobody, stay. Returns how many runs named one of them."""
+        gone = set(scope_keys)
+        with self._lock:
+            lines = self._lines()
+            kept, touched = [], 0
+            for line in lines:
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    continue
+                by_scope = entry.get("by_scope") or {}
+                if gone & set(by_scope):
+                    touched += 1
+                    entry["by_scope"] = {k: c for k, c in by_scope.items() if k not in gone}
+                kept.append(json.dumps(entry, sort_keys=True))
+            if touched:
+                write_private(self.path, ("\n".join(kept) + "\n").encode("utf-8"))
+        return touched
 
     def _lines(self) -> list[str]:
         try:

@@ -410,6 +410,7 @@ def erase(store: MemoryStore, user_id: str, *, organization_id: str | None = Non
                 store.vectors.delete(ids)
         else:
             counts["shared_kept_without_author"] += store.graph.remove_author([i for i, _ in authored], qualified)
+    store.consolidation_log.forget_scopes(keys)
     receipt.counts = counts
     _audit(store, "erase", {"owner": True, "user": qualified}, keys, {**counts, "include_shared": include_shared})
     store.compaction_due()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import cogmem_graph as cg
-from cogmem_graph.clock import ManualClock
+from cogmem_graph.clock import MS_PER_DAY, ManualClock
 from cogmem_graph.portable import import_store
 
 DAY = 86_400_000
@@ -251,8 +251,12 @@ def test_erase_removes_a_user_from_every_file_and_keeps_the_organizations(
         leaving.remind(f"Ask Zoe about {marker}", on_keywords=["garden"])
         shared = leaving.encode("The office wifi password rotates monthly", scope="organization")
         sam_fact = staying.encode("Sam drinks oat milk")
+        clock.advance(120 * MS_PER_DAY)  # her passing remark fades: the run counts it in her thread's scope
+        assert store.consolidate().dormant >= 1
+        assert "acme/zoe" in (home / "consolidation_runs.jsonl").read_text()
 
         receipt = store.erase("zoe", organization_id="acme")
+        assert "zoe" not in (home / "consolidation_runs.jsonl").read_text(), "the runs kept name her no more"
         assert receipt.counts["traces"] == 2 and receipt.counts["other_nodes"] >= 1
         assert receipt.counts["shared_kept_without_author"] == 1 and receipt.compacted
         assert _files_holding(home, marker) == []

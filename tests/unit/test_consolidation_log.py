@@ -48,3 +48,17 @@ def test_a_reader_of_some_scopes_sees_only_their_counts(tmp_path: Path) -> None:
     assert mine[0]["counts"]["merged"] == 2 and mine[0]["counts"]["schemas_created"] == 0
     assert set(mine[0]) == {"at", "trigger", "counts"}, "nothing of the run's other scopes, not even its duration"
     assert log.runs(visible=["nobody"]) == []
+
+
+def test_an_erased_users_scope_keys_leave_every_run_and_the_totals_stay(tmp_path: Path) -> None:
+    log = ConsolidationLog(tmp_path)
+    log.record(run_over(**{"user:acme/zoe": {"merged": 2}, "user:acme/sam": {"merged": 1}}),
+               trigger="schedule", at_ms=1)
+    log.record(run_over(**{"user:acme/sam": {"dormant": 4}}), trigger="schedule", at_ms=2)
+    assert log.forget_scopes(["user:acme/zoe", "thread:acme/zoe/t1"]) == 1
+    assert "zoe" not in log.path.read_text()
+    assert log.runs(visible=["user:acme/zoe"]) == []
+    assert [r["counts"]["merged"] for r in log.runs()] == [0, 3], "store-wide totals name nobody and stay"
+    assert log.runs(visible=["user:acme/sam"])[1]["counts"]["merged"] == 1
+    assert stat.S_IMODE(os.stat(log.path).st_mode) == 0o600
+    assert log.forget_scopes(["user:acme/zoe"]) == 0
