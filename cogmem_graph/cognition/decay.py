@@ -1,9 +1,9 @@
 """Decay: forgetting, strengthening on retrieval, interference and pruning.
 
-* Forgetting. Ebbinghaus (default): S(t) = S0 · e^(-Δt / stability). FSRS-6
-  alternative: S(t) = S0 · R with power-law retention
-  R = (1 + Δt / (factor · stability))^(-1 / decay), which keeps a heavier tail
-  for well-established memories. Δt counts from the last access, never from the
+* Forgetting. FSRS-6 (the default, `DecayConfig.model`): S(t) = S0 · R with
+  power-law retention R = (1 + Δt / (factor · stability))^(-1 / decay), which
+  keeps a heavier tail for well-established memories. Ebbinghaus (the first
+  reference's): S(t) = S0 · e^(-Δt / stability). Δt counts from the last access, never from the
   event time, so imported history is not born forgotten.
 * Spaced repetition. A successful retrieval multiplies stability by a growth
   factor that is larger for memories that were hard to recall (desirable
