@@ -14,7 +14,8 @@ again to go on where it stopped (the count and the clock are kept beside the hom
 `--queries` questions beside the floor (one raw vector query and one raw graph load of as
 many traces, as in `latency.py`); a first `consolidate()` (everything written since the
 build counts as new); then a day's writes (`--day-writes` traces over 24 hours on the clock)
-and the night's `consolidate()`, the one a deployment pays every day; and resident memory.
+and the night's `consolidate()`, the one a deployment pays every day; and resident memory
+(the process's own, the vector segments it maps, the graph server's).
 Wall-clock times on this machine; benchmarks never assert them.
 """
 
@@ -54,6 +55,28 @@ def load_state(home: Path) -> dict:
 
 def save_state(home: Path, state: dict) -> None:
     write_private(state_path(home), json.dumps(state).encode("utf-8"))
+
+
+def rss_parts(pid: int | None) -> tuple[float | None, float | None]:
+    """(anonymous, file-backed) resident MiB of a process: the vector index's segments are
+    memory-mapped files, resident while used but page cache the kernel can drop under
+    pressure; the anonymous part is what the process itself holds."""
+    if pid is None:
+        return None, None
+    fields = {}
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(("RssAnon:", "RssFile:")):
+                fields[line.split(":")[0]] = int(line.split()[1]) / 1024
+    except OSError:
+        return None, None
+    return fields.get("RssAnon"), fields.get("RssFile")
+
+
+def memory_line(store: cg.MemoryStore) -> str:
+    anon, mapped = rss_parts(os.getpid())
+    graph = latency.rss_mib(latency.graph_server_pid(store)) or 0
+    return f"process {anon or 0:7,.0f} MiB (+ {mapped or 0:,.0f} MiB mapped files)   graph server {graph:7,.0f} MiB"
 
 
 def open_home(home: Path, clock: ManualClock) -> cg.MemoryStore:
@@ -103,8 +126,7 @@ def build(args, console: Console) -> None:
             state["clock"] = clock.now_ms()
             save_state(home, state)
             console.print(f"{state['written']:>9,} traces   {count / elapsed:7,.0f} traces/s over the last "
-                          f"{count:,}   process {latency.rss_mib(os.getpid()):7,.0f} MiB   graph server "
-                          f"{latency.rss_mib(latency.graph_server_pid(store)) or 0:7,.0f} MiB", highlight=False)
+                          f"{count:,}   {memory_line(store)}", highlight=False)
 
 
 def measure(args, console: Console) -> None:
@@ -156,8 +178,8 @@ def measure(args, console: Console) -> None:
             clock.advance(MS_PER_DAY // steps)
         row["day writes/s"] = args.day_writes / (time.perf_counter() - start)
         row["night consolidate s"] = latency.timed_ms(store.consolidate) / 1000
-        row["process MiB"] = latency.rss_mib(os.getpid())
-        row["graph MiB"] = latency.rss_mib(latency.graph_server_pid(store))
+        row["process MiB (anonymous)"], row["process MiB (mapped files)"] = rss_parts(os.getpid())
+        row["graph server MiB"] = latency.rss_mib(latency.graph_server_pid(store))
     table = Table(title=f"the million-trace row — embedded default, hash embedder ({home})")
     table.add_column("figure")
     table.add_column("value", justify="right")
