@@ -460,25 +460,31 @@ def run_durable_frozen(filler: list[str], embedder: str, preset: str) -> tuple[i
 
 
 def run_updates(embedder: str, preset: str, honesty: float, progress: Progress) -> dict:
+    """Every update in one store, each told by its own user (a scope of its own, so no update
+    sees another's memories): the old statement, ten nights, the correction, two nights, then
+    the question from a fresh handle of that user."""
     start = day_start(int(time.time() * 1000)) - 30 * MS_PER_DAY + 9 * MS_PER_HOUR
     task = progress.add_task(f"{preset}: knowledge updates, honesty {honesty}", total=len(KNOWLEDGE_UPDATES))
     hits, misses = 0, []
-    for old, new, question in KNOWLEDGE_UPDATES:
-        clock = ManualClock(start)
-        with tempfile.TemporaryDirectory() as home, \
-                cg.open(home=home, embedder=embedder, config=preset_config(preset), clock=clock) as store:
-            agent = store.agent("assistant", user_id="u1", thread_id="t1", traits=cg.Hexaco(honesty=honesty))
+    clock = ManualClock(start)
+    traits = cg.Hexaco(honesty=honesty)
+    with tempfile.TemporaryDirectory() as home, \
+            cg.open(home=home, embedder=embedder, config=preset_config(preset), clock=clock) as store:
+        agents = [store.agent("assistant", user_id=f"u{i}", thread_id="t1", traits=traits)
+                  for i in range(len(KNOWLEDGE_UPDATES))]
+        for agent, (old, _, _) in zip(agents, KNOWLEDGE_UPDATES, strict=True):
             agent.encode(old, scope="user")
-            consolidate_nights(store, clock, start + 10 * MS_PER_DAY)
-            correction = agent.encode(new, scope="user")
-            consolidate_nights(store, clock, start + 12 * MS_PER_DAY)
-            reader = store.agent("assistant", user_id="u1", traits=cg.Hexaco(honesty=honesty))
-            top = reader.retrieve(question).traces
+        consolidate_nights(store, clock, start + 10 * MS_PER_DAY)
+        corrections = [agent.encode(new, scope="user")
+                       for agent, (_, new, _) in zip(agents, KNOWLEDGE_UPDATES, strict=True)]
+        consolidate_nights(store, clock, start + 12 * MS_PER_DAY)
+        for i, ((_, _, question), correction) in enumerate(zip(KNOWLEDGE_UPDATES, corrections, strict=True)):
+            top = store.agent("assistant", user_id=f"u{i}", traits=traits).retrieve(question).traces
             if top and top[0].trace.id == correction.id:
                 hits += 1
             else:
                 misses.append(f"{question} -> {top[0].trace.content if top else '(nothing)'}")
-        progress.advance(task)
+            progress.advance(task)
     progress.remove_task(task)
     return {"hits": hits, "n": len(KNOWLEDGE_UPDATES), "misses": misses}
 
