@@ -99,6 +99,8 @@ class NodeLabel(StrEnum):
     OBSERVATION_NOTE = "ObservationNote"
     CONVERSATION_TURN = "ConversationTurn"
     """A turn buffered for the observer until it becomes notes."""
+    CONSOLIDATION_STATE = "ConsolidationState"
+    """What consolidation remembers about one scope key between runs (the decay sweep's settings)."""
 
 
 class LinkType(StrEnum):

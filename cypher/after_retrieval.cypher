@@ -20,7 +20,7 @@ SET t.retrievalCount = coalesce(t.retrievalCount, 0) + 1,
     t.reinforcementInterval = row.reinforcementInterval,
     t.nextReinforcementAt = row.nextReinforcementAt,
     t.dormant = CASE WHEN t.deactivatedReason = 'superseded' THEN t.dormant ELSE false END,
-    t.updatedAt = $now
+    t.updatedAt = $now, t.sweepDueAt = 1
 WITH count(*) AS accessed
 UNWIND $pairs AS pair
 MATCH (a:Trace {id: pair.a})
@@ -46,5 +46,5 @@ SET t.valence = coalesce(change.valence, t.valence),
     t.dominance = coalesce(change.dominance, t.dominance),
     t.stability = coalesce(change.stability, t.stability),
     t.structuredData = coalesce(change.structuredData, t.structuredData),
-    t.updatedAt = $now
+    t.updatedAt = $now, t.sweepDueAt = 1
 RETURN count(*) AS changed

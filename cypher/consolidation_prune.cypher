@@ -20,5 +20,6 @@ WITH t, strength
 ORDER BY strength, t.id
 LIMIT $limit
 SET t.isActive = ($forgetting = 'dormant'), t.dormant = ($forgetting = 'dormant'),
-    t.deactivatedReason = $reason, t.dormantAt = $now, t.updatedAt = $now, t.consolidatedAt = $now
+    t.deactivatedReason = $reason, t.dormantAt = $now, t.updatedAt = $now, t.consolidatedAt = $now,
+    t.sweepDueAt = null
 RETURN t.id AS id

@@ -12,5 +12,5 @@ SET t.tags = coalesce($tags, t.tags),
     t.metaTextValues = coalesce($metaTextValues, t.metaTextValues),
     t.pinned = coalesce($pinned, t.pinned),
     t.dormant = CASE WHEN $pinned = true THEN false ELSE t.dormant END,
-    t.updatedAt = $now, t.updatedBy = $by
+    t.updatedAt = $now, t.updatedBy = $by, t.sweepDueAt = 1
 RETURN properties(t) AS trace

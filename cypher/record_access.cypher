@@ -13,5 +13,5 @@ SET t.retrievalCount = coalesce(t.retrievalCount, 0) + 1,
     t.reinforcementInterval = row.reinforcementInterval,
     t.nextReinforcementAt = row.nextReinforcementAt,
     t.dormant = CASE WHEN t.deactivatedReason = 'superseded' THEN t.dormant ELSE false END,
-    t.updatedAt = $now
+    t.updatedAt = $now, t.sweepDueAt = 1
 RETURN t.id AS id, t.retrievalCount AS retrievalCount

@@ -5,5 +5,5 @@ MATCH (t:Trace {id: id})
 WITH *, t.scopeKey AS scopeKey
 WHERE scopeKey IN $scopeKeys AND t.isActive = true
 SET t.pinned = $pinned, t.dormant = CASE WHEN $pinned THEN false ELSE coalesce(t.dormant, false) END,
-    t.updatedAt = $now
+    t.updatedAt = $now, t.sweepDueAt = 1
 RETURN t.id AS id

@@ -6,5 +6,5 @@ MATCH (t:Trace {id: row.id})
 // (scope tested after the id lookup: FalkorDB folds a WHERE into the id index scan, ~4 µs more per id)
 WITH *, t.scopeKey AS scopeKey
 WHERE scopeKey IN $scopeKeys AND coalesce(t.pinned, false) = false
-SET t.encodingStrength = row.encodingStrength, t.updatedAt = $now
+SET t.encodingStrength = row.encodingStrength, t.updatedAt = $now, t.sweepDueAt = 1
 RETURN t.id AS id

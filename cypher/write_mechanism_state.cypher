@@ -10,5 +10,5 @@ SET t.valence = coalesce(row.valence, t.valence),
     t.dominance = coalesce(row.dominance, t.dominance),
     t.stability = coalesce(row.stability, t.stability),
     t.structuredData = coalesce(row.structuredData, t.structuredData),
-    t.updatedAt = $now
+    t.updatedAt = $now, t.sweepDueAt = 1
 RETURN t.id AS id

@@ -793,7 +793,7 @@ class CypherGraphStore(ABC):
         return [r["id"] for r in self.run("erase_scope_page", {"scopeKeys": keys, "limit": limit})]
 
     def delete_scope_leftovers(self, scope_keys: Sequence[str]) -> int:
-        """Reminders, notes, buffered turns, archived originals and schemas of these scopes."""
+        """Reminders, notes, buffered turns, archived originals, schemas and consolidation state of these scopes."""
         keys = require_scope_keys(scope_keys)
         rows = self.run("erase_scope_leftovers", {"scopeKeys": keys}, write=True)
         return sum(int(n) for n in rows[0]["deleted"]) if rows else 0

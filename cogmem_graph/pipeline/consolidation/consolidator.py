@@ -64,6 +64,9 @@ class Consolidator:
         self.last_error: BaseException | None = None
         self.merge_budget: int | None = None
         """Qdrant neighbour queries the merge step may still make in this run (None: no limit)."""
+        self.full_sweep = False
+        """True: every run's decay sweep reads every trace, as if no schedule were kept (a check
+        that the schedule changes nothing)."""
 
     def __repr__(self) -> str:
         return f"Consolidator(graph={self.ctx.graph!r}, running={self.running})"
@@ -191,6 +194,14 @@ class Consolidator:
                 log.warning("consolidation skips trace %r: its stored properties are invalid (%s)",
                             row["trace"].get("id"), exc.errors()[:1])
         return traces
+
+    def state(self, key: str) -> dict[str, Any]:
+        """What consolidation remembered about `key` at its last run (empty: nothing)."""
+        rows = self.q("consolidation_state_get", {"scopeKey": key})
+        return dict(rows[0]["state"]) if rows else {}
+
+    def set_state(self, key: str, props: dict[str, Any]) -> None:
+        self.q("consolidation_state_set", {"scopeKey": key, "props": props, "now": self.now()}, write=True)
 
     def deactivate_vectors(self, ids: Sequence[str]) -> None:
         """The graph is the truth; if Qdrant fails here, `store.repair()` finishes the job."""

@@ -90,7 +90,8 @@ def temporal_gist(c: Consolidator, key: str, result: ConsolidationResult) -> Non
             rows.append({"id": old.id, "expectedHash": old.content_hash, "props": {
                 "content": new.content, "contentHash": new.content_hash,
                 "encodingStrength": new.encoding_strength, "structuredData": props["structuredData"],
-                "updatedAt": new.updated_at, "gistedAt": now, **({"indexed": False} if reindexing else {})}})
+                "updatedAt": new.updated_at, "gistedAt": now, "sweepDueAt": 1,  # weaker: due for the sweep
+                **({"indexed": False} if reindexing else {})}})
     for old, new in marked:
         rows.append({"id": old.id, "expectedHash": old.content_hash, "props": {
             "structuredData": new.structured_data_json(), "updatedAt": new.updated_at,
@@ -129,5 +130,6 @@ def emotion_regulation(c: Consolidator, key: str, result: ConsolidationResult) -
         "scopeKey": key, "arousalThreshold": ecfg.arousal_threshold, "immuneStrength": ecfg.immune_strength,
         "limit": ecfg.max_regulation_per_cycle}))
     after = changed(before, regulate_emotions(before, ecfg, now))
-    result.regulated += write_fields(
-        c, key, after, ("valence", "arousal", "intensity", "encodingStrength", "structuredData", "updatedAt"))
+    result.regulated += write_fields(  # calmer may mean no longer protected: due for the decay sweep
+        c, key, after, ("valence", "arousal", "intensity", "encodingStrength", "structuredData", "updatedAt"),
+        {"sweepDueAt": 1})

@@ -4,7 +4,10 @@ recalled often become semantic memory."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import hashlib
+import json
+import logging
+from typing import TYPE_CHECKING, Any
 
 from cogmem_graph.cognition.decay import is_reinforcement_due, update_on_retrieval
 from cogmem_graph.model import MemoryType
@@ -14,23 +17,60 @@ if TYPE_CHECKING:
     from cogmem_graph.pipeline.consolidation.result import ConsolidationResult
 
 PRUNE_BATCH = 5_000
+SCHEDULE_BATCH = 5_000
+
+log = logging.getLogger(__name__)
+
+
+def sweep_params(c: Consolidator) -> dict[str, Any]:
+    """The decay and retention settings the sweep and its schedule read."""
+    decay = c.ctx.config.decay
+    retention = c.ctx.config.retention
+    return {
+        "threshold": decay.pruning_threshold, "protectIntensity": decay.emotional_protection_intensity,
+        "model": decay.model, "fsrsFactor": decay.fsrs_factor, "fsrsDecay": decay.fsrs_decay,
+        "permanent": sorted(retention.permanent_categories), "minCommitment": retention.min_retention_commitment_ms,
+        "minFact": retention.min_retention_fact_ms, "minOther": retention.min_retention_other_ms,
+    }
+
+
+def sweep_fingerprint(params: dict[str, Any]) -> str:
+    """Names the settings a schedule was computed with: another value means it must start over."""
+    return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def prune(c: Consolidator, key: str, result: ConsolidationResult) -> None:
-    decay = c.ctx.config.decay
-    retention = c.ctx.config.retention
+    """The decay sweep of one scope key. It reads the traces whose `sweepDueAt` has come: the
+    sweep sets it to the first moment a trace could be forgotten, and a write that could
+    bring that moment closer sets it to 1 (long past). A scope key whose schedule was computed with other
+    settings, or never (traces written before it), has every trace made due first. With the
+    consolidator's `full_sweep`, every trace is read, as the schedule never is."""
+    params = sweep_params(c)
+    if c.full_sweep:
+        _forget(c, key, result, "consolidation_prune", params)
+        return
+    fingerprint = sweep_fingerprint(params)
+    if c.state(key).get("sweepFingerprint") != fingerprint:
+        rows = c.q("consolidation_sweep_reset", {"scopeKey": key}, write=True)
+        log.info("decay sweep of %s starts its schedule over: %d trace(s) due", key,
+                 int(rows[0]["reset"]) if rows else 0)
+    _forget(c, key, result, "consolidation_prune_due", params)
     while True:
-        rows = c.q("consolidation_prune", {
-            "scopeKey": key, "now": c.now(), "threshold": decay.pruning_threshold,
-            "protectIntensity": decay.emotional_protection_intensity, "model": decay.model,
-            "fsrsFactor": decay.fsrs_factor, "fsrsDecay": decay.fsrs_decay, "limit": PRUNE_BATCH,
-            "reason": "decayed", "forgetting": retention.forgetting,
-            "permanent": list(retention.permanent_categories),
-            "minCommitment": retention.min_retention_commitment_ms, "minFact": retention.min_retention_fact_ms,
-            "minOther": retention.min_retention_other_ms,
-        }, write=True)
+        rows = c.q("consolidation_sweep_schedule", {**params, "scopeKey": key, "now": c.now(),
+                                                     "limit": SCHEDULE_BATCH}, write=True)
+        if not rows or int(rows[0]["scheduled"]) < SCHEDULE_BATCH:
+            break
+    c.set_state(key, {"sweepFingerprint": fingerprint})
+
+
+def _forget(c: Consolidator, key: str, result: ConsolidationResult, statement: str, params: dict[str, Any]) -> None:
+    """Forget the traces below the threshold, weakest first, a batch at a time."""
+    forgetting = c.ctx.config.retention.forgetting
+    while True:
+        rows = c.q(statement, {**params, "scopeKey": key, "now": c.now(), "limit": PRUNE_BATCH,
+                               "reason": "decayed", "forgetting": forgetting}, write=True)
         ids = [r["id"] for r in rows]
-        if retention.forgetting == "delete":
+        if forgetting == "delete":
             c.deactivate_vectors(ids)
             result.pruned += len(ids)
         else:  # a dormant trace keeps its vectors: a strong match still finds it

@@ -1,0 +1,1 @@
+CREATE INDEX FOR (c:ConsolidationState) ON (c.scopeKey)
