@@ -10,8 +10,9 @@ For each N: ingest N traces (the corpus of `consolidation_bench.py`: hash embedd
 `store.consolidate()` once (cold); then, `--days` times, a day's writes — `--day-share`
 (1 %) of N new traces spread over the users through the day, a few retrievals, a few
 contradictions among the day's traces — the clock at the day's end, and one run. Each
-step is timed by wrapping the consolidator's step functions; "rows" counts the rows the
-step's graph statements returned. Prints one table; wall-clock times on this machine.
+step is timed by wrapping the consolidator's step functions; the figure in brackets counts
+the rows its graph statements returned; "swept" counts the traces the decay sweep read (the
+due ones where it keeps a schedule, every active one where it does not). Prints one table; wall-clock times on this machine.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class StepWatch:
         self.ms: dict[str, float] = defaultdict(float)
         self.rows: dict[str, int] = defaultdict(int)
         self.current = "other"
+        self.scheduled = 0
 
     def wrap(self, name: str, fn: Callable) -> Callable:
         def timed(c, *args, **kwargs):
@@ -68,12 +70,15 @@ class StepWatch:
         def counting(name, params=None, **kwargs):
             rows = run(name, params, **kwargs)
             self.rows[self.current] += len(rows)
+            if name == "consolidation_sweep_schedule" and rows:
+                self.scheduled += int(rows[0]["scheduled"])
             return rows
         graph.run = counting
 
     def reset(self) -> None:
         self.ms.clear()
         self.rows.clear()
+        self.scheduled = 0
 
 
 def install(watch: StepWatch) -> None:
@@ -88,7 +93,10 @@ def timed_run(store, watch: StepWatch, traits: Hexaco) -> tuple[float, dict[str,
     total = (time.perf_counter() - start) * 1000
     steps = dict(watch.ms)
     steps["other"] = total - sum(v for k, v in watch.ms.items() if k != "other")
-    return total, steps, dict(watch.rows), result
+    rows = dict(watch.rows)
+    # Traces the decay sweep read: the due ones where it keeps a schedule, else every active one.
+    rows["swept"] = watch.scheduled or result.total_processed
+    return total, steps, rows, result
 
 
 def day_of_writes(store, agents, n_new: int, clock: ManualClock, rng: random.Random, day: int) -> None:
@@ -167,16 +175,18 @@ def main() -> None:
     console = Console(width=260)
     names = [s.lstrip("_") for s in STEPS] + ["other"]
     table = Table(title=f"store.consolidate() per step, ms (rows read) — {args.users} scope keys, hash embedder")
-    for column in ("traces", "run", "total ms", *names, "dormant", "merged", "schemas", "resolved"):
+    for column in ("traces", "ingest s", "run", "total ms", *names, "swept", "dormant", "merged", "schemas", "resolved"):
         table.add_column(column, justify="right")
     for n in args.sizes:
         console.print(f"[dim]N = {n:,} ...[/dim]")
         for r in run_size(n, args, random.Random(args.seed), watch):
             res = r["result"]
+            console.print(f"[dim]{n:,} {r['run']}: {r['total']:,.0f} ms[/dim]")
             cells = [f"{r['steps'].get(s, 0.0):,.0f} ({r['rows'].get(s, 0):,})" for s in names]
-            table.add_row(f"{n:,}", r["run"], f"{r['total']:,.0f}", *cells, str(res.dormant + res.pruned),
+            table.add_row(f"{n:,}", f"{r['ingest_s']:.1f}", r["run"], f"{r['total']:,.0f}", *cells, f"{r['rows']['swept']:,}",
+                          str(res.dormant + res.pruned),
                           str(res.merged), str(res.schemas_created), str(res.conflicts_resolved))
-    console.print(table)
+        console.print(table)  # after each size: a long run keeps what it measured
 
 
 if __name__ == "__main__":

@@ -42,15 +42,17 @@ def sweep_fingerprint(params: dict[str, Any]) -> str:
 def prune(c: Consolidator, key: str, result: ConsolidationResult) -> None:
     """The decay sweep of one scope key. It reads the traces whose `sweepDueAt` has come: the
     sweep sets it to the first moment a trace could be forgotten, and a write that could
-    bring that moment closer sets it to 1 (long past). A scope key whose schedule was computed with other
-    settings, or never (traces written before it), has every trace made due first. With the
-    consolidator's `full_sweep`, every trace is read, as the schedule never is."""
+    bring that moment closer sets it to 1 (long past). A scope key whose schedule was
+    computed with other settings, or never (traces written before it), has every trace made
+    due first, once. With the consolidator's `full_sweep`, every trace is read, as if no
+    schedule were kept."""
     params = sweep_params(c)
     if c.full_sweep:
         _forget(c, key, result, "consolidation_prune", params)
         return
     fingerprint = sweep_fingerprint(params)
-    if c.state(key).get("sweepFingerprint") != fingerprint:
+    starting_over = c.state(key).get("sweepFingerprint") != fingerprint
+    if starting_over:
         rows = c.q("consolidation_sweep_reset", {"scopeKey": key}, write=True)
         log.info("decay sweep of %s starts its schedule over: %d trace(s) due", key,
                  int(rows[0]["reset"]) if rows else 0)
@@ -60,7 +62,8 @@ def prune(c: Consolidator, key: str, result: ConsolidationResult) -> None:
                                                      "limit": SCHEDULE_BATCH}, write=True)
         if not rows or int(rows[0]["scheduled"]) < SCHEDULE_BATCH:
             break
-    c.set_state(key, {"sweepFingerprint": fingerprint})
+    if starting_over:
+        c.set_state(key, {"sweepFingerprint": fingerprint})
 
 
 def _forget(c: Consolidator, key: str, result: ConsolidationResult, statement: str, params: dict[str, Any]) -> None:
