@@ -53,9 +53,15 @@ def prune(c: Consolidator, key: str, result: ConsolidationResult) -> None:
     fingerprint = sweep_fingerprint(params)
     starting_over = c.state(key).get("sweepFingerprint") != fingerprint
     if starting_over:
-        rows = c.q("consolidation_sweep_reset", {"scopeKey": key}, write=True)
-        log.info("decay sweep of %s starts its schedule over: %d trace(s) due", key,
-                 int(rows[0]["reset"]) if rows else 0)
+        reset = 0
+        while True:
+            rows = c.q("consolidation_sweep_reset", {"scopeKey": key, "limit": SCHEDULE_BATCH}, write=True)
+            done = int(rows[0]["reset"]) if rows else 0
+            reset += done
+            if done < SCHEDULE_BATCH:
+                break
+            log.info("decay sweep of %s: %d trace(s) made due so far", key, reset)
+        log.info("decay sweep of %s starts its schedule over: %d trace(s) due", key, reset)
     _forget(c, key, result, "consolidation_prune_due", params)
     while True:
         rows = c.q("consolidation_sweep_schedule", {**params, "scopeKey": key, "now": c.now(),
