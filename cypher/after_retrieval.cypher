@@ -8,6 +8,8 @@
 //    field leaves the property as it is (as write_mechanism_state).
 // Each part ends in count(*) without grouping keys, which yields one row even when its
 // list is empty, so every later part still runs.
+// sweepDueAt = 1: the change may bring the trace's forgetting closer, so the decay sweep reads it
+// again (consolidation_sweep_schedule).
 UNWIND $access AS row
 MATCH (t:Trace {id: row.id})
 // (scope tested after the id lookup: FalkorDB folds a WHERE into the id index scan, ~4 µs more per id)

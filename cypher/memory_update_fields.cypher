@@ -1,5 +1,7 @@
 // Edit a memory in place (tags, metadata with its derived filter lists, pinned): what is
 // not a new statement of the memory is not a new version. Null leaves a field as it is.
+// sweepDueAt = 1: the change may bring the trace's forgetting closer, so the decay sweep reads it
+// again (consolidation_sweep_schedule).
 MATCH (t:Trace {id: $id})
 WITH t, t.scopeKey AS scopeKey
 WHERE scopeKey IN $scopeKeys

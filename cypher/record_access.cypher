@@ -1,6 +1,8 @@
 // After a retrieval: the counter is incremented in the database (no lost update under
 // concurrency); the spaced-repetition values were computed by the cognitive core. A dormant
 // trace that is recalled is active again, unless a newer statement superseded it.
+// sweepDueAt = 1: the change may bring the trace's forgetting closer, so the decay sweep reads it
+// again (consolidation_sweep_schedule).
 UNWIND $rows AS row
 MATCH (t:Trace {id: row.id})
 // (scope tested after the id lookup: FalkorDB folds a WHERE into the id index scan, ~4 µs more per id)

@@ -1,4 +1,6 @@
 // Pin or unpin traces (truth anchors) the caller may see; pinning a dormant trace wakes it.
+// sweepDueAt = 1: the change may bring the trace's forgetting closer, so the decay sweep reads it
+// again (consolidation_sweep_schedule).
 UNWIND $ids AS id
 MATCH (t:Trace {id: id})
 // (scope tested after the id lookup: FalkorDB folds a WHERE into the id index scan, ~4 µs more per id)

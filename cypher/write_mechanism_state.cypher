@@ -1,5 +1,7 @@
 // After a retrieval, mechanisms (reconsolidation, retrieval-induced forgetting) change a
 // few fields; a null field in a row leaves that property as it is.
+// sweepDueAt = 1: the change may bring the trace's forgetting closer, so the decay sweep reads it
+// again (consolidation_sweep_schedule).
 UNWIND $rows AS row
 MATCH (t:Trace {id: row.id})
 // (scope tested after the id lookup: FalkorDB folds a WHERE into the id index scan, ~4 µs more per id)
