@@ -81,11 +81,14 @@ def _term_pattern(term: str) -> re.Pattern[str]:
     return pattern
 
 
+_FOLDED_TERMS = tuple((term, term.casefold(), kind) for term, kind in KNOWN_TERMS.items())
+
+
 def extract_known_terms(text: str) -> list[ExtractedEntity]:
     found = []
     folded = text.casefold()
-    for term, kind in KNOWN_TERMS.items():
-        if term.casefold() not in folded:  # a cheap necessary condition before the regex
+    for term, folded_term, kind in _FOLDED_TERMS:
+        if folded_term not in folded:  # a cheap necessary condition before the regex
             continue
         match = _term_pattern(term).search(text)
         if match:
@@ -116,32 +119,44 @@ def capitalised_only_to_start_a_sentence(word: str, text: str, index: int, lower
 def extract_capitalised_names(text: str, known: Collection[str] = ()) -> list[ExtractedEntity]:
     """Runs of capitalised words as names. A lone word capitalised only to start a sentence is
     left out unless its key is in `known`: names the memory already has (`doubtful_names`)."""
-    found = []
-    for name, doubtful in _capitalised_runs(text):
-        key = entity_key(name)
-        if len(key) < 2 or key in NOT_ENTITIES or key in KNOWN_TERMS or (doubtful and key not in known):
-            continue
-        found.append(ExtractedEntity(key, name, "name"))
-    return found
+    return _names(_keyed_runs(text), known)
 
 
 def doubtful_names(text: str) -> set[str]:
     """Keys of the lone words at sentence starts that read as ordinary words ("Got it",
     "Biscuit has an allergy"): names only if the memory knows them as names already."""
-    return {key for name, doubtful in _capitalised_runs(text)
-            if doubtful and len(key := entity_key(name)) >= 2 and key not in NOT_ENTITIES and key not in KNOWN_TERMS}
+    return _doubtful(_keyed_runs(text))
+
+
+def _keyed_runs(text: str) -> list[tuple[str, str, bool]]:
+    """(name, key, doubtful) per capitalised run whose key can name an entity."""
+    return [(name, key, doubtful) for name, doubtful in _capitalised_runs(text)
+            if len(key := entity_key(name)) >= 2 and key not in NOT_ENTITIES and key not in KNOWN_TERMS]
+
+
+def _names(runs: list[tuple[str, str, bool]], known: Collection[str]) -> list[ExtractedEntity]:
+    return [ExtractedEntity(key, name, "name") for name, key, doubtful in runs if not doubtful or key in known]
+
+
+def _doubtful(runs: list[tuple[str, str, bool]]) -> set[str]:
+    return {key for _name, key, doubtful in runs if doubtful}
 
 
 def _capitalised_runs(text: str) -> Iterator[tuple[str, bool]]:
     """(name, doubtful) per run of capitalised words, leading function words dropped; doubtful:
     a lone word capitalised only because it starts a sentence. (A longer run keeps its first
     word: "New York", "Central Park".)"""
-    lower_words = {w.lower() for w in _LOWER_WORD.findall(text)}
+    lower_words: set[str] | None = None  # the text's lower-case words, read when first needed
     for match in _CAPITALISED_RUN.finditer(text):
-        name = re.sub(r"['’]s$", "", match.group(1).strip(" .'’-"))  # "Maya's" is Maya
+        name = match.group(1).strip(" .'’-")
+        if name.endswith(("'s", "’s")):
+            name = name[:-2]  # "Maya's" is Maya
         words = name.split()
-        doubtful = len(words) == 1 and capitalised_only_to_start_a_sentence(words[0], text, match.start(1),
-                                                                             lower_words)
+        doubtful = False
+        if len(words) == 1 and starts_sentence(text, match.start(1)):
+            if lower_words is None:
+                lower_words = {w.lower() for w in _LOWER_WORD.findall(text)}
+            doubtful = capitalised_only_to_start_a_sentence(words[0], text, match.start(1), lower_words)
         while words and words[0].lower().strip("'’") in NOT_ENTITIES:
             words = words[1:]
         if words:
@@ -161,9 +176,22 @@ def extract_entities(text: str, extra: list[str] | None = None, max_entities: in
     """Entities of a text, deduplicated by key, known terms first; `extra` are names the
     caller already knows (given on encode) and always kept; `known`, entity keys the memory
     already holds as names, keeps one that merely starts a sentence (see `doubtful_names`)."""
+    return _entities(text, extra, max_entities, _names(_keyed_runs(text), known))
+
+
+def entities_and_doubtful_names(text: str, extra: list[str] | None = None,
+                                max_entities: int = 12) -> tuple[list[ExtractedEntity], set[str]]:
+    """`extract_entities(text, extra, max_entities)` and `doubtful_names(text)`, the text's
+    capitalised runs read once for both (the write path needs both of every memory)."""
+    runs = _keyed_runs(text)
+    return _entities(text, extra, max_entities, _names(runs, ())), _doubtful(runs)
+
+
+def _entities(text: str, extra: list[str] | None, max_entities: int,
+              names: list[ExtractedEntity]) -> list[ExtractedEntity]:
     seen: dict[str, ExtractedEntity] = {}
     candidates = [ExtractedEntity(entity_key(n), n, "given") for n in (extra or []) if entity_key(n)]
-    candidates += extract_known_terms(text) + extract_quoted(text) + extract_capitalised_names(text, known)
+    candidates += extract_known_terms(text) + extract_quoted(text) + names
     for entity in candidates:
         if entity.key not in seen:
             seen[entity.key] = entity

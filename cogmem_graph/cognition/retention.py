@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from cogmem_graph.cognition.caseless import Caseless
 from cogmem_graph.config.retention import RetentionConfig
 from cogmem_graph.model import MemoryCategory
 
@@ -28,30 +29,27 @@ _MONTHS = ("january|february|march|april|may|june|july|august|september|october|
            "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays|" \
             "thursdays|fridays|saturdays|sundays|weekend|weekends"
-_TEMPORAL = re.compile(
+_TEMPORAL = Caseless(
     r"\b(?:yesterday|today|tonight|tomorrow|ago|last\s+(?:week|month|year|night|time)|"
     r"next\s+(?:week|month|year|time)|this\s+(?:week|month|year|morning|evening)|since|until|"
-    r"every\s+\w+|" + _WEEKDAYS + r"|" + _MONTHS.replace("|may|", "|") + r")\b",
-    re.IGNORECASE)
-_CORRECTION = re.compile(
+    r"every\s+\w+|" + _WEEKDAYS + r"|" + _MONTHS.replace("|may|", "|") + r")\b")
+_CORRECTION = Caseless(
     r"\b(?:actually|correction|i was wrong|that was wrong|no longer|not anymore|any ?more|changed my mind|"
     r"moved to|switched|instead of|replaced|upgraded|my new|now (?:live|work|use|prefer)|not true|turns out|"
-    r"left (?:the company|my job)|quit)\b",
-    re.IGNORECASE)
-_PREFERENCE = re.compile(
+    r"left (?:the company|my job)|quit)\b")
+_PREFERENCE = Caseless(
     r"\b(?:i|we)\s+(?:really\s+|do\s+|much\s+|also\s+)?(?:prefer|like|love|enjoy|hate|dislike|adore|detest|"
     r"can't stand|cannot stand)\s+(?!it\b|that\b|this\b|you\b|them\b|those\b|these\b|how\b|what\b|when\b)\w|"
     r"\bfavou?rite\b|\bi'?d rather\b|\b(?:please\s+)?(?:always|never)\s+(?:suggest|schedule|use|book|send|"
     r"call|want|order|give)\b|\bi (?:don't|do not|never) (?:eat|drink|like|want|use)\b|\bonly\s+\w+\s+please\b|"
-    r"\bi (?:always )?want\b",
-    re.IGNORECASE)
+    r"\bi (?:always )?want\b")
 _RELATIONS = ("wife|husband|partner|spouse|fianc[eé]e?|boyfriend|girlfriend|daughter|son|stepson|stepdaughter|"
               "kids?|children|child|twins|baby|mother|mom|mum|father|dad|stepmother|stepfather|stepmom|stepdad|"
               "sister|brother|siblings?|parents|grandma|grandmother|grandpa|grandfather|grandparents|"
               "grand(?:son|daughter|kids|children)|aunt|uncle|cousin|niece|nephew|in-laws|"
               "(?:father|mother|brother|sister|son|daughter)-in-law|best friend|flatmate|roommate|neighbou?r|"
               "landlord|landlady|boss|manager|dentist|doctor|gp|vet|therapist|cat|dog|pet|pets")
-_IDENTITY = re.compile(
+_IDENTITY = Caseless(
     r"\bmy name is\b|\bcall me\b|\bi am called\b|"
     r"\bi(?:'m| am) (?:allergic|vegetarian|vegan|diabetic|married|divorced|pregnant|single|afraid|"
     r"a (?:nurse|doctor|teacher|student|developer|engineer|designer|manager|writer|lawyer|parent|mother|father))\b|"
@@ -61,13 +59,12 @@ _IDENTITY = re.compile(
     r"\b(?:i|we) (?:work|live)\s+(?:at|in|as|for)\b|\bi (?:was born|grew up)\b|"
     r"\bi have (?:type \d|diabetes|asthma|an allergy|allergies|a (?:daughter|son|wife|husband|sister|brother))\b|"
     r"\bi take \d+\s*mg\b|\bmy (?:birthday|blood type|address|phone(?: number)?|email|password|username|"
-    r"passport|bank|account|car|home|pronouns)\b|\b(?:wifi|wi-fi) password\b",
-    re.IGNORECASE)
+    r"passport|bank|account|car|home|pronouns)\b|\b(?:wifi|wi-fi) password\b")
 _NAMED_RELATION = re.compile(
     r"\b(?:[Mm]y|[Oo]ur)\s+(?:[a-z-]+\s+)?(?:" + _RELATIONS + r"|eldest|youngest|oldest),?\s+[A-Z][a-z]+|"
     r"\b(?:Grandma|Granny|Grandpa|Grandad|Auntie|Aunt|Uncle|Cousin)\s+[A-Z][a-z]+")
 """A relation and a name: "my older brother Kenji", "our cat, Pickle", "Grandma Rosa"."""
-_LIFE_FACTS = re.compile(
+_LIFE_FACTS = Caseless(
     # animals the user keeps
     r"\b(?:named|called)\s+(?:him|her|it|them)\b|\badopted\s+(?:a|an|two|three|our|my)\b|"
     r"\b(?:i|we)\s+(?:keep|have|own|got)\s+(?:a|an|two|three|four|\d+)\s+(?:[\w-]+\s+){0,2}?(?:cats?|kittens?|dogs?|"
@@ -92,26 +89,23 @@ _LIFE_FACTS = re.compile(
     r"\b(?:died|passed away) (?:on|in)\b|"
     # work
     r"\bi(?:'m| am) an? (?:[\w-]+\s+){0,2}?(?:at|for) [A-Z]|\bmy (?:job|employer|company|team|manager|"
-    r"boss|colleagues?|office|shift|contract)\b",
-    re.IGNORECASE)
+    r"boss|colleagues?|office|shift|contract)\b")
 """What matters about the user's own life, by domain: animals they keep, health, home, belongings,
 accounts, dates, work. Such statements are identity facts however they are phrased."""
-_INSTRUCTION = re.compile(
+_INSTRUCTION = Caseless(
     r"(?:^|[.!?]\s+|,\s*)(?:please\s+|pls\s+)?(?:always|never|don'?t|do not|stop|avoid)\s+"
     r"(?!worry|mind|forget\b|give up|hesitate|be\b|let\b|feel\b|have\b|had\b)\w+[^.!?]*?\b(?:me|my)\b|"
     r"\bfrom now on\b|\bcall me\b|\bplease (?:don'?t|do not|never|always|stop)\b|"
     r"\b(?:answer|reply|respond|write|talk|speak)(?:\s+to)?\s+me\s+in\b|"
     r"\b(?:give|show|quote|send)\s+me\s+(?:\w+\s+){0,2}in\b|"
     r"\b(?:when(?:ever)?|if)\s+i\s+(?:ask|request)\s+(?:you\b|for\b)|"
-    r"\b(?:when(?:ever)?|if)\s+i\s+[^.!?]{0,60}?,\s*(?:please\s+)?(?:tell|remind|stop|ask|warn|nudge)\s+me\b",
-    re.IGNORECASE)
+    r"\b(?:when(?:ever)?|if)\s+i\s+[^.!?]{0,60}?,\s*(?:please\s+)?(?:tell|remind|stop|ask|warn|nudge)\s+me\b")
 """A standing instruction to the assistant ("always answer in Spanish", "please don't use emojis",
 "from now on …", "when I ask for a summary, …"): a durable preference, however phrased."""
-_COMMITMENT = re.compile(
+_COMMITMENT = Caseless(
     r"\b(?:i|we)(?:'ll| will| shall| promise| promised| committed| commit| decided| agreed| plan to|"
     r"'m going to| am going to|'re going to| are going to| have to| need to| must)\b|\bdeadline\b|"
-    r"\bremind me\b|\bdue (?:on|by)\b",
-    re.IGNORECASE)
+    r"\bremind me\b|\bdue (?:on|by)\b")
 _AHEAD = re.compile(
     r"\b(?:will|shall|going to|gonna|about to|plan(?:s|ning)? to|intend(?:s|ing)? to|looking forward to|"
     r"can't wait|upcoming|(?:is|are|'s|'re) coming up|coming up (?:on|in|next|this|soon)|soon|tomorrow|tonight|next (?:week|month|year|weekend|time|"
@@ -122,6 +116,8 @@ _PROGRESSIVE_ON_A_DATE = re.compile(
     + _WEEKDAYS + r"|" + _MONTHS.replace("|may|", "|") + r")",
     re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
+_DAY_OR_MONTH = Caseless(r"\b(?:" + _WEEKDAYS + r"|" + _MONTHS + r")\b")
+_VALUE_SENTENCE_BREAK = re.compile(r"(?<=[.!?;:])\s+|\n+")
 
 
 _SPEAKER_NAME = re.compile(r"^\s*([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2}):\s+")
@@ -156,7 +152,7 @@ def information_density(text: str, entity_count: int) -> int:
     extracted once); a speaker's name in a transcript counts as one of them."""
     body = turn_body(text)
     numbers = len(set(_NUMBER.findall(body)))
-    temporal = len({m.lower() for m in _TEMPORAL.findall(body)})
+    temporal = len(set(_TEMPORAL.found(body)))
     correction = 1 if _CORRECTION.search(body) else 0
     return max(0, int(entity_count)) + numbers + temporal + correction
 
@@ -206,9 +202,11 @@ def value_tokens(text: str) -> frozenset[str]:
     names (capitalised words past the first of a sentence), months and weekdays."""
     body = turn_body(text)
     values = {n.lower().strip(".-") for n in _NUMBER.findall(body)}
-    values |= {m.lower() for m in re.findall(r"\b(?:" + _WEEKDAYS + r"|" + _MONTHS + r")\b", body, re.IGNORECASE)
-               if m.lower() != "may" or m[0].isupper()}
-    for sentence in re.split(r"(?<=[.!?;:])\s+|\n+", body):
+    for m in _DAY_OR_MONTH.finditer(body):
+        word = body[m.start():m.end()]  # (as written: "may" is a month only when capitalised)
+        if word.lower() != "may" or word[0].isupper():
+            values.add(word.lower())
+    for sentence in _VALUE_SENTENCE_BREAK.split(body):
         words = _WORD.findall(sentence)
         values |= {w.lower() for w in words[1:] if w[0].isupper() and w != "I" and not w.startswith("I'")}
     values.discard("")

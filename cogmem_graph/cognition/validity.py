@@ -17,9 +17,10 @@ Pure functions; no I/O.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+
+from cogmem_graph.cognition.caseless import Caseless
 
 MS_PER_DAY = 86_400_000
 
@@ -32,16 +33,19 @@ _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 
             "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3}
 _UNTIL = r"\b(?:until|till|til|through|thru)\s+"
 _BOUNDS = (
-    ("weekday", re.compile(_UNTIL + r"(?:next\s+)?(?P<weekday>" + "|".join(_WEEKDAYS) + r")\b", re.I)),
-    ("relative_day", re.compile(_UNTIL + r"(?P<day>tonight|today|tomorrow|the end of (?:the )?day)\b", re.I)),
-    ("date", re.compile(_UNTIL + r"(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH +
-                        r"\b(?:,?\s+(?P<year>(?:19|20)\d\d))?", re.I)),
-    ("date", re.compile(_UNTIL + _MONTH + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(?P<year>(?:19|20)\d\d))?",
-                        re.I)),
-    ("period_end", re.compile(_UNTIL + r"the end of (?:the |this )?(?P<period>week|month|year)\b", re.I)),
-    ("span", re.compile(r"\bfor the next\s+(?P<n>\d+|" + "|".join(_NUMBERS) + r")\s+(?P<unit>day|week|month)s?\b",
-                        re.I)),
+    ("weekday", Caseless(_UNTIL + r"(?:next\s+)?(?P<weekday>" + "|".join(_WEEKDAYS) + r")\b")),
+    ("relative_day", Caseless(_UNTIL + r"(?P<day>tonight|today|tomorrow|the end of (?:the )?day)\b")),
+    ("date", Caseless(_UNTIL + r"(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH +
+                      r"\b(?:,?\s+(?P<year>(?:19|20)\d\d))?")),
+    ("date", Caseless(_UNTIL + _MONTH + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(?P<year>(?:19|20)\d\d))?")),
+    ("period_end", Caseless(_UNTIL + r"the end of (?:the |this )?(?P<period>week|month|year)\b")),
+    ("span", Caseless(r"\bfor the next\s+(?P<n>\d+|" + "|".join(_NUMBERS) + r")\s+(?P<unit>day|week|month)s?\b")),
 )
+"""The bounds a statement may state, each read case-insensitively (a match of an ASCII text
+holds it lower-cased: every group is lower-cased or a number where it is read)."""
+_BOUND_WORDS = ("til", "thr", "for the next")
+"""What an ASCII text, lower-cased, holds when any of `_BOUNDS` matches it (until, till, til,
+through, thru; "for the next"): most texts hold none and are not searched."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,8 @@ def _end_of(day: date) -> int:
 def stated_end(text: str, said_at: int) -> int | None:
     """When a statement said at `said_at` says it stops holding, or None when it sets no
     bound: "I'm in Lisbon until Friday" said on a Wednesday ends when that Friday ends."""
+    if text.isascii() and not any(word in text.lower() for word in _BOUND_WORDS):
+        return None
     today = _day(said_at)
     for kind, pattern in _BOUNDS:
         m = pattern.search(text)

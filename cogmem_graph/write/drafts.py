@@ -9,7 +9,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cogmem_graph.cognition.encoding import compute_encoding
-from cogmem_graph.cognition.entities import ExtractedEntity, doubtful_names, extract_entities
+from cogmem_graph.cognition.entities import (
+    ExtractedEntity,
+    entities_and_doubtful_names,
+    extract_entities,
+)
 from cogmem_graph.cognition.features import detect_features
 from cogmem_graph.cognition.mechanisms import apply_schema_encoding
 from cogmem_graph.cognition.retention import (
@@ -49,8 +53,9 @@ def request_entities(ctx: MemoryContext, requests: Sequence[EncodeRequest]) -> l
     memory already knows it as one: another memory of the batch names it, or one of the
     caller's memories mentions it ("Biscuit has an allergy" after "my dog Biscuit"); one
     graph read for the whole batch, and only when such a word occurs."""
-    found = [extract_entities(r.content, extra=r.entities) for r in requests]
-    doubtful = [doubtful_names(r.content) for r in requests]
+    read = [entities_and_doubtful_names(r.content, extra=r.entities) for r in requests]
+    found = [entities for entities, _doubtful in read]
+    doubtful = [doubt for _entities, doubt in read]
     wanted = set().union(*doubtful)
     if not wanted:
         return found
