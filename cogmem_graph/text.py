@@ -40,6 +40,8 @@ def query_terms(text: str, max_terms: int | None = MAX_TERMS) -> list[str]:
 
 def word_tokens(text: str) -> list[str]:
     """Every lower-cased word (with repeats), stopwords and one-letter words dropped."""
+    if text.isascii():  # lower-casing ASCII moves no word boundary: the words of the lower-cased text
+        return [term for term in _WORD.findall(text.lower()) if len(term) >= 2 and term not in STOPWORDS]
     out = []
     for match in _WORD.finditer(text):
         term = match.group(0).lower().replace("’", "'")

@@ -366,7 +366,8 @@ def _sentence_facts(sentence: str) -> list[Fact]:
                          negated=_negated(m["mid"]), single=True)
             if fact:
                 facts.append(fact)
-    for m in _NAME.finditer(sentence):
+    names = _NAME.finditer(sentence) if "name" in lowered or "call" in lowered or not sentence.isascii() else ()
+    for m in names:
         fact = _fact("I", "name", m["value"], negated=False, single=True)
         if fact:
             facts.append(fact)
@@ -395,11 +396,13 @@ def extract_facts(text: str) -> list[Fact]:
     """The simple facts a text states, sentence by sentence, in order."""
     if not isinstance(text, str):
         raise ValueError("text must be a string")
-    out: list[Fact] = []
-    for sentence in _SENTENCES.split(text):
-        if sentence.strip():
-            out.extend(_sentence_facts_cached(sentence))
-    return out
+    return list(_text_facts(text))
+
+
+@lru_cache(maxsize=16_384)
+def _text_facts(text: str) -> tuple[Fact, ...]:
+    """Cached per text, like its changes: a pair check looks its two texts up."""
+    return tuple(f for sentence in _SENTENCES.split(text) if sentence.strip() for f in _sentence_facts_cached(sentence))
 
 
 @lru_cache(maxsize=65_536)
@@ -771,7 +774,7 @@ def detect_contradiction(new_text: str, old_text: str, similarity: float | None 
     if similarity is not None and not (-1.0 <= similarity <= 1.0 + 1e-9):
         raise ValueError(f"similarity must be in [-1, 1], got {similarity!r}")
     best = NO_CONTRADICTION
-    new_facts, old_facts = extract_facts(new_text), extract_facts(old_text)
+    new_facts, old_facts = _text_facts(new_text), _text_facts(old_text)
     agreeing = False
     for nf in new_facts:
         for of in old_facts:
@@ -827,7 +830,7 @@ def candidate_query(text: str) -> str | None:
     candidate; see `restatement_queries` for the older statements a text may restate. None:
     nothing read."""
     terms: dict[str, None] = {}
-    for fact in extract_facts(text):
+    for fact in _text_facts(text):
         cues = _ATTRIBUTE_CUES.get(fact.attribute)
         if cues is None:  # "my favorite color", "the team meeting": the attribute's own words
             cues = fact.subject.removeprefix("the ") if fact.attribute == "state" else fact.attribute

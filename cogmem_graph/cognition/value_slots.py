@@ -246,7 +246,7 @@ def sentence_tokens(sentence: str) -> tuple[Token, ...]:
     text = sentence.replace("’", "'")
     if "." in text:  # (what `_AM_PM` cannot match without)
         text = _AM_PM.sub(r"\1m", text)
-    raws = [m.group(0) for m in _TOKEN.finditer(text)]
+    raws = _TOKEN.findall(text)  # (the pattern has no groups: whole tokens)
     lowered = [raw.lower() for raw in raws] + [""]
     out: list[Token] = []
     skip = False
@@ -265,7 +265,7 @@ def sentence_tokens(sentence: str) -> tuple[Token, ...]:
             word = lowered[i]
             if word in _CLOCK_WORDS and out and out[-1].kind in ("number", "time"):
                 continue  # "at 7 o'clock"
-            kind, key, possessor = _word_token(raw, first=not opened)
+            kind, key, possessor = _word_token(raw, not opened)  # (positional: the cache's cheaper key)
             opened = True
             possessor = possessor and following[:1].isalpha()  # "at Luigi's." is a place, not an owner
             out.append(Token(key, kind, len(out), word[:-2] if possessor else word, possessor))
