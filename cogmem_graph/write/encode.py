@@ -202,8 +202,9 @@ def encode_many(ctx: MemoryContext, items: Iterable[Mapping[str, Any] | EncodeRe
     """Encode `items` one batch of `batch_size` (at most `MAX_ENCODE_BATCH`) at a time, so the
     work in flight stays one batch whatever the number of items.
 
-    A sequence (a list, a tuple) is checked whole first, nothing kept of the check, so a bad
-    item anywhere stores nothing; any other iterable (a generator) is read and checked one
+    A sequence (a list, a tuple) is checked whole first, nothing kept of the check past one
+    batch (a sequence of one batch is encoded from the requests checked), so a bad item
+    anywhere stores nothing; any other iterable (a generator) is read and checked one
     batch at a time, so it is never held whole: a bad item stops it there, after the batches
     before it were stored. Either way the error names the item's index and field. What
     grows with the number of items is only the returned list of traces."""
@@ -211,6 +212,10 @@ def encode_many(ctx: MemoryContext, items: Iterable[Mapping[str, Any] | EncodeRe
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
     size = min(batch_size, MAX_ENCODE_BATCH)
     if isinstance(items, Sequence) and not isinstance(items, str | bytes):
+        if len(items) <= size:  # one batch: the requests checked are the batch, checked once
+            checked = [as_request(item, index) for index, item in enumerate(items)]
+            ctx.check_open()
+            return encode_batch(ctx, checked, reinforce_duplicates=reinforce_duplicates).traces if checked else []
         for index, item in enumerate(items):
             as_request(item, index)
     ctx.check_open()
