@@ -136,10 +136,12 @@ def measure(args, console: Console) -> None:
         raise SystemExit(f"--home {home}: nothing built there yet (run `build` first)")
     clock = ManualClock(state["clock"])
     rng = random.Random(args.seed)
-    row: dict[str, float | None] = {"traces": float(state["written"])}
+    row: dict[str, float | None] = {}
     start = time.perf_counter()
     with open_home(home, clock) as store:
         row["open s"] = time.perf_counter() - start
+        counted = store.stats()  # a build stopped mid-stretch wrote more than its state says
+        row["traces"] = float(counted.active_traces + counted.inactive_traces)
         agents = agents_of(store, args.scopes)
         qrng = random.Random(args.seed)
         queries = [(agents[qrng.randrange(len(agents))],
