@@ -547,13 +547,15 @@ OPERATIONS: dict[str, Operation] = _table(
             "counts only: made dormant, merged, schemas, contradictions settled), the schemas it "
             "abstracted with their members, and the contradictions it settled: which side won and "
             "both sides' time and confidence. An owner key without an identity gets the runs' "
-            "store-wide counts only, no content.")),
+            "store-wide counts only, no content."),
+        mcp="consolidation_report", client="consolidation_report", cli="consolidation-report"),
     Operation(
         "memory_stats", NoArgs, "read", "GET", "/v1/stats",
         summary="Counts of what this key can see",
         description=(
             "Counts of the memories this key can see: by type, active, dormant and inactive, the "
-            "entities they mention and the edges between them by type.")),
+            "entities they mention and the edges between them by type."),
+        mcp="memory_stats", client="memory_stats", cli="memory-stats"),
     Operation(
         "consolidate", NoArgs, "owner", "POST", "/v1/admin/consolidate",
         summary="Owner: run consolidation now",

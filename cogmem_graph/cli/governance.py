@@ -12,6 +12,7 @@ server never does.)
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -203,6 +204,35 @@ def history(
         out.print_json(data=versions)
         return
     out.print(_records_table(f"history of {trace_id}", versions, versions=True))
+
+
+@app.command("consolidation-report")
+def consolidation_report(
+    ctx: typer.Context,
+    runs: Annotated[int, typer.Option(min=1, max=100, help="the newest runs")] = 20,
+    schemas: Annotated[int, typer.Option(min=0, max=200, help="the newest schemas")] = 20,
+    members: Annotated[int, typer.Option(min=0, max=100, help="member memories shown per schema")] = 10,
+    contradictions: Annotated[int, typer.Option(min=0, max=500, help="the newest settled contradictions")] = 50,
+) -> None:
+    """What consolidation did in this identity's scopes, as JSON: runs, schemas, contradictions settled."""
+    report = run_operation(ctx, "consolidation_report",
+                           {"runs": runs, "schemas": schemas, "members": members, "contradictions": contradictions},
+                           lambda agent: {**agent.consolidation_report(
+                               runs=runs, schemas=schemas, members=members, contradictions=contradictions),
+                               "store_wide": False})
+    out.print_json(data=report)
+
+
+@app.command("memory-stats")
+def memory_stats(ctx: typer.Context) -> None:
+    """Counts of the memories this identity can see, as JSON: by type and state, entities, edges by type."""
+    out.print_json(data=run_operation(ctx, "memory_stats", {}, _stats_with_total))
+
+
+def _stats_with_total(agent: AgentMemory) -> dict[str, Any]:
+    """`agent.stats()` as the server answers it: its counts and the total."""
+    stats = agent.stats()
+    return {**dataclasses.asdict(stats), "total_traces": stats.total_traces}
 
 
 # ---------------------------------------------------------------- changing

@@ -147,6 +147,16 @@ class RemoteMethods:
         return [intention_from_json(i) for i in data]
 
     @remote
+    def consolidation_report(self, *, runs: int = 20, schemas: int = 20, members: int = 10,
+                             contradictions: int = 50) -> Plan[dict[str, Any]]:
+        return (yield Send("consolidation_report", {"runs": runs, "schemas": schemas, "members": members,
+                                                    "contradictions": contradictions}))
+
+    @remote
+    def memory_stats(self) -> Plan[dict[str, Any]]:
+        return (yield Send("memory_stats"))
+
+    @remote
     def cancel_reminder(self, reminder_id: str) -> Plan[bool]:
         return bool((yield Send("cancel_reminder", {"reminder_id": reminder_id}))["cancelled"])
 

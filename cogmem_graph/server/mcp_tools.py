@@ -300,6 +300,18 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MemoryMCP:
     def list_reminders(ctx: Context, include_inactive: bool = False) -> list[dict[str, Any]]:
         return run(ctx, "reminders", include_inactive=include_inactive)
 
+    @tool("consolidation_report")
+    def consolidation_report(
+        ctx: Context, runs: Annotated[int, Field(ge=1, le=100)] = 20, schemas: Annotated[int, Field(ge=0, le=200)] = 20,
+        members: Annotated[int, Field(ge=0, le=100)] = 10, contradictions: Annotated[int, Field(ge=0, le=500)] = 50,
+    ) -> dict[str, Any]:
+        return run(ctx, "consolidation_report", runs=runs, schemas=schemas, members=members,
+                   contradictions=contradictions)
+
+    @tool("memory_stats")
+    def memory_stats(ctx: Context) -> dict[str, Any]:
+        return run(ctx, "memory_stats")
+
     @tool("cancel_reminder")
     def cancel_reminder(reminder_id: Annotated[str, Field(min_length=1)], ctx: Context) -> dict[str, Any]:
         return run(ctx, "cancel_reminder", reminder_id=reminder_id)
