@@ -45,6 +45,8 @@ CASES: dict[str, list[tuple[list[str], str]]] = {
     "update": [(["t1", "--content", "new text"], "server")],
     "forget": [(["t1"], "server"), (["--where", '{{"tags_any": ["old"]}}'], "server")],
     "history": [(["t1"], "server")],
+    "memory-stats": [([], "server")],
+    "consolidation-report": [(["--runs", "5"], "server")],
     "erase": [(["--user", "u1"], "server")],
     "import": [(["{backup}"], "refuse")],
     "serve": [([], "refuse"), (["--stdio"], "server")],
