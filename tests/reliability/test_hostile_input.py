@@ -165,6 +165,10 @@ def _assert_only_visible(world: World, agent, ids) -> None:
 def test_content_is_stored_verbatim_and_retrievable_or_rejected_naming_content(world: World, content: str) -> None:
     before = world.victim_state()
     valid = text_ok(content, allow_empty=False, max_len=MAX_CONTENT_CHARS)
+    # Past the conversation window, so the memory is indexed by its own words alone: said
+    # right after an earlier example, its index vector would carry that turn's words too
+    # (write.context_vectors) and a look-up by its text alone could rank the other first.
+    world.clock.advance(world.store.config.graph.edges.temporal_window_ms + 1)
     try:
         trace = world.attacker.encode(content)
     except ValueError as exc:
