@@ -8,6 +8,7 @@ import asyncio
 import io
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Awaitable
 from pathlib import Path
@@ -20,6 +21,7 @@ from cogmem_graph.api.governance import MemoryNotFound
 from cogmem_graph.clock import MS_PER_SECOND, ManualClock
 from cogmem_graph.errors import StoreClosed
 from cogmem_graph.pipeline.archive import ArchiveNotFound
+from cogmem_graph.providers.embedders import HashEmbedder
 
 from .async_twins import refused_alike
 from .server_harness import child_env
@@ -220,17 +222,37 @@ except HomeLocked:
 """
 
 
+class HeldEmbedder:
+    """The hash embedder, whose dimension is given only once the test says go on."""
+
+    def __init__(self) -> None:
+        self.inner = HashEmbedder()
+        self.name = self.inner.name
+        self.embed, self.embed_query = self.inner.embed, self.inner.embed_query
+        self.asked, self.go_on = threading.Event(), threading.Event()
+
+    @property
+    def dim(self) -> int:
+        self.asked.set()
+        self.go_on.wait(60)
+        return self.inner.dim
+
+
 def test_a_cancelled_open_closes_what_it_opened(tmp_path: Path) -> None:
     """The opening runs on its own thread and cannot be interrupted: it ends there, and the
     store it opened is closed, so another process may open the home."""
     home = tmp_path / "home"
+    embedder = HeldEmbedder()
 
     async def scenario() -> None:
-        opening = asyncio.ensure_future(cg.open_async(home, embedder="hash"))
-        await asyncio.sleep(0.05)  # the embedded graph server is starting
+        opening = asyncio.ensure_future(cg.open_async(home, embedder=embedder))
+        # The opening waits for the cancel half-way: the graph server is up and the home is
+        # held when the vector index asks the embedder for its dimension.
+        assert await asyncio.to_thread(embedder.asked.wait, 60), "the opening never reached the vector index"
         opening.cancel()
         with pytest.raises(asyncio.CancelledError):
             await opening
+        embedder.go_on.set()
 
     asyncio.run(scenario())
     deadline = time.monotonic() + 60
