@@ -10,7 +10,7 @@ For each N: ingest N traces (the corpus of `consolidation_bench.py`: hash embedd
 `store.consolidate()` once (cold); then, `--days` times, a day's writes — `--day-share`
 (1 %) of N new traces spread over the users through the day, a few retrievals, a few
 contradictions among the day's traces — the clock at the day's end, and one run. Each
-step is timed by wrapping the consolidator's step functions; the figure in brackets counts
+step is timed by wrapping the functions of the consolidator's list of steps; the figure in brackets counts
 the rows its graph statements returned; "swept" counts the traces the decay sweep read (the
 due ones where it keeps a schedule, every active one where it does not). Prints one table; wall-clock times on this machine.
 """
@@ -24,6 +24,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -34,14 +35,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from consolidation_bench import corpus  # noqa: E402
 
 import cogmem_graph as cg  # noqa: E402
+from cogmem_graph.api.store import consolidator_for  # noqa: E402
 from cogmem_graph.clock import MS_PER_DAY, MS_PER_HOUR, MS_PER_MINUTE, ManualClock  # noqa: E402
 from cogmem_graph.config import CogmemConfig  # noqa: E402
 from cogmem_graph.graph.port import Edge  # noqa: E402
 from cogmem_graph.model import EdgeType, Hexaco  # noqa: E402
-from cogmem_graph.pipeline.consolidation import Consolidator  # noqa: E402
+from cogmem_graph.pipeline.consolidation.steps import STEPS, AllKeys, EachKey  # noqa: E402
 
-STEPS = ("_prune", "_merge", "_replay", "_schemas", "_resolve_contradictions", "_reinforce", "_compact",
-         "_temporal_gist", "_source_confidence", "_emotion_regulation")
+STEP_NAMES = tuple(f.__name__ for step in STEPS for f in step.functions)
 
 
 class StepWatch:
@@ -53,12 +54,12 @@ class StepWatch:
         self.current = "other"
         self.scheduled = 0
 
-    def wrap(self, name: str, fn: Callable) -> Callable:
-        def timed(c, *args, **kwargs):
-            previous, self.current = self.current, name.lstrip("_")
+    def wrap(self, fn: Callable) -> Callable:
+        def timed(sc, *args, **kwargs):
+            previous, self.current = self.current, fn.__name__
             start = time.perf_counter()
             try:
-                return fn(c, *args, **kwargs)
+                return fn(sc, *args, **kwargs)
             finally:
                 self.ms[self.current] += (time.perf_counter() - start) * 1000
                 self.current = previous
@@ -81,9 +82,12 @@ class StepWatch:
         self.scheduled = 0
 
 
-def install(watch: StepWatch) -> None:
-    for name in STEPS:
-        setattr(Consolidator, name, watch.wrap(name, getattr(Consolidator, name)))
+def install(watch: StepWatch, store) -> None:
+    """Time each step function of the store's consolidator."""
+    consolidator_for(store).steps = tuple(
+        replace(step, functions=tuple(watch.wrap(f) for f in step.functions)) if isinstance(step, EachKey)
+        else replace(step, function=watch.wrap(step.function)) if isinstance(step, AllKeys) else step
+        for step in STEPS)
 
 
 def timed_run(store, watch: StepWatch, traits: Hexaco) -> tuple[float, dict[str, float], dict[str, int], object]:
@@ -131,6 +135,7 @@ def run_size(n: int, args, rng: random.Random, watch: StepWatch) -> list[dict]:
     with (tempfile.TemporaryDirectory() as tmp,
           cg.open(home=Path(tmp) / "home", embedder="hash", clock=clock, config=config) as store):
         watch.watch_graph(store.graph)
+        install(watch, store)
         traits = Hexaco(honesty=0.8)
         agents = [store.agent("bench", user_id=f"u{u}", traits=traits) for u in range(args.users)]
         items = corpus(n, rng)
@@ -171,9 +176,8 @@ def main() -> None:
             or not 0 < args.day_share <= 1:
         parser.error("--sizes, --users, --batch must be positive, --days at least 0, --day-share in (0, 1]")
     watch = StepWatch()
-    install(watch)
     console = Console(width=260)
-    names = [s.lstrip("_") for s in STEPS] + ["other"]
+    names = [*STEP_NAMES, "other"]
     table = Table(title=f"store.consolidate() per step, ms (rows read) — {args.users} scope keys, hash embedder")
     for column in ("traces", "ingest s", "run", "total ms", *names, "swept", "dormant", "merged", "schemas", "resolved"):
         table.add_column(column, justify="right")

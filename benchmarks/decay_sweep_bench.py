@@ -45,12 +45,12 @@ def write(store: cg.MemoryStore, start: int, n: int, users: int, now: int) -> No
 def sweep(store: cg.MemoryStore, keys: list[str], full: bool) -> tuple[float, int]:
     c = consolidator_for(store)
     c.full_sweep = full
-    result = ConsolidationResult()
+    sc = c.step_context(ConsolidationResult())
     start = time.perf_counter()
     for key in keys:
-        prune(c, key, result)
+        prune(sc, key)
     c.full_sweep = False
-    return (time.perf_counter() - start) * 1000, result.dormant + result.pruned
+    return (time.perf_counter() - start) * 1000, sc.result.dormant + sc.result.pruned
 
 
 def main() -> None:

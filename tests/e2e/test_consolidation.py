@@ -18,6 +18,7 @@ from cogmem_graph.graph.port import Edge, Mention
 from cogmem_graph.model import EdgeType, Hexaco, MemoryTrace, MemoryType, Mood
 from cogmem_graph.pipeline.archive import ArchiveNotFound, ArchiveWriteError, MemoryArchive
 from cogmem_graph.pipeline.consolidation import ConsolidationResult
+from cogmem_graph.pipeline.consolidation.steps import EachKey
 
 START = 1_700_000_000_000
 ALICE = ["Alice went hiking in the Alps", "Alice loves climbing rocks", "Alice bought new boots for climbing",
@@ -340,14 +341,13 @@ def test_the_mutex_refuses_overlapping_runs(store) -> None:
     consolidator = consolidator_for(store)
     assert consolidator is consolidator_for(store)
     started, release = threading.Event(), threading.Event()
-    original = consolidator._prune
+    original = consolidator.steps
 
-    def slow_prune(key, result):
+    def slow_start(sc, key):
         started.set()
         release.wait(10)
-        original(key, result)
 
-    consolidator._prune = slow_prune
+    consolidator.steps = (EachKey((slow_start,)), *original)
     results: list[ConsolidationResult] = []
     worker = threading.Thread(target=lambda: results.append(store.consolidate()))
     worker.start()
@@ -359,7 +359,7 @@ def test_the_mutex_refuses_overlapping_runs(store) -> None:
     finally:
         release.set()
         worker.join(10)
-        del consolidator._prune
+        consolidator.steps = original
     assert results and not results[0].skipped and results[0].total_processed == 1
 
 

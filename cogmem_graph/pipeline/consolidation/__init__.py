@@ -25,6 +25,10 @@ Python only orchestrating and calling the cognitive core's pure functions:
    decay, emotion regulation;
 9. archive retention.
 
+Each step is a plain function of the run's `StepContext` (`step_context.py`), in the module
+of its step; `steps.STEPS` puts them in this order, and the `Consolidator` runs that list
+(no step imports the consolidator).
+
 Scope keys are never crossed: every statement is bound to one scope key, so a
 merge or a contradiction only ever involves traces of the same key. A mutex
 stops overlapping runs (a second run waits `lock_timeout_ms`, then returns a

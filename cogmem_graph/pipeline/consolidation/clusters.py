@@ -11,7 +11,7 @@ from cogmem_graph.graph.base import require_scope_keys
 from cogmem_graph.model import EdgeType
 
 if TYPE_CHECKING:
-    from cogmem_graph.pipeline.consolidation.consolidator import Consolidator
+    from cogmem_graph.context import MemoryContext
 
 # ConsolidationConfig and EdgeDefaults).
 CLUSTER_EDGE_TYPES: tuple[EdgeType, ...] = (EdgeType.SHARED_ENTITY, EdgeType.SAME_TOPIC, EdgeType.CAUSED_BY)
@@ -28,80 +28,80 @@ _GDS_PROCEDURES = {
 }
 
 
-def detect_clusters(c: Consolidator, keys: Sequence[str]) -> tuple[list[tuple[str, list[str]]], str]:
+def detect_clusters(ctx: MemoryContext, keys: Sequence[str]) -> tuple[list[tuple[str, list[str]]], str]:
     """Communities of traces per scope key (members not yet in a schema, at least the
     minimum cluster size), found in the database; and which algorithm found them."""
     keys = require_scope_keys(keys)
-    algorithm = c.ctx.config.consolidation.cluster_algorithm
-    dialect = c.ctx.graph.dialect
+    algorithm = ctx.config.consolidation.cluster_algorithm
+    dialect = ctx.graph.dialect
     if algorithm == "cypher":
-        return clusters_cypher(c, keys), "cypher_label_propagation"
+        return clusters_cypher(ctx, keys), "cypher_label_propagation"
     if dialect == "falkordb":
         if algorithm in ("louvain", "leiden"):
             raise ValueError(
                 f"consolidation.cluster_algorithm={algorithm!r} needs Neo4j with GDS; on FalkorDB use "
                 "'auto' or 'label_propagation' (algo.labelPropagation) or 'cypher'")
-        return clusters_falkordb(c, keys), "falkordb_label_propagation"
+        return clusters_falkordb(ctx, keys), "falkordb_label_propagation"
     if dialect == "neo4j":
-        rows = c.q("consolidation_gds_available", {"names": [p for p, _ in _GDS_PROCEDURES.values()]})
+        rows = ctx.graph.run("consolidation_gds_available", {"names": [p for p, _ in _GDS_PROCEDURES.values()]})
         available = set(rows[0]["names"]) if rows else set()
         choices = ["louvain", "label_propagation"] if algorithm == "auto" else [algorithm]
         for choice in choices:
             if _GDS_PROCEDURES[choice][0] in available:
-                return clusters_gds(c, keys, choice), f"gds_{choice}"
+                return clusters_gds(ctx, keys, choice), f"gds_{choice}"
         if algorithm != "auto":
             raise ValueError(
                 f"consolidation.cluster_algorithm={algorithm!r} needs the GDS procedure "
                 f"{_GDS_PROCEDURES[algorithm][0]}, which this Neo4j does not have; use 'auto' or 'cypher'")
-    return clusters_cypher(c, keys), "cypher_label_propagation"
+    return clusters_cypher(ctx, keys), "cypher_label_propagation"
 
 
-def clusters_falkordb(c: Consolidator, keys: list[str]) -> list[tuple[str, list[str]]]:
-    present = {r["type"] for r in c.q("consolidation_relationship_types", {})}
+def clusters_falkordb(ctx: MemoryContext, keys: list[str]) -> list[tuple[str, list[str]]]:
+    present = {r["type"] for r in ctx.graph.run("consolidation_relationship_types", {})}
     rel_types = [e.value for e in CLUSTER_EDGE_TYPES if e.value in present]
     if not rel_types:
         return []
-    rows = c.q("consolidation_clusters_label_propagation", {
-        "relTypes": rel_types, "maxIterations": c.ctx.config.consolidation.cluster_max_iterations, "scopeKeys": keys,
-        "minSize": c.ctx.config.consolidation.min_cluster_size})
+    rows = ctx.graph.run("consolidation_clusters_label_propagation", {
+        "relTypes": rel_types, "maxIterations": ctx.config.consolidation.cluster_max_iterations, "scopeKeys": keys,
+        "minSize": ctx.config.consolidation.min_cluster_size})
     return [(r["scopeKey"], list(r["members"])) for r in rows]
 
 
-def clusters_gds(c: Consolidator, keys: list[str], choice: str) -> list[tuple[str, list[str]]]:
+def clusters_gds(ctx: MemoryContext, keys: list[str], choice: str) -> list[tuple[str, list[str]]]:
     statement = _GDS_PROCEDURES[choice][1]
     out: list[tuple[str, list[str]]] = []
     for key in keys:
         name = f"cogmem_consolidation_{uuid.uuid4().hex}"
-        projected = c.q("consolidation_gds_project", {
+        projected = ctx.graph.run("consolidation_gds_project", {
             "scopeKey": key, "graphName": name, "minWeight": CLUSTER_MIN_EDGE_WEIGHT}, write=True)
         try:
             if not projected or not projected[0]["relationships"]:
                 continue
-            rows = c.q(statement, {
+            rows = ctx.graph.run(statement, {
                 "graphName": name, "scopeKey": key,
-                "minSize": c.ctx.config.consolidation.min_cluster_size}, write=True)
+                "minSize": ctx.config.consolidation.min_cluster_size}, write=True)
             out += [(r["scopeKey"], list(r["members"])) for r in rows]
         finally:
             if projected:
-                c.q("consolidation_gds_drop", {"graphName": name}, write=True)
+                ctx.graph.run("consolidation_gds_drop", {"graphName": name}, write=True)
     return out
 
 
-def clusters_cypher(c: Consolidator, keys: list[str]) -> list[tuple[str, list[str]]]:
+def clusters_cypher(ctx: MemoryContext, keys: list[str]) -> list[tuple[str, list[str]]]:
     """Label propagation in plain Cypher: a label per trace, rounds of weighted majority
     vote until nothing changes (or the iteration cap), then the communities."""
-    cfg = c.ctx.config.consolidation
+    cfg = ctx.config.consolidation
     out: list[tuple[str, list[str]]] = []
     for key in keys:
         params = {"scopeKey": key, "minWeight": CLUSTER_MIN_EDGE_WEIGHT}
-        rows = c.q("consolidation_lpa_init", params, write=True)
+        rows = ctx.graph.run("consolidation_lpa_init", params, write=True)
         if not rows or not rows[0]["labelled"]:
             continue
         for _ in range(cfg.cluster_max_iterations):
-            rows = c.q("consolidation_lpa_step", params, write=True)
+            rows = ctx.graph.run("consolidation_lpa_step", params, write=True)
             if not rows or not rows[0]["changed"]:
                 break
-        rows = c.q("consolidation_lpa_clusters", {
+        rows = ctx.graph.run("consolidation_lpa_clusters", {
             "scopeKey": key, "minSize": cfg.min_cluster_size, "limit": max(1, cfg.max_schemas_per_cycle)})
         out += [(r["scopeKey"], list(r["members"])) for r in rows]
     return out

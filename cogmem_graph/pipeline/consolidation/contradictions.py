@@ -11,8 +11,7 @@ RESOLVED_REASON = "superseded"
 """The reason on the SUPERSEDES edge from a contradiction's winner to its loser."""
 
 if TYPE_CHECKING:
-    from cogmem_graph.pipeline.consolidation.consolidator import Consolidator
-    from cogmem_graph.pipeline.consolidation.result import ConsolidationResult
+    from cogmem_graph.pipeline.consolidation.step_context import StepContext
 
 
 def side_time(row: dict[str, Any], side: str) -> tuple[int, int]:
@@ -33,17 +32,17 @@ def resolution_winner(row: dict[str, Any], honesty: float, honesty_threshold: fl
     return None
 
 
-def resolve_contradictions(c: Consolidator, key: str, traits: Hexaco | None, result: ConsolidationResult) -> None:
-    """`traits` None: each contradiction is judged with the traits of the agent that wrote its
-    newer side (as its handle was opened in this process), else the consolidator's."""
-    cfg = c.ctx.config.consolidation
-    rows = c.q("consolidation_contradictions", {"scopeKey": key, "limit": cfg.max_traces_per_cycle})
+def resolve_contradictions(sc: StepContext, key: str) -> None:
+    """The run's `traits` None: each contradiction is judged with the traits of the agent that
+    wrote its newer side (as its handle was opened in this process), else `fallback_traits`."""
+    cfg = sc.ctx.config.consolidation
+    rows = sc.q("consolidation_contradictions", {"scopeKey": key, "limit": cfg.max_traces_per_cycle})
     decided: list[dict[str, str]] = []
     lost: set[str] = set()
     for row in rows:
         if row["a"] in lost or row["b"] in lost or row["a"] == row["b"]:
             continue
-        judge = traits or traits_of(c, row)
+        judge = sc.traits or traits_of(sc, row)
         winner = resolution_winner(row, judge.honesty, cfg.contradiction_honesty_threshold,
                                    cfg.contradiction_confidence_gap)
         if winner is None:
@@ -55,16 +54,16 @@ def resolve_contradictions(c: Consolidator, key: str, traits: Hexaco | None, res
         decided.append({"winner": winner, "loser": loser})
     if not decided:
         return
-    keep = c.ctx.config.retention.forgetting == "dormant"
-    out = c.q("consolidation_resolve", {
-        "rows": decided, "scopeKey": key, "now": c.now(), "reason": RESOLVED_REASON,
-        "weight": c.ctx.config.graph.edges.supersedes_weight, "keepLoser": keep}, write=True)
+    keep = sc.ctx.config.retention.forgetting == "dormant"
+    out = sc.q("consolidation_resolve", {
+        "rows": decided, "scopeKey": key, "now": sc.now(), "reason": RESOLVED_REASON,
+        "weight": sc.ctx.config.graph.edges.supersedes_weight, "keepLoser": keep}, write=True)
     if not keep:
-        c.deactivate_vectors([r["loser"] for r in out])
-    result.conflicts_resolved += len(out)
+        sc.deactivate_vectors([r["loser"] for r in out])
+    sc.result.conflicts_resolved += len(out)
 
 
-def traits_of(c: Consolidator, row: dict[str, Any]) -> Hexaco:
+def traits_of(sc: StepContext, row: dict[str, Any]) -> Hexaco:
     newer = "a" if side_time(row, "a") >= side_time(row, "b") else "b"
     agent_id = row[f"{newer}Agent"]
-    return c.ctx.agent_traits(agent_id) or c.traits
+    return sc.ctx.agent_traits(agent_id) or sc.fallback_traits

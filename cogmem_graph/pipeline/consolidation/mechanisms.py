@@ -19,8 +19,7 @@ from cogmem_graph.model import MemoryTrace, MemoryType
 from cogmem_graph.write.indexing import point_for
 
 if TYPE_CHECKING:
-    from cogmem_graph.pipeline.consolidation.consolidator import Consolidator
-    from cogmem_graph.pipeline.consolidation.result import ConsolidationResult
+    from cogmem_graph.pipeline.consolidation.step_context import StepContext
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +29,7 @@ _GIST_SYSTEM = (
 )
 
 
-def write_fields(c: Consolidator, key: str, traces: Sequence[MemoryTrace], fields: Sequence[str],
+def write_fields(sc: StepContext, key: str, traces: Sequence[MemoryTrace], fields: Sequence[str],
                  extra: dict[str, Any] | None = None) -> int:
     if not traces:
         return 0
@@ -38,27 +37,27 @@ def write_fields(c: Consolidator, key: str, traces: Sequence[MemoryTrace], field
     for trace in traces:
         props = trace.to_graph_props()
         rows.append({"id": trace.id, "props": {**{f: props[f] for f in fields}, **(extra or {})}})
-    return len(c.q("consolidation_set_fields", {"rows": rows, "scopeKey": key}, write=True))
+    return len(sc.q("consolidation_set_fields", {"rows": rows, "scopeKey": key}, write=True))
 
 
-def gist_compressor(c: Consolidator):
-    llm = c.ctx.llm
+def gist_compressor(sc: StepContext):
+    llm = sc.ctx.llm
     if llm is None:
         return None
     return lambda text: llm.complete(_GIST_SYSTEM, text, max_tokens=160)
 
 
-def temporal_gist(c: Consolidator, key: str, result: ConsolidationResult) -> None:
-    mcfg = c.ctx.config.mechanisms.temporal_gist
+def temporal_gist(sc: StepContext, key: str) -> None:
+    mcfg = sc.ctx.config.mechanisms.temporal_gist
     if not mcfg.enabled or mcfg.max_per_cycle == 0:
         return
-    now = c.now()
-    candidates = c.load(c.q("consolidation_gist_candidates", {
+    now = sc.now()
+    candidates = sc.load(sc.q("consolidation_gist_candidates", {
         "scopeKey": key, "types": [MemoryType.EPISODIC.value, MemoryType.SEMANTIC.value],
         "before": now - int(mcfg.age_threshold_days * MS_PER_DAY),
         "maxRetrievals": mcfg.protect_retrieval_count, "immuneStrength": mcfg.immune_strength,
         "limit": mcfg.max_per_cycle}))
-    compress = gist_compressor(c)
+    compress = gist_compressor(sc)
     rewritten: list[tuple[MemoryTrace, MemoryTrace]] = []
     marked: list[tuple[MemoryTrace, MemoryTrace]] = []
     for trace in select_for_gist(candidates, mcfg, now):
@@ -76,12 +75,12 @@ def temporal_gist(c: Consolidator, key: str, result: ConsolidationResult) -> Non
     archived: set[str] = set()
     if rewritten:
         try:
-            archived = set(c.archive.store([old for old, _ in rewritten], reason="temporal_gist"))
+            archived = set(sc.archive.store([old for old, _ in rewritten], reason="temporal_gist"))
         except Exception as exc:  # nothing is overwritten; the gist is retried next run
             log.warning("temporal gist not applied to %d trace(s) of %s: archiving the originals failed (%s)",
                         len(rewritten), key, exc)
-            result.gist_failures += len(rewritten)
-        result.archived += len(archived)
+            sc.result.gist_failures += len(rewritten)
+        sc.result.archived += len(archived)
     rows = []
     reindexing = not mcfg.index_original
     for old, new in rewritten:
@@ -98,38 +97,38 @@ def temporal_gist(c: Consolidator, key: str, result: ConsolidationResult) -> Non
             "gistedAt": now}})
     if not rows:
         return
-    applied = {r["id"] for r in c.q(
+    applied = {r["id"] for r in sc.q(
         "consolidation_apply_gist", {"rows": rows, "scopeKey": key}, write=True)}
     reindex = [new for old, new in rewritten if old.id in archived and old.id in applied]
     if reindex and reindexing:
-        vectors = c.ctx.embedder.embed([t.content for t in reindex])
-        c.ctx.vectors.upsert([point_for(t, v) for t, v in zip(reindex, vectors, strict=True)])
-        c.ctx.graph.set_indexed([t.id for t in reindex], True)
-    result.gisted += len(reindex)
+        vectors = sc.ctx.embedder.embed([t.content for t in reindex])
+        sc.ctx.vectors.upsert([point_for(t, v) for t, v in zip(reindex, vectors, strict=True)])
+        sc.ctx.graph.set_indexed([t.id for t in reindex], True)
+    sc.result.gisted += len(reindex)
 
 
-def source_confidence(c: Consolidator, key: str, result: ConsolidationResult) -> None:
-    scfg = c.ctx.config.mechanisms.source_confidence_decay
+def source_confidence(sc: StepContext, key: str) -> None:
+    scfg = sc.ctx.config.mechanisms.source_confidence_decay
     if not scfg.enabled:
         return
-    now = c.now()
-    before = c.load(c.q("consolidation_confidence_candidates", {
+    now = sc.now()
+    before = sc.load(sc.q("consolidation_confidence_candidates", {
         "scopeKey": key, "before": now - scfg.min_interval_ms,
-        "limit": c.ctx.config.consolidation.max_traces_per_cycle}))
+        "limit": sc.ctx.config.consolidation.max_traces_per_cycle}))
     after = changed(before, source_confidence_decay(before, scfg, now))
-    result.confidence_decayed += write_fields(
-        c, key, after, ("confidence", "structuredData", "updatedAt"), {"sourceDecayAt": now})
+    sc.result.confidence_decayed += write_fields(
+        sc, key, after, ("confidence", "structuredData", "updatedAt"), {"sourceDecayAt": now})
 
 
-def emotion_regulation(c: Consolidator, key: str, result: ConsolidationResult) -> None:
-    ecfg = c.ctx.config.mechanisms.emotion_regulation
+def emotion_regulation(sc: StepContext, key: str) -> None:
+    ecfg = sc.ctx.config.mechanisms.emotion_regulation
     if not ecfg.enabled or ecfg.max_regulation_per_cycle == 0:
         return
-    now = c.now()
-    before = c.load(c.q("consolidation_regulation_candidates", {
+    now = sc.now()
+    before = sc.load(sc.q("consolidation_regulation_candidates", {
         "scopeKey": key, "arousalThreshold": ecfg.arousal_threshold, "immuneStrength": ecfg.immune_strength,
         "limit": ecfg.max_regulation_per_cycle}))
     after = changed(before, regulate_emotions(before, ecfg, now))
-    result.regulated += write_fields(  # calmer may mean no longer protected: due for the decay sweep
-        c, key, after, ("valence", "arousal", "intensity", "encodingStrength", "structuredData", "updatedAt"),
+    sc.result.regulated += write_fields(  # calmer may mean no longer protected: due for the decay sweep
+        sc, key, after, ("valence", "arousal", "intensity", "encodingStrength", "structuredData", "updatedAt"),
         {"sweepDueAt": 1})

@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 from cogmem_graph.cognition.retention import carries_different_facts
 
 if TYPE_CHECKING:
-    from cogmem_graph.pipeline.consolidation.consolidator import Consolidator
-    from cogmem_graph.pipeline.consolidation.result import ConsolidationResult
+    from cogmem_graph.pipeline.consolidation.step_context import StepContext
 
 LOCAL_MERGE_POINT_BUDGET = 100_000
 """Qdrant local mode: point checks the merge step's neighbour queries may cost per run (~4 s here)."""
@@ -55,53 +54,60 @@ def similar_pairs(ids: Sequence[str], vectors: Sequence[Sequence[float]], thresh
     return [(ids[a], ids[b]) for a, b in zip(rows.tolist(), cols.tolist(), strict=True)]
 
 
-def neighbour_query_budget(c: Consolidator) -> int | None:
+def neighbour_query_budget(sc: StepContext) -> int | None:
     """How many Qdrant neighbour queries the merge step may make this run (None: no limit).
     Qdrant local mode filters every stored point in Python on each query (~40 µs per
     point here), so there the budget is a number of point checks, not of queries."""
-    url = c.ctx.config.vectors.url
+    url = sc.ctx.config.vectors.url
     if url and url != ":memory:":
         return None
-    stored = c.ctx.vectors.count(None, active=None)
+    stored = sc.ctx.vectors.count(None, active=None)
     return max(LOCAL_MERGE_MIN_QUERIES, LOCAL_MERGE_POINT_BUDGET // max(1, stored))
 
 
-def merge(c: Consolidator, key: str, result: ConsolidationResult, share: int = 1) -> None:
-    """`share`: how many scope keys (this one included) still split the query budget."""
-    cfg = c.ctx.config.consolidation
+def plan_neighbour_queries(sc: StepContext, keys: Sequence[str]) -> None:
+    """Before the first scope key: the run's budget of neighbour queries, split over `keys`."""
+    sc.budget.queries = neighbour_query_budget(sc)
+    sc.budget.keys_left = len(keys)
+
+
+def merge(sc: StepContext, key: str) -> None:
+    """Merge the near-duplicates of one scope key, asking Qdrant for at most its share of the
+    run's neighbour budget (`plan_neighbour_queries` first)."""
+    allowance = sc.budget.next_key()
+    cfg = sc.ctx.config.consolidation
     limit = cfg.max_traces_per_cycle
     groups = _UnionFind()
-    for row in c.q("consolidation_duplicate_hashes", {"scopeKey": key, "limit": limit}):
+    for row in sc.q("consolidation_duplicate_hashes", {"scopeKey": key, "limit": limit}):
         first, *rest = row["ids"]
         for other in rest:
             groups.union(first, other)
-    candidates = c.q("consolidation_merge_candidates", {"scopeKey": key, "limit": limit})
+    candidates = sc.q("consolidation_merge_candidates", {"scopeKey": key, "limit": limit})
     checked: list[str] = []
     if candidates:
         ids = [row["id"] for row in candidates]
-        vectors = c.ctx.embedder.embed([row["content"] for row in candidates])
+        vectors = sc.ctx.embedder.embed([row["content"] for row in candidates])
         # Among themselves (one batch is never compared at write time), in process.
         for a, b in similar_pairs(ids, vectors, cfg.merge_similarity_threshold):
             groups.union(a, b)
         # Against the older traces of the scope key: Qdrant neighbours.
-        queried = len(ids) if c.merge_budget is None else min(len(ids), -(-c.merge_budget // max(1, share)))
+        queried = len(ids) if allowance is None else min(len(ids), allowance)
         if queried:
-            neighbours = c.ctx.vectors.search_dense_many(
+            neighbours = sc.ctx.vectors.search_dense_many(
                 vectors[:queried], [[key]] * queried, cfg.merge_neighbours + 1,
                 score_threshold=cfg.merge_similarity_threshold)
             for trace_id, hits in zip(ids[:queried], neighbours, strict=True):
                 for hit in hits:
                     if hit.trace_id != trace_id and hit.scope_key == key:
                         groups.union(trace_id, hit.trace_id)
-            if c.merge_budget is not None:
-                c.merge_budget -= queried
+            sc.budget.spend(queried)
         checked = ids[:queried]
     sets = groups.groups()
     if sets:
-        loaded = {t.id: t for t in c.ctx.graph.get_traces([i for g in sets for i in g], [key])
+        loaded = {t.id: t for t in sc.ctx.graph.get_traces([i for g in sets for i in g], [key])
                   if t.is_active and t.scope_key == key}
         rows = []
-        distinct = c.ctx.config.retention.protect_distinct_facts
+        distinct = sc.ctx.config.retention.protect_distinct_facts
         for members in sets:
             alive = [loaded[i] for i in members if i in loaded and not loaded[i].pinned]
             if len(alive) < 2:
@@ -113,13 +119,13 @@ def merge(c: Consolidator, key: str, result: ConsolidationResult, share: int = 1
             if losers:
                 rows.append({"survivor": survivor.id, "losers": losers})
         if rows:
-            merged = c.q("consolidation_merge", {
-                "rows": rows, "scopeKey": key, "now": c.now(), "reason": "merged",
-                "weight": c.ctx.config.graph.edges.supersedes_weight}, write=True)
+            merged = sc.q("consolidation_merge", {
+                "rows": rows, "scopeKey": key, "now": sc.now(), "reason": "merged",
+                "weight": sc.ctx.config.graph.edges.supersedes_weight}, write=True)
             losers = [r["loser"] for r in merged]
-            c.deactivate_vectors(losers)
-            result.merged += len(losers)
+            sc.deactivate_vectors(losers)
+            sc.result.merged += len(losers)
     if checked:
         # Only traces compared with the older ones count as consolidated; the rest come back next run.
-        c.q("consolidation_mark_consolidated", {"ids": checked, "scopeKey": key, "now": c.now()},
+        sc.q("consolidation_mark_consolidated", {"ids": checked, "scopeKey": key, "now": sc.now()},
                 write=True)

@@ -6,32 +6,31 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cogmem_graph.pipeline.consolidation.consolidator import Consolidator
-    from cogmem_graph.pipeline.consolidation.result import ConsolidationResult
+    from cogmem_graph.pipeline.consolidation.step_context import StepContext
 
 REPLAY_BATCH = 50
 """Traces per replay statement: the shared-entity derivation checks each path against the batch,
 so small batches keep hub entities cheap."""
 
 
-def replay(c: Consolidator, key: str, result: ConsolidationResult) -> None:
+def replay(sc: StepContext, key: str) -> None:
     """Derive SHARED_ENTITY / TEMPORAL_SEQUENCE for recent traces the write path could not
     link (written without it, or before their neighbours arrived); each trace once."""
-    cfg = c.ctx.config.consolidation
-    rows = c.q("consolidation_recent_traces", {
-        "scopeKey": key, "since": c.now() - cfg.replay_window_ms, "limit": cfg.max_traces_per_cycle})
+    cfg = sc.ctx.config.consolidation
+    rows = sc.q("consolidation_recent_traces", {
+        "scopeKey": key, "since": sc.now() - cfg.replay_window_ms, "limit": cfg.max_traces_per_cycle})
     for start in range(0, len(rows), REPLAY_BATCH):
         chunk = rows[start:start + REPLAY_BATCH]
         ids = [r["id"] for r in chunk]
         unchained = [r["id"] for r in chunk if r["unchained"]]
         unlinked = [r["id"] for r in chunk if r["unlinked"]]
         if unchained or unlinked:
-            before = c.count_edges(ids)
+            before = sc.count_edges(ids)
             if unchained:
-                c.ctx.graph.derive_temporal_edges(unchained, [key])
+                sc.ctx.graph.derive_temporal_edges(unchained, [key])
             if unlinked:
-                c.ctx.graph.derive_shared_entity_edges(unlinked, [key])
-            result.edges_created += max(0, c.count_edges(ids) - before)
-        c.q("consolidation_set_fields", {
-            "rows": [{"id": i, "props": {"replayedAt": c.now()}} for i in ids], "scopeKey": key},
+                sc.ctx.graph.derive_shared_entity_edges(unlinked, [key])
+            sc.result.edges_created += max(0, sc.count_edges(ids) - before)
+        sc.q("consolidation_set_fields", {
+            "rows": [{"id": i, "props": {"replayedAt": sc.now()}} for i in ids], "scopeKey": key},
             write=True)

@@ -18,8 +18,8 @@ from cogmem_graph.pipeline.consolidation.clusters import detect_clusters
 from cogmem_graph.text import word_tokens
 
 if TYPE_CHECKING:
-    from cogmem_graph.pipeline.consolidation.consolidator import Consolidator
-    from cogmem_graph.pipeline.consolidation.result import ConsolidationResult
+    from cogmem_graph.context import MemoryContext
+    from cogmem_graph.pipeline.consolidation.step_context import StepContext
 
 log = logging.getLogger(__name__)
 
@@ -58,13 +58,13 @@ def _same_topic_edges(members: Sequence[str], links: int, weight: float) -> list
     return [Edge(a, b, weight, EdgeType.SAME_TOPIC) for a, b in sorted(pairs)]
 
 
-def integrate_schemas(c: Consolidator, keys: Sequence[str], result: ConsolidationResult) -> None:
-    cfg = c.ctx.config.consolidation
-    edge_cfg = c.ctx.config.graph.edges
+def integrate_schemas(sc: StepContext, keys: Sequence[str]) -> None:
+    cfg = sc.ctx.config.consolidation
+    edge_cfg = sc.ctx.config.graph.edges
     if not keys or cfg.max_schemas_per_cycle == 0:
         return
-    clusters, algorithm = detect_clusters(c, keys)
-    result.cluster_algorithm = algorithm
+    clusters, algorithm = detect_clusters(sc.ctx, keys)
+    sc.result.cluster_algorithm = algorithm
     budget = cfg.max_schemas_per_cycle
     by_key: dict[str, list[list[str]]] = {}
     for scope_key, members in clusters:
@@ -74,7 +74,7 @@ def integrate_schemas(c: Consolidator, keys: Sequence[str], result: Consolidatio
             by_key.setdefault(scope_key, []).append(members)
             budget -= 1
     for scope_key, member_lists in by_key.items():
-        loaded = {t.id: t for t in c.ctx.graph.get_traces([i for m in member_lists for i in m], [scope_key])
+        loaded = {t.id: t for t in sc.ctx.graph.get_traces([i for m in member_lists for i in m], [scope_key])
                   if t.is_active and t.scope_key == scope_key}
         rows, edges, all_members = [], [], []
         for members in member_lists:
@@ -82,39 +82,39 @@ def integrate_schemas(c: Consolidator, keys: Sequence[str], result: Consolidatio
             if len(alive) < cfg.min_cluster_size:
                 continue
             alive.sort(key=lambda t: (t.created_at, t.id))
-            rows.append({"id": "schema_" + uuid.uuid4().hex, "summary": summarise(c, alive),
+            rows.append({"id": "schema_" + uuid.uuid4().hex, "summary": summarise(sc, alive),
                          "size": len(alive), "algorithm": algorithm, "members": [t.id for t in alive],
-                         "centroid": centroid(c, alive), "centroidModel": c.ctx.embedder.name})
+                         "centroid": centroid(sc, alive), "centroidModel": sc.ctx.embedder.name})
             edges += _same_topic_edges([t.id for t in alive], edge_cfg.same_topic_links, edge_cfg.same_topic_weight)
             all_members += [t.id for t in alive]
         if not rows:
             continue
-        counted = result.counts()
-        before = c.count_edges(all_members)
-        created = c.q("consolidation_create_schemas", {
-            "rows": rows, "scopeKey": scope_key, "now": c.now(),
-            "weight": c.ctx.config.graph.edges.schema_instance_weight}, write=True)
-        c.ctx.graph.merge_edges(EdgeType.SAME_TOPIC, edges)
-        result.schemas_created += len(created)
-        result.edges_created += max(0, c.count_edges(all_members) - before)
-        result.credit(scope_key, counted)
+        counted = sc.result.counts()
+        before = sc.count_edges(all_members)
+        created = sc.q("consolidation_create_schemas", {
+            "rows": rows, "scopeKey": scope_key, "now": sc.now(),
+            "weight": sc.ctx.config.graph.edges.schema_instance_weight}, write=True)
+        sc.ctx.graph.merge_edges(EdgeType.SAME_TOPIC, edges)
+        sc.result.schemas_created += len(created)
+        sc.result.edges_created += max(0, sc.count_edges(all_members) - before)
+        sc.result.credit(scope_key, counted)
 
 
-def list_schemas(c: Consolidator, scope_keys: Sequence[str]) -> list[dict[str, Any]]:
+def list_schemas(ctx: MemoryContext, scope_keys: Sequence[str]) -> list[dict[str, Any]]:
     """The schemas of `scope_keys`: id, summary, scopeKey, size, algorithm, member ids and
     the SCHEMA_INSTANCE weight."""
-    return c.q("consolidation_list_schemas", {"scopeKeys": require_scope_keys(scope_keys)})
+    return ctx.graph.run("consolidation_list_schemas", {"scopeKeys": require_scope_keys(scope_keys)})
 
 
-def centroid(c: Consolidator, members: Sequence[MemoryTrace]) -> list[float]:
+def centroid(sc: StepContext, members: Sequence[MemoryTrace]) -> list[float]:
     """Where the schema sits in embedding space, for schema encoding at write time."""
-    shown = members[:c.ctx.config.consolidation.schema_summary_members]
-    return schema_centroid(c.ctx.embedder.embed([t.content for t in shown]))
+    shown = members[:sc.ctx.config.consolidation.schema_summary_members]
+    return schema_centroid(sc.ctx.embedder.embed([t.content for t in shown]))
 
 
-def summarise(c: Consolidator, members: Sequence[MemoryTrace]) -> str:
-    contents = [t.content for t in members[:c.ctx.config.consolidation.schema_summary_members]]
-    llm = c.ctx.llm
+def summarise(sc: StepContext, members: Sequence[MemoryTrace]) -> str:
+    contents = [t.content for t in members[:sc.ctx.config.consolidation.schema_summary_members]]
+    llm = sc.ctx.llm
     if llm is not None:
         try:
             text = llm.complete(_SCHEMA_SYSTEM, "\n".join(f"- {text}" for text in contents), max_tokens=160).strip()

@@ -13,8 +13,7 @@ from cogmem_graph.cognition.decay import is_reinforcement_due, update_on_retriev
 from cogmem_graph.model import MemoryType
 
 if TYPE_CHECKING:
-    from cogmem_graph.pipeline.consolidation.consolidator import Consolidator
-    from cogmem_graph.pipeline.consolidation.result import ConsolidationResult
+    from cogmem_graph.pipeline.consolidation.step_context import StepContext
 
 PRUNE_BATCH = 5_000
 SCHEDULE_BATCH = 5_000
@@ -22,10 +21,10 @@ SCHEDULE_BATCH = 5_000
 log = logging.getLogger(__name__)
 
 
-def sweep_params(c: Consolidator) -> dict[str, Any]:
+def sweep_params(sc: StepContext) -> dict[str, Any]:
     """The decay and retention settings the sweep and its schedule read."""
-    decay = c.ctx.config.decay
-    retention = c.ctx.config.retention
+    decay = sc.ctx.config.decay
+    retention = sc.ctx.config.retention
     return {
         "threshold": decay.pruning_threshold, "protectIntensity": decay.emotional_protection_intensity,
         "model": decay.model, "fsrsFactor": decay.fsrs_factor, "fsrsDecay": decay.fsrs_decay,
@@ -39,64 +38,63 @@ def sweep_fingerprint(params: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def prune(c: Consolidator, key: str, result: ConsolidationResult) -> None:
+def prune(sc: StepContext, key: str) -> None:
     """The decay sweep of one scope key. It reads the traces whose `sweepDueAt` has come: the
     sweep sets it to the first moment a trace could be forgotten, and a write that could
     bring that moment closer sets it to 1 (long past). A scope key whose schedule was
     computed with other settings, or never (traces written before it), has every trace made
-    due first, once. With the consolidator's `full_sweep`, every trace is read, as if no
+    due first, once. With the run's `full_sweep`, every trace is read, as if no
     schedule were kept."""
-    params = sweep_params(c)
-    if c.full_sweep:
-        _forget(c, key, result, "consolidation_prune", params)
+    params = sweep_params(sc)
+    if sc.full_sweep:
+        _forget(sc, key, "consolidation_prune", params)
         return
     fingerprint = sweep_fingerprint(params)
-    starting_over = c.state(key).get("sweepFingerprint") != fingerprint
+    starting_over = sc.state(key).get("sweepFingerprint") != fingerprint
     if starting_over:
         reset = 0
         while True:
-            rows = c.q("consolidation_sweep_reset", {"scopeKey": key, "limit": SCHEDULE_BATCH}, write=True)
+            rows = sc.q("consolidation_sweep_reset", {"scopeKey": key, "limit": SCHEDULE_BATCH}, write=True)
             done = int(rows[0]["reset"]) if rows else 0
             reset += done
             if done < SCHEDULE_BATCH:
                 break
             log.info("decay sweep of %s: %d trace(s) made due so far", key, reset)
         log.info("decay sweep of %s starts its schedule over: %d trace(s) due", key, reset)
-    _forget(c, key, result, "consolidation_prune_due", params)
+    _forget(sc, key, "consolidation_prune_due", params)
     while True:
-        rows = c.q("consolidation_sweep_schedule", {**params, "scopeKey": key, "now": c.now(),
+        rows = sc.q("consolidation_sweep_schedule", {**params, "scopeKey": key, "now": sc.now(),
                                                      "limit": SCHEDULE_BATCH}, write=True)
         if not rows or int(rows[0]["scheduled"]) < SCHEDULE_BATCH:
             break
     if starting_over:
-        c.set_state(key, {"sweepFingerprint": fingerprint})
+        sc.set_state(key, {"sweepFingerprint": fingerprint})
 
 
-def _forget(c: Consolidator, key: str, result: ConsolidationResult, statement: str, params: dict[str, Any]) -> None:
+def _forget(sc: StepContext, key: str, statement: str, params: dict[str, Any]) -> None:
     """Forget the traces below the threshold, weakest first, a batch at a time."""
-    forgetting = c.ctx.config.retention.forgetting
+    forgetting = sc.ctx.config.retention.forgetting
     while True:
-        rows = c.q(statement, {**params, "scopeKey": key, "now": c.now(), "limit": PRUNE_BATCH,
+        rows = sc.q(statement, {**params, "scopeKey": key, "now": sc.now(), "limit": PRUNE_BATCH,
                                "reason": "decayed", "forgetting": forgetting}, write=True)
         ids = [r["id"] for r in rows]
         if forgetting == "delete":
-            c.deactivate_vectors(ids)
-            result.pruned += len(ids)
+            sc.deactivate_vectors(ids)
+            sc.result.pruned += len(ids)
         else:  # a dormant trace keeps its vectors: a strong match still finds it
-            result.dormant += len(ids)
+            sc.result.dormant += len(ids)
         if len(ids) < PRUNE_BATCH:
             return
 
-# 2. near-duplicate merge ---------------------------------------------------
 
 
-def reinforce(c: Consolidator, key: str, result: ConsolidationResult) -> None:
-    cfg = c.ctx.config
+def reinforce(sc: StepContext, key: str) -> None:
+    cfg = sc.ctx.config
     limit = cfg.consolidation.max_reinforced_per_cycle
     if limit == 0:
         return
-    now = c.now()
-    traces = c.load(c.q("consolidation_due_traces", {
+    now = sc.now()
+    traces = sc.load(sc.q("consolidation_due_traces", {
         "scopeKey": key, "now": now, "limit": limit,
         "retrievedOnly": cfg.retention.reinforce_retrieved_only}))
     rows = []
@@ -108,21 +106,21 @@ def reinforce(c: Consolidator, key: str, result: ConsolidationResult) -> None:
                      "lastAccessedAt": u.last_accessed_at, "reinforcementInterval": u.reinforcement_interval,
                      "nextReinforcementAt": u.next_reinforcement_at})
     if rows:
-        out = c.q("consolidation_reinforce", {"rows": rows, "scopeKey": key, "now": now}, write=True)
-        result.reinforced += len(out)
+        out = sc.q("consolidation_reinforce", {"rows": rows, "scopeKey": key, "now": now}, write=True)
+        sc.result.reinforced += len(out)
 
 
-def compact(c: Consolidator, key: str, result: ConsolidationResult) -> None:
-    cfg = c.ctx.config.consolidation
-    now = c.now()
-    ids = [r["id"] for r in c.q("consolidation_compaction_candidates", {
+def compact(sc: StepContext, key: str) -> None:
+    cfg = sc.ctx.config.consolidation
+    now = sc.now()
+    ids = [r["id"] for r in sc.q("consolidation_compaction_candidates", {
         "scopeKey": key, "before": now - cfg.compaction_min_age_ms,
         "minRetrievals": cfg.compaction_min_retrievals, "limit": cfg.max_traces_per_cycle})]
     if not ids:
         return
-    rows = c.ctx.graph.run(
+    rows = sc.ctx.graph.run(
         "retype_traces", {"rows": [{"id": i, "type": MemoryType.SEMANTIC.value} for i in ids]}, write=True)
-    c.q("consolidation_set_fields", {
+    sc.q("consolidation_set_fields", {
         "rows": [{"id": i, "props": {"updatedAt": now, "consolidatedAt": now}} for i in ids],
         "scopeKey": key}, write=True)
-    result.compacted += int(rows[0]["retyped"]) if rows else 0
+    sc.result.compacted += int(rows[0]["retyped"]) if rows else 0
