@@ -13,7 +13,6 @@ from cogmem_graph.model import EdgeType
 if TYPE_CHECKING:
     from cogmem_graph.context import MemoryContext
 
-# ConsolidationConfig and EdgeDefaults).
 CLUSTER_EDGE_TYPES: tuple[EdgeType, ...] = (EdgeType.SHARED_ENTITY, EdgeType.SAME_TOPIC, EdgeType.CAUSED_BY)
 """Edges that make traces "about the same thing" for cluster detection (not the
 conversational TEMPORAL_SEQUENCE, nor CO_ACTIVATED, which one co-retrieval creates)."""
