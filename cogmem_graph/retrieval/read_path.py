@@ -1,13 +1,18 @@
-"""The read path (DESIGN §6): candidates, fusion, the graph, the six signals.
+"""The read path, as named stages sharing one `_Found` (the question's candidates):
 
-0. the pre-retrieval gate: small talk and slash commands stop here, unembedded;
-1. embed the query (LRU cache); 2. dense candidates from Qdrant; 3. lexical
-candidates (BM25 sparse vectors in Qdrant, same scope filter); 4. reciprocal
-rank fusion; 5. optional rerank; 6. load the candidates and spread activation
-from the top seeds through the graph — activated traces join the pool;
-7. six-signal composite, HEXACO-modulated, tip-of-the-tongue partials and
-feeling-of-knowing; 8. after: access update (spaced repetition), Hebbian
-CO_ACTIVATED among the returned set and the mechanisms' changes, one statement.
+- plan: the pre-retrieval gate (small talk and slash commands stop here, unembedded), the
+  query's intent and route, a compound question split into parts (`query_plan`);
+- candidates (`_search`, `_fuse`): dense hits (embedding cache, the caller's scopes and
+  filter), BM25 hits, the lists gathered around the question's entities, fused (and
+  reranked when a reranker is on);
+- expand (`_expand`): activation spread from the best matches through the graph, the
+  multi-hop walk, causes and effects, the current versions of matched memories, then
+  every candidate's ranking fields; the graph reads are sent before the first is waited for;
+- score (`_ranked`): the six signals, HEXACO-modulated, the category and version rules;
+- select (`_select`): the rules that read the best memories' words, diversity, the top_k,
+  tip-of-the-tongue partials and feeling-of-knowing, the whole traces loaded;
+- after-retrieval (`_after_retrieval`): access update (spaced repetition), Hebbian
+  CO_ACTIVATED among the returned set and the mechanisms' changes, one statement.
 
 `strategy="dense"` and `"lexical"` return a single candidate list ranked as the
 vector store ranked it: the plain baselines the full pipeline is measured against.
@@ -15,8 +20,8 @@ vector store ranked it: the plain baselines the full pipeline is measured agains
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -72,6 +77,7 @@ from cogmem_graph.retrieval import multihop_walk as multihop
 from cogmem_graph.retrieval.fusion import fuse_hits, reciprocal_rank_fusion
 from cogmem_graph.retrieval.multihop import query_entity_keys
 from cogmem_graph.retrieval.query_plan import QueryPlan, plan_query, query_vector
+from cogmem_graph.vectors.port import VectorHit
 
 if TYPE_CHECKING:
     from cogmem_graph.context import MemoryContext
@@ -131,154 +137,269 @@ class Filtered:
         return [i for i in ids if i in allowed]
 
 
+Pending = Callable[[], list]
+"""A graph read sent already, its rows waited for when called."""
+
+
+def _nothing() -> list:
+    """The pending read of a read that was not needed."""
+    return []
+
+
+@dataclass(frozen=True)
+class _Ask:
+    """One question as every stage takes it: what may be read, and how far to look."""
+
+    query: str
+    top_k: int
+    strategy: Strategy
+    keys: list[str]
+    payload: tuple[PayloadCondition, ...]
+    pool: int
+    """Hits each source brings."""
+    depth: int
+    """What a longer list would rank: its first top_k are returned."""
+    when: When
+    where: Filtered | None
+
+
+@dataclass
+class _Found:
+    """The candidates of one question, filled stage by stage: found by text, then by the
+    graph (activation, multi-hop, causes, newer versions), then their ranking fields."""
+
+    dense: list[VectorHit]
+    lexical: list[VectorHit]
+    ahead: bool
+    """The question asks about what is still to come."""
+    fused: list[tuple[str, float]] = field(default_factory=list)
+    relevance: dict[str, float] = field(default_factory=dict)
+    sources: dict[str, set[str]] = field(default_factory=dict)
+    activation: dict[str, float] = field(default_factory=dict)
+    versions: list[tuple[str, str]] = field(default_factory=list)
+    """(old, new): the current version of a matched memory."""
+    ids: list[str] = field(default_factory=list)
+    """Every candidate, the fused ones first."""
+    vitals: dict[str, TraceVitals] = field(default_factory=dict)
+    history: bool = False
+    """The question asks how things were: replaced and expired memories rank at their own place."""
+
+    fused_ids: list[str] = field(default_factory=list)
+    cosine: dict[str, float] = field(init=False)
+    """Each dense hit's cosine to the question."""
+
+    def __post_init__(self) -> None:
+        self.cosine = {h.trace_id: h.score for h in self.dense}
+
+    def fused_as(self, fused: list[tuple[str, float]]) -> None:
+        self.fused, self.fused_ids = fused, [tid for tid, _ in fused]
+
+    def found_by(self, source: str, ids) -> None:
+        for tid in ids:
+            self.sources.setdefault(tid, set()).add(source)
+
+    def join(self, source: str, scores: dict[str, float]) -> None:
+        """Candidates the graph found, as relevant as the score it gave them."""
+        for tid, score in scores.items():
+            self.relevance[tid] = max(self.relevance.get(tid, 0.0), score)
+        self.found_by(source, scores)
+
+
 def _retrieve(
     ctx: MemoryContext, query: str, *, top_k: int, strategy: Strategy = "full",
     record_access: bool = True, mood: Mood | None = None, when: When = NOW, where: Filtered | None = None,
     gather_for: GatherQuestions | None = None,
 ) -> RetrievalResult:
+    """The stages in order: plan, candidates, expand, score, select, after-retrieval."""
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
     cfg = ctx.config.retrieval
     keys = list(where.scope_keys) if where is not None else ctx.visible_scope_keys
     if not keys:  # the filter's scopes are none the caller sees
         return RetrievalResult(query=query, strategy=strategy)
-    payload = where.payload if where is not None else ()
-    pool = cfg.pool_for(top_k)
-    depth = cfg.depth_for(top_k)  # what a longer list would rank: its first top_k are returned
+    ask = _Ask(query, top_k, strategy, keys, where.payload if where is not None else (), cfg.pool_for(top_k),
+               cfg.depth_for(top_k), when, where)
     if strategy == "full" and cfg.query.gate and skips_retrieval(query):
         return RetrievalResult(query=query, strategy=strategy, gated=True)
     plan = plan_query(ctx, query) if strategy == "full" else None
     if plan is not None and len(plan.parts) > 1:
         return _retrieve_parts(ctx, query, plan, top_k=top_k, record_access=record_access, mood=mood, when=when,
                                where=where, gather_for=gather_for)
-    route = plan.route if plan is not None else None
-
     # The graph looks up the entities the query names while the vector store finds candidates.
-    named = multihop.query_entities_later(ctx, query) if strategy == "full" and cfg.multi_hop_blend else None
+    named = multihop.query_entities_later(ctx, query) if plan is not None and cfg.multi_hop_blend else None
+    entity_search = named is not None and _entity_search_asked(cfg.gather, gather_for, query)
+    found = _search(ctx, ask, plan, named, entity_search)
+    if plan is None:
+        return _baseline(ctx, ask, found)
+    entities = _fuse(ctx, ask, plan.route, found, named, entity_search)
+    _expand(ctx, ask, plan.route, found, named, entities)
+    now = ctx.clock.now_ms()
+    mood = mood or ctx.current_mood()
+    scored = _ranked(ctx, ask, plan.route, found, now, mood)
+    return _select(ctx, ask, plan, found, scored, now, mood, record_access)
+
+
+def _search(ctx: MemoryContext, ask: _Ask, plan: QueryPlan | None, named: Callable[[], list] | None,
+            entity_search: bool) -> _Found:
+    """Candidates by text: the dense and BM25 searches the strategy asks for."""
+    cfg = ctx.config.retrieval
     dense = lexical = []
-    gather = cfg.gather
-    entity_search = named is not None and _entity_search_asked(gather, gather_for, query)
-    if strategy in ("full", "dense"):
+    if ask.strategy in ("full", "dense"):
+        gather = cfg.gather
         if (entity_search and gather.entity_dense_aspect) or (named is not None and gather.aspect_dense_weight):
-            _embed_with_aspect(ctx, query)
-        vector = query_vector(ctx, query, plan) if plan is not None else ctx.embedder.embed_query(query)
-        dense = ctx.vectors.search_dense(vector, keys, pool, where=payload)
+            _embed_with_aspect(ctx, ask.query)
+        vector = query_vector(ctx, ask.query, plan) if plan is not None else ctx.embedder.embed_query(ask.query)
+        dense = ctx.vectors.search_dense(vector, ask.keys, ask.pool, where=ask.payload)
     # A question about what is still to come (the what-is-ahead rule, read once here).
-    ahead = strategy == "full" and bool(cfg.query.ahead_boost) and asks_about_what_is_ahead(query)
-    if strategy in ("full", "lexical"):
+    ahead = ask.strategy == "full" and bool(cfg.query.ahead_boost) and asks_about_what_is_ahead(ask.query)
+    if ask.strategy in ("full", "lexical"):
         # "coming up" is when, not what: searched as words it finds everything that came up.
-        words = without_time_cues(query) if ahead else query
-        lexical = ctx.vectors.search_sparse(bm25_query_vector(words), keys, pool, where=payload)
-    if strategy != "full":
-        hits = dense or lexical
-        if where is not None:
-            kept = set(where.keep(ctx, [h.trace_id for h in hits]))
-            hits = [h for h in hits if h.trace_id in kept]
-        traces = {t.id: t for t in ctx.graph.get_traces([h.trace_id for h in hits[:top_k]], keys)}
-        baseline = [
-            ScoredTrace(traces[h.trace_id], h.score, {"similarity": h.score}, (strategy,))
-            for h in hits[:top_k] if h.trace_id in traces and traces[h.trace_id].is_active
-        ]
-        return RetrievalResult(query=query, traces=baseline, strategy=strategy)
+        words = without_time_cues(ask.query) if ahead else ask.query
+        lexical = ctx.vectors.search_sparse(bm25_query_vector(words), ask.keys, ask.pool, where=ask.payload)
+    return _Found(dense, lexical, ahead)
 
+
+def _baseline(ctx: MemoryContext, ask: _Ask, found: _Found) -> RetrievalResult:
+    """`strategy="dense"` or `"lexical"`: one list, ranked as the vector store ranked it."""
+    hits = found.dense or found.lexical
+    if ask.where is not None:
+        kept = set(ask.where.keep(ctx, [h.trace_id for h in hits]))
+        hits = [h for h in hits if h.trace_id in kept]
+    top = hits[: ask.top_k]
+    traces = {t.id: t for t in ctx.graph.get_traces([h.trace_id for h in top], ask.keys)}
+    baseline = [ScoredTrace(traces[h.trace_id], h.score, {"similarity": h.score}, (ask.strategy,))
+                for h in top if h.trace_id in traces and traces[h.trace_id].is_active]
+    return RetrievalResult(query=ask.query, traces=baseline, strategy=ask.strategy)
+
+
+def _fuse(ctx: MemoryContext, ask: _Ask, route: IntentRoute, found: _Found, named: Callable[[], list] | None,
+          entity_search: bool) -> list | None:
+    """The text candidates fused into one list (with the lists gathered around the question's
+    entities, and reranked when a reranker is on); returns the entities it looked up, if any."""
+    cfg = ctx.config.retrieval
+    gather = cfg.gather
     # Gathering around the question's entities: the question without their names, and a dense
-    # search among the memories that mention them (RetrievalConfig.gather; off by default).
+    # search among the memories that mention them (RetrievalConfig.gather).
     entities = named() if named is not None and (gather.aspect_dense_weight or entity_search) else None
-    extra = _gathered(ctx, query, entities, keys, pool, payload, entity_search) if entities else []
-    fused = fuse_hits(dense, lexical, cfg, lexical_weight=route.lexical_weight,
-                      dense_weight=route.dense_weight, extra=extra)[: cfg.ranked_for(top_k)]
-    fused_ids = [tid for tid, _ in fused]
-    reranker = ctx.reranker if cfg.rerank and fused_ids else None
+    extra = _gathered(ctx, ask.query, entities, ask.keys, ask.pool, ask.payload, entity_search) if entities else []
+    found.fused_as(fuse_hits(found.dense, found.lexical, cfg, lexical_weight=route.lexical_weight,
+                             dense_weight=route.dense_weight, extra=extra)[: cfg.ranked_for(ask.top_k)])
+    reranker = ctx.reranker if cfg.rerank and found.fused else None
     if reranker is not None:
-        fused = _rerank(ctx, reranker, query, fused_ids, keys)
-        fused_ids = [tid for tid, _ in fused]
-    sources: dict[str, set[str]] = {}
-    for name, hits in (("dense", dense), ("lexical", lexical), *(("gathered", h) for h, _ in extra)):
-        for h in hits:
-            sources.setdefault(h.trace_id, set()).add(name)
+        found.fused_as(_rerank(ctx, reranker, ask.query, found.fused_ids, ask.keys))
+    for name, hits in (("dense", found.dense), ("lexical", found.lexical), *(("gathered", h) for h, _ in extra)):
+        found.found_by(name, [h.trace_id for h in hits])
+    return entities
 
+
+def _expand(ctx: MemoryContext, ask: _Ask, route: IntentRoute, found: _Found, named: Callable[[], list] | None,
+            entities: list | None) -> None:
+    """Candidates by the graph: activation spread from the best matches, the multi-hop walk,
+    causes and effects, the current versions of matched memories; then every candidate's
+    ranking fields. The reads are sent before the first is waited for."""
+    cfg = ctx.config.retrieval
+    fused_ids = found.fused_ids
     # A question about how things were reads replaced and expired memories at their own rank;
     # "When is the meeting?" still asks about now.
-    history = route.include_superseded and asks_about_the_past(query)
+    found.history = route.include_superseded and asks_about_the_past(ask.query)
     # The fused candidates' ranking fields are read while activation spreads (the graph
     # answers both at once); activation returns those of the traces it reaches.
-    fused_vitals = ctx.graph.trace_vitals_later(fused_ids, keys)
-    newer = ctx.graph.read_later("newer_versions", {"ids": fused_ids, "scopeKeys": keys}) \
-        if cfg.current_facts_first and not history and not when.timeline and fused_ids else list
+    fused_vitals = ctx.graph.trace_vitals_later(fused_ids, ask.keys)
+    newer: Pending = ctx.graph.read_later("newer_versions", {"ids": fused_ids, "scopeKeys": ask.keys}) \
+        if cfg.current_facts_first and not found.history and not ask.when.timeline and fused_ids else _nothing
     # Seeds spread as much activation as retrieval found them relevant (ACT-R source activation).
-    relevance = dict(fused)
+    found.relevance = dict(found.fused)
     seeds = fused_ids[: ctx.config.graph.activation.max_seeds]
-    causal = ctx.graph.read_later("causal_neighbours", {"ids": seeds, "scopeKeys": keys, "hops": route.causal_hops}) \
-        if route.causal_hops and seeds else list
-    reached = ctx.graph.spread_activation(seeds, keys, seed_activation={s: relevance[s] for s in seeds})
-    activation = {a.trace_id: a.activation for a in reached}
-    for tid in activation:
-        sources.setdefault(tid, set()).add("activation")
+    causal: Pending = ctx.graph.read_later(
+        "causal_neighbours", {"ids": seeds, "scopeKeys": ask.keys, "hops": route.causal_hops}) \
+        if route.causal_hops and seeds else _nothing
+    reached = ctx.graph.spread_activation(seeds, ask.keys, seed_activation={s: found.relevance[s] for s in seeds})
+    found.activation = {a.trace_id: a.activation for a in reached}
+    found.found_by("activation", found.activation)
     # Queries naming several entities: multi-hop candidates join; their walk score counts as relevance.
     if entities is None and named is not None:
         entities = named()
-    blended = multihop.blend_candidates(ctx, query, relevance, pool, entities,
+    blended = multihop.blend_candidates(ctx, ask.query, found.relevance, ask.pool, entities,
                                         min_entities=1 if route.entity_hub else None)
-    for tid, score in blended.items():
-        relevance[tid] = max(relevance.get(tid, 0.0), score)
-        sources.setdefault(tid, set()).add("multi_hop")
-    # Causal questions: what caused the best matches, or what they caused, joins them.
+    found.join("multi_hop", blended)
+    caused = _caused(ctx, found.relevance, causal())
+    found.join("causal", caused)
+    # The current version of a matched memory joins the candidates, as relevant as the old one.
+    found.versions = [(r["old"], r["new"]) for r in newer()]
+    for old, new in found.versions:
+        found.join("newer_version", {new: found.relevance.get(old, 0.0)})
+    ids = list(dict.fromkeys(
+        fused_ids + list(found.activation) + list(blended) + list(caused) + [n for _, n in found.versions]))
+    if ask.where is not None:  # the vector hits passed the payload filter; the graph's candidates pass here
+        ids = ask.where.keep(ctx, ids)
+    found.ids = ids
+    _read_vitals(ctx, ask, found, fused_vitals, reached)
+
+
+def _caused(ctx: MemoryContext, relevance: dict[str, float], rows: list[dict]) -> dict[str, float]:
+    """Causal questions: what caused the best matches, or what they caused, scored by the
+    seed's relevance fading per causal step."""
     hop_decay = ctx.config.graph.activation.decay_per_hop
-    caused = {}
-    for row in causal():
+    caused: dict[str, float] = {}
+    for row in rows:
         score = relevance.get(row["seed"], 0.0) * hop_decay ** int(row["steps"])
         caused[row["id"]] = max(caused.get(row["id"], 0.0), score)
-    for tid, score in caused.items():
-        relevance[tid] = max(relevance.get(tid, 0.0), score)
-        sources.setdefault(tid, set()).add("causal")
-    # The current version of a matched memory joins the candidates, as relevant as the old one.
-    versions = [(r["old"], r["new"]) for r in newer()]
-    for old, new in versions:
-        relevance[new] = max(relevance.get(new, 0.0), relevance.get(old, 0.0))
-        sources.setdefault(new, set()).add("newer_version")
-    candidate_ids = list(dict.fromkeys(
-        fused_ids + list(activation) + list(blended) + list(caused) + [n for _, n in versions]))
-    if where is not None:  # the vector hits passed the payload filter; the graph's candidates pass here
-        candidate_ids = where.keep(ctx, candidate_ids)
-    # Rank on the candidates' vitals (active, indexed traces only); whole traces are loaded
-    # only for what is returned.
+    return caused
+
+
+def _read_vitals(ctx: MemoryContext, ask: _Ask, found: _Found, fused_vitals: Pending, reached: list) -> None:
+    """The candidates' ranking fields (active, indexed traces only): the fused ones' read,
+    those activation brought, and one more read for what neither covered. Whole traces are
+    loaded only for what is returned."""
     vitals = {v.id: v for v in fused_vitals()}
     vitals.update({a.trace_id: a.vitals for a in reached if a.vitals is not None and a.trace_id not in vitals})
-    known = set(fused_ids) | set(activation)
-    unread = [tid for tid in candidate_ids if tid not in known and tid not in vitals]
+    known = set(found.fused_ids) | set(found.activation)
+    unread = [tid for tid in found.ids if tid not in known and tid not in vitals]
     if unread:  # multi-hop candidates the other reads did not cover
-        vitals.update({v.id: v for v in ctx.graph.trace_vitals(unread, keys)})
+        vitals.update({v.id: v for v in ctx.graph.trace_vitals(unread, ask.keys)})
+    found.vitals = vitals
 
-    now = ctx.clock.now_ms()
-    mood = mood or ctx.current_mood()
-    cosine = {h.trace_id: h.score for h in dense}
+
+def _ranked(ctx: MemoryContext, ask: _Ask, route: IntentRoute, found: _Found, now: int, mood: Mood) -> list:
+    """Every recallable candidate scored (the six signals, the category and version rules, the
+    rules that read the best ones' words), best first, as (candidate, recall kind) pairs."""
+    versions = found.versions
+    cosine = found.cosine
     # Forgetting is about the present: a question about the past may find dormant memories.
-    recallable = _dormant_filter(ctx.config.retention, fused_ids, cosine, {n for _, n in versions},
-                                 about_asker=asks_about_self(query)) if when == NOW else (lambda v: True)
-    valid = _validity_filter(ctx, when, now, current_only=not history,
+    recallable = _dormant_filter(ctx.config.retention, found.fused_ids, cosine, {n for _, n in versions},
+                                 about_asker=asks_about_self(ask.query)) if ask.when == NOW else (lambda v: True)
+    valid = _validity_filter(ctx, ask.when, now, current_only=not found.history,
                              replaced={o for o, _ in versions})
-    ranked = [vitals[tid] for tid in candidate_ids if tid in vitals and recallable(vitals[tid]) and valid(vitals[tid])]
-    table, scores, tip_of_tongue = _score(ctx, ranked, relevance, activation, cosine, mood, now)
-    boosts = _category_boosts(ctx, query, route)
+    vitals = found.vitals
+    ranked = [vitals[tid] for tid in found.ids if tid in vitals and recallable(vitals[tid]) and valid(vitals[tid])]
+    table, scores, tip_of_tongue = _score(ctx, ranked, found.relevance, found.activation, cosine, mood, now)
+    boosts = _category_boosts(ctx, ask.query, route)
     if boosts:
         scores = _boost_categories(ranked, scores, boosts)
     if versions:
-        scores = _current_first(ranked, scores, versions, cfg.current_first_margin)
+        scores = _current_first(ranked, scores, versions, ctx.config.retrieval.current_first_margin)
     scored = [
-        (_Candidate(v, score, table, i, sources[v.id]), RecallKind.TIP_OF_TONGUE if tot else RecallKind.RECALLED)
+        (_Candidate(v, score, table, i, found.sources[v.id]), RecallKind.TIP_OF_TONGUE if tot else RecallKind.RECALLED)
         for i, (v, score, tot) in enumerate(zip(ranked, scores, tip_of_tongue, strict=True))
     ]
     scored.sort(key=lambda pair: (-pair[0].score, pair[0].vitals.id))
+    return scored
+
+
+def _select(ctx: MemoryContext, ask: _Ask, plan: QueryPlan, found: _Found, scored: list, now: int, mood: Mood,
+            record_access: bool) -> RetrievalResult:
+    """The best top_k, whatever their strength: hiding the best match because it is weak
+    would surprise every caller. Tip-of-the-tongue partials are the candidates that missed
+    the cut although the cue matches them well (cosine > 0.6): weak or untrusted memories the
+    agent "almost" has, to be re-cued. Then the after-retrieval writes."""
+    cfg = ctx.config.retrieval
+    top_k, keys, cosine = ask.top_k, ask.keys, found.cosine
     read: dict[str, str] = {}  # texts read on the way, not read again
-    scored = _reweigh_head(ctx, query, ahead, scored, depth, keys, read, versions)
-    # The best top_k are returned whatever their strength: hiding the best match because
-    # it is weak would surprise every caller. Tip-of-the-tongue partials are the
-    # candidates that missed the cut although the cue matches them well (cosine > 0.6)
-    # — weak or untrusted memories the agent "almost" has, to be re-cued.
-    if cfg.query.mmr_lambda < 1.0 and route.diversify and len(scored) > top_k:
-        scored = _diversified(ctx, scored, top_k, depth, keys, read)
+    scored = _reweigh_head(ctx, ask.query, found.ahead, scored, ask.depth, keys, read, found.versions)
+    if cfg.query.mmr_lambda < 1.0 and plan.route.diversify and len(scored) > top_k:
+        scored = _diversified(ctx, scored, top_k, ask.depth, keys, read)
     best = [c for c, _ in scored[:top_k]]
-    if when.timeline:  # the best matches, told in the order they happened
+    if ask.when.timeline:  # the best matches, told in the order they happened
         best.sort(key=lambda c: (c.vitals.created_at, c.vitals.id))
     almost = [c for c, kind in scored[top_k:] if kind is RecallKind.TIP_OF_TONGUE][:top_k]
     returned = {c.vitals.id for c in best}
@@ -288,12 +409,12 @@ def _retrieve(
         if record_access and best and rif.enabled else []
     # The whole traces are read while the feeling-of-knowing signals are worked out.
     unread = list(dict.fromkeys([c.vitals.id for c in best + almost] + competitor_ids))
-    loading = ctx.graph.get_traces_later(unread, keys) if unread else list
+    loading = ctx.graph.get_traces_later(unread, keys) if unread else _nothing
     cutoff = best[-1].score if len(best) == top_k else None
     fok = detect_feeling_of_knowing(
         ((c.vitals, c.score, cosine.get(c.vitals.id, 0.0)) for c, _ in scored if c.vitals.id not in returned),
         ctx.config.mechanisms.feeling_of_knowing, now, retrieval_cutoff=cutoff,
-        query_entities=[e.name for e in extract_entities(query)],
+        query_entities=[e.name for e in extract_entities(ask.query)],
     )
     traces = {t.id: t for t in loading()}
     recalled = [c.scored(traces[c.vitals.id]) for c in best if c.vitals.id in traces]
@@ -301,8 +422,9 @@ def _retrieve(
     if record_access and recalled:
         competitors = [(traces[tid], cosine[tid]) for tid in competitor_ids if tid in traces]
         _after_retrieval(ctx, recalled, competitors, keys, now, mood)
-    return RetrievalResult(query=query, traces=recalled, partial=partial, feeling_of_knowing=fok, strategy=strategy,
-                           intent=plan.intent.value, as_of=when.as_of, timeline=when.timeline)
+    return RetrievalResult(query=ask.query, traces=recalled, partial=partial, feeling_of_knowing=fok,
+                           strategy=ask.strategy, intent=plan.intent.value, as_of=ask.when.as_of,
+                           timeline=ask.when.timeline)
 
 
 def _retrieve_parts(
