@@ -1,4 +1,5 @@
-"""The write path (DESIGN §5): from text to a trace in the graph and in Qdrant.
+"""The write path: from text to a trace in the graph and in Qdrant, in named stages
+(`_encode_batch`: draft, dedupe, embed, neighbours, interference and contradictions, write).
 
 features → strength and stability (personality, mood) → embed → nearest
 neighbours (near-duplicates reinforce the old memory instead of adding one;
@@ -18,7 +19,7 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cogmem_graph.cognition.causality import refers_back_causally
@@ -78,87 +79,143 @@ def encode_batch(
         return _encode_batch(ctx, requests, on_progress=on_progress, reinforce_duplicates=reinforce_duplicates)
 
 
+@dataclass
+class _Batch:
+    """One batch as the stages fill it: drafts, which of them are new, their vectors, their
+    existing neighbours and what those do to each other."""
+
+    requests: Sequence[EncodeRequest]
+    now: int
+    drafts: list[MemoryTrace]
+    entities: list[list]
+    """The entities each request names: for the trace's names and for its MENTIONS."""
+    alias: dict[int, int] = field(default_factory=dict)
+    """Position -> the earlier position with the same content in the same scope, which stands for it."""
+    unique: list[int] = field(default_factory=list)
+    vector_of: dict[int, list[float]] = field(default_factory=dict)
+    indexed_as: dict[int, list[float]] = field(default_factory=dict)
+    """The index vector (with conversational context) of each unique position."""
+    neighbours: list[list] = field(default_factory=list)
+    existing: dict[str, MemoryTrace] = field(default_factory=dict)
+    duplicate_of: dict[int, str] = field(default_factory=dict)
+    retro_loss: dict[str, float] = field(default_factory=dict)
+    candidates_of: dict[int, dict] = field(default_factory=dict)
+    """Contradiction candidates among each new trace's neighbours."""
+
+
 def _encode_batch(
     ctx: MemoryContext, requests: Sequence[EncodeRequest], *, on_progress: Callable[[int], None] | None = None,
     reinforce_duplicates: bool = True,
 ) -> EncodeOutcome:
-    cfg = ctx.config
+    """The stages in order: draft, dedupe, embed, neighbours, interference and contradictions, write."""
     now = ctx.clock.now_ms()
     centroids = schema_centroids_later(ctx)
-    # Entities are read once per request: for the trace's names and for its MENTIONS.
+    batch = _draft(ctx, requests, now)
+    _dedupe(batch)
+    _embed(ctx, batch, centroids)
+    _find_neighbours(ctx, batch)
+    _interfere(ctx, batch, reinforce_duplicates)
+    reinforced, created = _write(ctx, batch)
+    if on_progress:
+        on_progress(len(requests))
+    final: list[MemoryTrace] = []
+    for i in range(len(batch.drafts)):
+        j = batch.alias.get(i, i)
+        final.append(reinforced[j] if j in reinforced else batch.drafts[j].model_copy(update={"indexed": True}))
+    return EncodeOutcome(traces=final, created=created, reinforced=len(reinforced))
+
+
+def _draft(ctx: MemoryContext, requests: Sequence[EncodeRequest], now: int) -> _Batch:
+    """A trace drafted per request: features, strength and stability, names (entities are
+    read once per request)."""
     found = request_entities(ctx, requests)
     drafts = [build_trace(ctx, r, now, entities) for r, entities in zip(requests, found, strict=True)]
+    return _Batch(requests, now, drafts, found)
 
-    # Identical content in the same scope within the batch: the first one stands for all.
+
+def _dedupe(batch: _Batch) -> None:
+    """Identical content in the same scope within the batch: the first one stands for all."""
     first_of: dict[tuple[str, str], int] = {}
-    alias: dict[int, int] = {}
-    for i, t in enumerate(drafts):
+    for i, t in enumerate(batch.drafts):
         key = (t.scope_key, t.content_hash)
         if key in first_of:
-            alias[i] = first_of[key]
+            batch.alias[i] = first_of[key]
         else:
             first_of[key] = i
-    unique = [i for i in range(len(drafts)) if i not in alias]
+    batch.unique = [i for i in range(len(batch.drafts)) if i not in batch.alias]
 
-    # The graph looks up each conversation's previous turn while the batch is embedded.
-    unique_drafts = [drafts[i] for i in unique]
+
+def _embed(ctx: MemoryContext, batch: _Batch, centroids: Callable[[], Any]) -> None:
+    """One embedding per unique draft; its index vector carries the conversation's previous
+    turn (looked up by the graph while the batch is embedded); schemas shape its encoding."""
+    unique_drafts = [batch.drafts[i] for i in batch.unique]
     previous = previous_turns_later(ctx, unique_drafts, ctx.visible_scope_keys)
     vectors = ctx.embedder.embed([t.content for t in unique_drafts])
-    vector_of = dict(zip(unique, vectors, strict=True))
+    batch.vector_of = dict(zip(batch.unique, vectors, strict=True))
     index_of = index_vectors(ctx, unique_drafts, dict(enumerate(vectors)), previous())
-    indexed_as = {i: index_of[n] for n, i in enumerate(unique)}
-    schema_encoding(ctx, drafts, vector_of, now, centroids)
+    batch.indexed_as = {i: index_of[n] for n, i in enumerate(batch.unique)}
+    schema_encoding(ctx, batch.drafts, batch.vector_of, batch.now, centroids)
 
-    # Nearest existing neighbours of every new trace, inside its own scope, in one request.
-    wcfg = cfg.write
-    neighbours = (
-        ctx.vectors.search_dense_many(
-            [vector_of[i] for i in unique], [[drafts[i].scope_key] for i in unique], wcfg.neighbours,
-            score_threshold=cfg.decay.interference_threshold,
-        )
-        if wcfg.neighbours and unique else [[] for _ in unique]
-    )
-    neighbour_ids = sorted({h.trace_id for hits in neighbours for h in hits})
-    scope_keys = ctx.visible_scope_keys
-    existing = {t.id: t for t in ctx.graph.neighbour_states(neighbour_ids, scope_keys)}
 
-    duplicate_of: dict[int, str] = {}
-    retro_loss: dict[str, float] = {}
+def _find_neighbours(ctx: MemoryContext, batch: _Batch) -> None:
+    """Nearest existing neighbours of every new trace, inside its own scope, in one request,
+    and their states in one read."""
+    cfg = ctx.config
+    neighbours = cfg.write.neighbours
+    unique = batch.unique
+    batch.neighbours = ctx.vectors.search_dense_many(
+        [batch.vector_of[i] for i in unique], [[batch.drafts[i].scope_key] for i in unique], neighbours,
+        score_threshold=cfg.decay.interference_threshold,
+    ) if neighbours and unique else [[] for _ in unique]
+    neighbour_ids = sorted({h.trace_id for hits in batch.neighbours for h in hits})
+    batch.existing = {t.id: t for t in ctx.graph.neighbour_states(neighbour_ids, ctx.visible_scope_keys)}
+
+
+def _interfere(ctx: MemoryContext, batch: _Batch, reinforce_duplicates: bool) -> None:
+    """Per new draft: a near-duplicate reinforces its old memory instead; otherwise similar
+    neighbours interfere both ways (a neighbour stating another fact does not), and those
+    that may contradict it are gathered."""
+    cfg = ctx.config
+    now, drafts, existing = batch.now, batch.drafts, batch.existing
     contradicting: dict[int, tuple[MemoryTrace, list]] = {}
     distinct = (lambda a, b: carries_different_facts(a, b)) if cfg.retention.protect_distinct_facts \
         else (lambda a, b: False)
-    for i, hits in zip(unique, neighbours, strict=True):
+    for i, hits in zip(batch.unique, batch.neighbours, strict=True):
         draft = drafts[i]
         live = [h for h in hits if h.trace_id in existing and existing[h.trace_id].is_active]
         dup = next((h for h in live if h.payload.get("content_hash") == draft.content_hash
-                    or (h.score >= wcfg.near_duplicate_similarity
+                    or (h.score >= cfg.write.near_duplicate_similarity
                         and not distinct(draft.content, existing[h.trace_id].content))), None)
         if dup is not None and reinforce_duplicates:
-            duplicate_of[i] = dup.trace_id
+            batch.duplicate_of[i] = dup.trace_id
             continue
         near = []
-        # A neighbour stating another fact (other numbers, names, dates) does not interfere.
         for h in (h for h in live if not distinct(draft.content, existing[h.trace_id].content)):
             old = existing[h.trace_id]
             strength = current_strength(old.encoding_strength, old.stability, old.last_accessed_at, now, cfg.decay)
             near.append(InterferenceNeighbour(h.trace_id, h.score, strength))
         result = interference(near, cfg.decay)
         for tid, loss in result.retroactive.items():
-            retro_loss[tid] = retro_loss.get(tid, 0.0) + loss
+            batch.retro_loss[tid] = batch.retro_loss.get(tid, 0.0) + loss
         if result.proactive > 0:
             drafts[i] = draft.model_copy(
                 update={"encoding_strength": apply_strength_loss(draft.encoding_strength, result.proactive)})
         contradicting[i] = (draft, live)
-    candidates_of = contradiction_candidates(ctx, contradicting, existing, scope_keys)
+    batch.candidates_of = contradiction_candidates(ctx, contradicting, existing, ctx.visible_scope_keys)
 
-    # Near-duplicates reinforce the old memory, which the caller gets back whole.
-    old_traces = {t.id: t for t in ctx.graph.get_traces(sorted(set(duplicate_of.values())), scope_keys)}
-    reinforced = {i: old_traces[tid] for i, tid in duplicate_of.items() if tid in old_traces}
-    new_at = [i for i in unique if i not in reinforced]
+
+def _write(ctx: MemoryContext, batch: _Batch) -> tuple[dict[int, MemoryTrace], int]:
+    """The new traces into the graph (the source of truth), then their vectors while the graph
+    links their entities and derives their edges; the old traces' changes; `indexed=true`.
+    Returns the reinforced old memories by position (the caller gets them back whole) and how
+    many traces were created."""
+    scope_keys = ctx.visible_scope_keys
+    drafts = batch.drafts
+    old_traces = {t.id: t for t in ctx.graph.get_traces(sorted(set(batch.duplicate_of.values())), scope_keys)}
+    reinforced = {i: old_traces[tid] for i, tid in batch.duplicate_of.items() if tid in old_traces}
+    new_at = [i for i in batch.unique if i not in reinforced]
     new = [drafts[i] for i in new_at]
     graph = ctx.graph
-    contradictions: list[Edge] = []
-
     with ThreadPoolExecutor(1, thread_name_prefix="cogmem-index") if len(new) >= BACKGROUND_INDEXING_MIN \
             else nullcontext() as pool:
         indexing = None
@@ -166,35 +223,27 @@ def _encode_batch(
             # The engine writes the traces while their vector points, MENTIONS rows and
             # CONTRADICTS edges are computed here.
             written = graph.upsert_traces_later(new, fresh=True)  # their ids were minted in build_trace
-            points = [point_for(drafts[i], indexed_as[i]) for i in new_at]
-            mentions = [Mention(drafts[i].id, e.key, e.name, e.kind) for i in new_at for e in found[i]]
+            points = [point_for(drafts[i], batch.indexed_as[i]) for i in new_at]
+            mentions = [Mention(drafts[i].id, e.key, e.name, e.kind) for i in new_at for e in batch.entities[i]]
+            contradictions: list[Edge] = []
             for i in new_at:
                 # (none gathered for a near-duplicate whose old trace was gone by the time it was loaded)
-                contradictions += contradiction_edges(ctx, drafts[i], candidates_of.get(i, {}), existing)
+                contradictions += contradiction_edges(ctx, drafts[i], batch.candidates_of.get(i, {}), batch.existing)
             written()
-            # The traces are in the graph now: their vectors are written while the graph
-            # links their entities and derives their edges (waits on the server).
             indexing = pool.submit(ctx.vectors.upsert, points) if pool is not None else None
             graph.merge_mentions(mentions)
             graph.derive_structural_edges([t.id for t in new], scope_keys, caused_by_predecessor={
                 t.id for t in new if refers_back_causally(t.content)})
             if contradictions:
                 graph.merge_edges(EdgeType.CONTRADICTS, contradictions)
-        write_old_trace_changes(ctx, existing, retro_loss, reinforced, scope_keys, now)
+        write_old_trace_changes(ctx, batch.existing, batch.retro_loss, reinforced, scope_keys, batch.now)
         if indexing is not None:
             indexing.result()
         elif new:
             ctx.vectors.upsert(points)
     if new:
         graph.set_indexed([t.id for t in new], True)
-    if on_progress:
-        on_progress(len(requests))
-
-    final: list[MemoryTrace] = []
-    for i in range(len(drafts)):
-        j = alias.get(i, i)
-        final.append(reinforced[j] if j in reinforced else drafts[j].model_copy(update={"indexed": True}))
-    return EncodeOutcome(traces=final, created=len(new), reinforced=len(reinforced))
+    return reinforced, len(new)
 
 
 def encode_many(ctx: MemoryContext, items: Iterable[Mapping[str, Any] | EncodeRequest], *,
