@@ -45,7 +45,7 @@ from pydantic import ValidationError
 
 from cogmem_graph.errors import CogmemError, field_problems
 from cogmem_graph.gc_pause import collector_paused
-from cogmem_graph.graph.port import Edge, Mention
+from cogmem_graph.graph.port import Edge, ExportSection, Mention, SavedNodes
 from cogmem_graph.model import EdgeType, MemoryTrace
 
 if TYPE_CHECKING:
@@ -101,9 +101,9 @@ def _noop(section: str, n: int) -> None:
 # ---------------------------------------------------------------- export
 
 
-def _pages(store: MemoryStore, statement: str, column: str, cursor_key: str, batch_size: int,
+def _pages(store: MemoryStore, section: ExportSection, column: str, cursor_key: str, batch_size: int,
            scope_keys: list[str] | None = None) -> Iterator[list[dict]]:
-    """Rows of a cursor-paged export statement, one page at a time (all scopes, or `scope_keys`).
+    """Rows of a cursor-paged export section, one page at a time (all scopes, or `scope_keys`).
 
     A page is read, and written by the caller, with the cyclic garbage collector paused
     (`CogmemConfig.pause_gc`, cogmem_graph/gc_pause.py): it is tens of thousands of small
@@ -112,7 +112,7 @@ def _pages(store: MemoryStore, statement: str, column: str, cursor_key: str, bat
     after = ""
     while True:
         with collector_paused(store.config.pause_gc):
-            rows = store.graph.run(statement, {"after": after, "limit": batch_size, "scopeKeys": scope_keys})
+            rows = store.graph.export_page(section, after=after, limit=batch_size, scope_keys=scope_keys)
             if not rows:
                 return
             yield [r[column] if column else r for r in rows]
@@ -122,12 +122,12 @@ def _pages(store: MemoryStore, statement: str, column: str, cursor_key: str, bat
             return
 
 
-_EXTRA_NODES = (
-    ("prospective", "export_prospective", "prospective", "reminders"),
-    ("observation_note", "export_observation_notes", "note", "observation_notes"),
-    ("conversation_turn", "export_conversation_turns", "turn", "conversation_turns"),
+_EXTRA_NODES: tuple[tuple[str, SavedNodes, str, str], ...] = (
+    ("prospective", "prospective", "prospective", "reminders"),
+    ("observation_note", "observation_notes", "note", "observation_notes"),
+    ("conversation_turn", "conversation_turns", "turn", "conversation_turns"),
 )
-"""Nodes outside the trace graph, each restored as saved: (record kind, export statement,
+"""Nodes outside the trace graph, each restored as saved: (record kind, export section,
 its column, PortableCounts field = progress section)."""
 
 
@@ -156,36 +156,35 @@ def export_store(
         "source": {"dialect": store.graph.dialect, "embedder": store.embedder.name,
                    "exportedAt": store.clock.now_ms()},
     }))
-    for page in _pages(store, "export_traces", "trace", "id", batch_size, scope_keys):
+    for page in _pages(store, "traces", "trace", "id", batch_size, scope_keys):
         out.writelines(_line({"record": "trace", "props": props}) for props in page)
         counts.traces += len(page)
         progress("traces", len(page))
-    for page in _pages(store, "export_entities" if scope_keys is None else "export_entities_of_scopes", "entity", "key",
-                       batch_size, scope_keys):
+    for page in _pages(store, "entities", "entity", "key", batch_size, scope_keys):
         out.writelines(_line({"record": "entity", "props": props}) for props in page)
         counts.entities += len(page)
         progress("entities", len(page))
-    for page in _pages(store, "export_schemas", "schema", "id", batch_size, scope_keys):
+    for page in _pages(store, "schemas", "schema", "id", batch_size, scope_keys):
         out.writelines(_line({"record": "schema", "props": props}) for props in page)
         counts.schemas += len(page)
         progress("schemas", len(page))
-    for page in _pages(store, "export_archived", "archived", "traceId", batch_size, scope_keys):
+    for page in _pages(store, "archived", "archived", "traceId", batch_size, scope_keys):
         out.writelines(_line({"record": "archived", "props": props}) for props in page)
         counts.archived += len(page)
         progress("archived", len(page))
-    for kind, statement, column, section in _EXTRA_NODES:
-        for page in _pages(store, statement, column, "id", batch_size, scope_keys):
+    for kind, saved, column, section in _EXTRA_NODES:
+        for page in _pages(store, saved, column, "id", batch_size, scope_keys):
             out.writelines(_line({"record": kind, "props": props}) for props in page)
             setattr(counts, section, getattr(counts, section) + len(page))
             progress(section, len(page))
-    for page in _pages(store, "export_mentions", "", "id", batch_size, scope_keys):
+    for page in _pages(store, "mentions", "", "id", batch_size, scope_keys):
         for row in page:
             for mention in sorted({m["key"]: m for m in row["mentions"] if m}.values(), key=lambda m: m["key"]):
                 props = {k: mention[k] for k in ("name", "kind", "createdAt") if mention.get(k) is not None}
                 out.write(_line({"record": "mention", "trace": row["id"], "entity": mention["key"], "props": props}))
                 counts.mentions += 1
         progress("mentions", len(page))
-    for page in _pages(store, "export_edges", "", "id", batch_size, scope_keys):
+    for page in _pages(store, "edges", "", "id", batch_size, scope_keys):
         for row in page:
             for edge in sorted(row["edges"], key=lambda e: (e["type"], str(e["dst"]))):
                 out.write(_line({"record": "edge", "type": edge["type"], "src": row["id"], "dst": edge["dst"],
@@ -240,46 +239,44 @@ class _Importer:
     def _write_trace(self, items: list[tuple[MemoryTrace, dict[str, Any]]]) -> None:
         traces = [t.model_copy(update={"indexed": False}) for t, _ in items]
         self.graph.upsert_traces(traces)
-        extras = [{"id": t.id, "props": extra} for t, extra in items if extra]
+        extras = [(t.id, extra) for t, extra in items if extra]
         if extras:
-            self.graph.run("import_trace_props", {"rows": extras}, write=True)
+            self.graph.import_trace_props(extras)
         # Indexed once every trace is in the graph (`index_unindexed` after the last record),
         # so each turn is embedded with its previous turn wherever the backup lists it.
         self.counts.traces += len(traces)
         self.progress("traces", len(traces))
 
     def _write_entity(self, items: list[dict[str, Any]]) -> None:
-        self.graph.run("import_entities", {"rows": [{"key": p["key"], "props": p} for p in items]}, write=True)
+        self.graph.import_entities(items)
         for p in items:
             self.entity_names[p["key"]] = (str(p.get("name") or p["key"]), str(p.get("kind") or "thing"))
         self.counts.entities += len(items)
         self.progress("entities", len(items))
 
     def _write_schema(self, items: list[dict[str, Any]]) -> None:
-        self.graph.run("import_schemas", {"rows": [{"id": p["id"], "props": p} for p in items]}, write=True)
+        self.graph.import_schemas(items)
         self.counts.schemas += len(items)
         self.progress("schemas", len(items))
 
     def _write_archived(self, items: list[dict[str, Any]]) -> None:
-        rows = [{"traceId": p["traceId"], "props": p} for p in items]
-        self.graph.run("import_archived", {"rows": rows}, write=True)
+        self.graph.import_archived(items)
         self.counts.archived += len(items)
         self.progress("archived", len(items))
 
-    def _write_as_saved(self, statement: str, section: str, items: list[dict[str, Any]]) -> None:
-        rows = [{"id": p["id"], "props": p} for p in items]
-        written = self.graph.run(statement, {"rows": rows}, write=True)[0]["written"]
+    def _write_as_saved(self, kind: SavedNodes, section: str, items: list[dict[str, Any]]) -> None:
+        written = self.graph.import_saved_nodes(kind, items)
         setattr(self.counts, section, getattr(self.counts, section) + written)
         self.progress(section, len(items))
 
     def _write_prospective(self, items: list[dict[str, Any]]) -> None:
-        self._write_as_saved("import_prospective", "reminders", items)
+        self._write_as_saved("prospective", "reminders", items)
 
     def _write_observation_note(self, items: list[dict[str, Any]]) -> None:
-        self._write_as_saved("import_observation_notes", "observation_notes", items)
+        self._write_as_saved("observation_notes", "observation_notes", items)
 
     def _write_conversation_turn(self, items: list[dict[str, Any]]) -> None:
-        self._write_as_saved("import_conversation_turns", "conversation_turns", items)
+        self._write_as_saved("conversation_turns", "conversation_turns", items)
 
     # -- links
 
@@ -302,12 +299,9 @@ class _Importer:
         for edge_type, src, dst, props in items:
             by_type.setdefault(edge_type, []).append((src, dst, props))
         for edge_type, edges in by_type.items():
-            rows = [{"src": s, "dst": d, "type": edge_type.value, "props": p} for s, d, p in edges]
-            if edge_type is EdgeType.SCHEMA_INSTANCE:
-                written = self.graph.run("import_schema_instances", {"rows": rows}, write=True)[0]["written"]
-            else:
+            if edge_type is not EdgeType.SCHEMA_INSTANCE:
                 self.graph.merge_edges(edge_type, [Edge(s, d, float(p.get("weight", 0.0))) for s, d, p in edges])
-                written = self.graph.run("import_edge_props", {"rows": rows}, write=True)[0]["written"]
+            written = self.graph.import_edge_props(edge_type, edges)
             self.unlinked += len(edges) - written
             self.counts.add_edge(edge_type.value, written)
         self.progress("edges", len(items))

@@ -1,5 +1,5 @@
 // Contradictions consolidation settled inside some scope keys, newest first (at most $limit):
-// the winner SUPERSEDES the loser with $reason (consolidation_resolve.cypher). Both sides'
+// the winner SUPERSEDES the loser with $reason (resolve_contradictions.cypher). Both sides'
 // event time and confidence come along, to say why the winner won.
 MATCH (w:Trace)-[r:SUPERSEDES]->(l:Trace)
 WHERE w.scopeKey IN $scopeKeys AND l.scopeKey IN $scopeKeys AND r.reason = $reason

@@ -22,6 +22,7 @@ from typing import Any
 from cogmem_graph.clock import Clock
 from cogmem_graph.errors import CogmemError
 from cogmem_graph.graph.base import require_scope_keys
+from cogmem_graph.graph.port import GraphStore
 from cogmem_graph.model import MAX_ID_CHARS, MemoryTrace, check_text
 
 ACCESS_LOG_SIZE = 20
@@ -81,7 +82,7 @@ def _keys(scope_keys: Sequence[str] | None) -> list[str] | None:
 class MemoryArchive:
     """Archived originals in the same graph as the traces they belong to."""
 
-    def __init__(self, graph, clock: Clock) -> None:
+    def __init__(self, graph: GraphStore, clock: Clock) -> None:
         self.graph = graph
         self.clock = clock
 
@@ -92,26 +93,20 @@ class MemoryArchive:
         if not traces:
             return []
         check_text(reason, "reason", allow_empty=False, max_len=200)
-        rows = [
-            {"traceId": t.id, "verbatim": t.content, "contentHash": t.content_hash, "reason": reason,
-             "scopeKey": t.scope_key, "createdAt": t.created_at, "tags": list(t.tags),
-             "entities": list(t.entities), "valence": t.valence, "arousal": t.arousal, "intensity": t.intensity}
-            for t in {t.id: t for t in traces}.values()
-        ]
+        unique = list({t.id: t for t in traces}.values())
         try:
-            result = self.graph.run("archive_store", {"rows": rows, "now": self.clock.now_ms()}, write=True)
+            stored = self.graph.archive_originals(unique, reason, self.clock.now_ms())
         except Exception as exc:
-            raise ArchiveWriteError(f"archiving {len(rows)} verbatim original(s) failed: {exc}") from exc
-        stored = {r["traceId"]: r["contentHash"] for r in result}
-        missing = [r["traceId"] for r in rows if stored.get(r["traceId"]) != r["contentHash"]]
+            raise ArchiveWriteError(f"archiving {len(unique)} verbatim original(s) failed: {exc}") from exc
+        missing = [t.id for t in unique if stored.get(t.id) != t.content_hash]
         if missing:
             raise ArchiveWriteError(f"the archive did not confirm the originals of {missing[:5]}")
-        return [r["traceId"] for r in rows]
+        return [t.id for t in unique]
 
     def get(self, trace_id: str, scope_keys: Sequence[str] | None = None) -> ArchivedTrace | None:
         """The archived original, read without counting as an access."""
-        rows = self.graph.run("archive_get", {"traceId": _trace_id(trace_id), "scopeKeys": _keys(scope_keys)})
-        return ArchivedTrace.from_props(rows[0]["archive"]) if rows else None
+        props = self.graph.archived_original(_trace_id(trace_id), _keys(scope_keys))
+        return ArchivedTrace.from_props(props) if props is not None else None
 
     def rehydrate(self, trace_id: str, scope_keys: Sequence[str] | None = None) -> str:
         """The verbatim original of a trace. Logs the access on the archive (which keeps it
@@ -120,20 +115,16 @@ class MemoryArchive:
         id, raises `ArchiveNotFound`."""
         tid = _trace_id(trace_id)
         keys = _keys(scope_keys)
-        rows = self.graph.run(
-            "archive_rehydrate",
-            {"traceId": tid, "scopeKeys": keys, "now": self.clock.now_ms(), "logSize": ACCESS_LOG_SIZE},
-            write=True,
-        )
-        if rows:
-            return rows[0]["verbatim"]
-        state = self.graph.run("archive_trace_state", {"traceId": tid, "scopeKeys": keys})
-        if not state:
+        verbatim = self.graph.rehydrate_original(tid, keys, now=self.clock.now_ms(), log_size=ACCESS_LOG_SIZE)
+        if verbatim is not None:
+            return verbatim
+        state = self.graph.gist_state(tid, keys)
+        if state is None:
             raise ArchiveNotFound(f"no trace or archived original with id {tid!r}")
-        if state[0]["gistedAt"] is not None:
+        if state.gisted_at is not None:
             raise ArchiveNotFound(
                 f"trace {tid!r} was gisted and its archived original is gone (dropped by archive retention)")
-        return state[0]["content"]
+        return state.content
 
     def prune(self, retention_ms: int, scope_keys: Sequence[str] | None = None) -> int:
         """Retention sweep: drop originals neither archived nor rehydrated within `retention_ms`."""
@@ -143,9 +134,7 @@ class MemoryArchive:
         keys = _keys(scope_keys)
         pruned = 0
         while True:
-            rows = self.graph.run(
-                "archive_prune", {"scopeKeys": keys, "cutoff": cutoff, "limit": PRUNE_BATCH}, write=True)
-            n = int(rows[0]["pruned"]) if rows else 0
+            n = self.graph.prune_archive(keys, cutoff=cutoff, limit=PRUNE_BATCH)
             pruned += n
             if n < PRUNE_BATCH:
                 return pruned

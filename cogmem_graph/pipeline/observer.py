@@ -100,10 +100,9 @@ def list_notes(ctx: MemoryContext, *, limit: int = 20, pending_only: bool = Fals
     """Notes the agent may see, newest first (its own unless `all_agents`)."""
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= NOTE_LIST_MAX:
         raise ValueError(f"limit must be an integer in 1..{NOTE_LIST_MAX}, got {limit!r}")
-    rows = ctx.graph.run("observation_notes_list", {
-        "scopeKeys": ctx.visible_scope_keys, "agentId": None if all_agents else ctx.identity.agent_id,
-        "pendingOnly": bool(pending_only), "limit": limit})
-    return [note_from_props(r["note"]) for r in rows]
+    found = ctx.graph.list_notes(ctx.visible_scope_keys, agent_id=None if all_agents else ctx.identity.agent_id,
+                                 pending_only=pending_only, limit=limit)
+    return [note_from_props(props) for props in found]
 
 
 def prompt_notes(ctx: MemoryContext) -> list[PromptItem]:
@@ -117,9 +116,7 @@ def prompt_notes(ctx: MemoryContext) -> list[PromptItem]:
 
 
 def pending_note_tokens(ctx: MemoryContext) -> int:
-    rows = ctx.graph.run("observation_notes_pending", {
-        "scopeKey": note_scope_key(ctx), "agentId": ctx.identity.agent_id})
-    return int(rows[0]["tokens"] or 0) if rows else 0
+    return ctx.graph.pending_note_tokens(note_scope_key(ctx), ctx.identity.agent_id)
 
 
 # ---------------------------------------------------------------- observe
@@ -140,12 +137,11 @@ def add_turn(ctx: MemoryContext, role: str, text: str, *, created_at: int | None
     if created_at is not None:
         check_epoch_ms(created_at, "created_at")
     now = ctx.clock.now_ms()
-    rows = ctx.graph.run("observation_buffer_add", {
-        "id": "turn_" + uuid.uuid4().hex, "bufferKey": buffer_key(ctx), "scopeKey": note_scope_key(ctx),
-        "agentId": ctx.identity.agent_id, "role": role, "content": text,
-        "tokens": estimate_tokens(text, ctx.config.prompt.chars_per_token),
-        "createdAt": now if created_at is None else created_at, "now": now}, write=True)
-    return int(rows[0]["tokens"]), int(rows[0]["turns"])
+    return ctx.graph.buffer_turn(
+        turn_id="turn_" + uuid.uuid4().hex, buffer_key=buffer_key(ctx), scope_key=note_scope_key(ctx),
+        agent_id=ctx.identity.agent_id, role=role, content=text,
+        tokens=estimate_tokens(text, ctx.config.prompt.chars_per_token),
+        created_at=now if created_at is None else created_at, now=now)
 
 
 def observe(ctx: MemoryContext, role: str, text: str, *, created_at: int | None = None) -> ObserveResult:
@@ -195,20 +191,18 @@ def run_observer(ctx: MemoryContext) -> tuple[list[ObservationNote], str | None,
     now = ctx.clock.now_ms()
     run_id = "obs_" + uuid.uuid4().hex
     key, scope_key = buffer_key(ctx), note_scope_key(ctx)
-    rows = ctx.graph.run("observation_buffer_claim", {
-        "bufferKey": key, "scopeKey": scope_key, "staleBefore": now - cfg.claim_lease_ms, "runId": run_id,
-        "now": now, "limit": cfg.max_turns_per_run}, write=True)
+    rows = ctx.graph.claim_turns(key, scope_key, stale_before=now - cfg.claim_lease_ms, run_id=run_id, now=now,
+                                 limit=cfg.max_turns_per_run)
     if not rows:
         return [], None, 0, 0
     try:
-        turns = [Turn(role=r["role"], content=r["content"], created_at=int(r["createdAt"] or now)) for r in rows]
+        turns = [Turn(role=r.role, content=r.content, created_at=int(r.created_at or now)) for r in rows]
         drafts, method = read_notes(ctx, turns)
         kept = keep_biased(drafts, ctx.traits, cfg.min_salience, ctx.config.encoding)
         notes = [_stored(ctx, draft, salience, turns, method, key, scope_key, now, seq)
                  for seq, (draft, salience) in enumerate(kept)]
-        done = ctx.graph.run("observation_notes_write", {
-            "turnIds": [r["id"] for r in rows], "scopeKey": scope_key, "bufferKey": key, "runId": run_id,
-            "notes": [_props(n, seq) for seq, n in enumerate(notes)]}, write=True)
+        done = ctx.graph.write_notes([r.id for r in rows], scope_key, key, run_id,
+                                     [_props(n, seq) for seq, n in enumerate(notes)])
     except BaseException:
         _release(ctx, key, scope_key, run_id)
         raise
@@ -216,13 +210,12 @@ def run_observer(ctx: MemoryContext) -> tuple[list[ObservationNote], str | None,
         log.warning("observer run %s lost its claim on %d turn(s) to another run; its notes were dropped",
                     run_id, len(rows))
         return [], method, len(rows), 0
-    return notes, method, len(rows), sum(int(r["tokens"] or 0) for r in rows)
+    return notes, method, len(rows), sum(int(r.tokens or 0) for r in rows)
 
 
 def _release(ctx: MemoryContext, key: str, scope_key: str, run_id: str) -> None:
     try:
-        ctx.graph.run("observation_buffer_release",
-                              {"bufferKey": key, "scopeKey": scope_key, "runId": run_id}, write=True)
+        ctx.graph.release_turns(key, scope_key, run_id)
     except Exception as exc:  # the lease expires anyway; the original error matters more
         log.warning("could not release the turns claimed by %s (%s); they return after the lease", run_id, exc)
 

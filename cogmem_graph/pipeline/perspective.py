@@ -139,8 +139,7 @@ def _known_entities(witness: Witness, ctx: MemoryContext, keys: list[str]) -> se
     known = entity_overlap(keys, own)
     rest = [k for k in keys if k not in known]
     if rest:
-        rows = ctx.graph.run("perspective_known_entities", {"keys": rest, "scopeKeys": ctx.visible_scope_keys})
-        known |= {r["key"] for r in rows}
+        known |= ctx.graph.known_entity_keys(rest, ctx.visible_scope_keys)
     return known
 
 

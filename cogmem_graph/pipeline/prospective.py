@@ -47,6 +47,7 @@ from cogmem_graph.cognition.prospective import (
 )
 from cogmem_graph.config.prospective import ProspectiveConfig
 from cogmem_graph.graph.base import require_scope_keys
+from cogmem_graph.graph.port import CueEmbedding, Firing, GraphStore
 from cogmem_graph.model import MAX_ID_CHARS, Scope, check_text
 from cogmem_graph.providers import Embedder
 
@@ -61,7 +62,7 @@ class ProspectiveMemory:
     """Intentions of a store's graph; stateless apart from its collaborators, so one
     object (or a fresh one per call) serves every agent."""
 
-    def __init__(self, graph, embedder: Embedder, config: ProspectiveConfig, clock: Clock) -> None:
+    def __init__(self, graph: GraphStore, embedder: Embedder, config: ProspectiveConfig, clock: Clock) -> None:
         self.graph = graph
         self.embedder = embedder
         self.config = config
@@ -74,7 +75,7 @@ class ProspectiveMemory:
             assert intention.cue is not None
             props["cueEmbedding"] = pack_vector(self.embedder.embed([intention.cue])[0])
             props["embedModel"] = self.embedder.name
-        self.graph.run("prospective_create", {"props": props}, write=True)
+        self.graph.create_intention(props)
         return intention
 
     def list(self, scope_keys: Sequence[str], *, include_inactive: bool = False, skip: int = 0,
@@ -83,9 +84,8 @@ class ProspectiveMemory:
         for name, value in (("skip", skip), ("limit", limit)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
-        rows = self.graph.run("prospective_list", {"scopeKeys": keys, "includeInactive": bool(include_inactive),
-                                                   "skip": skip, "limit": limit})
-        return [Intention.from_props(r["intention"]) for r in rows]
+        found = self.graph.list_intentions(keys, include_inactive=include_inactive, skip=skip, limit=limit)
+        return [Intention.from_props(props) for props in found]
 
     def cancel(self, intention_id: str, scope_keys: Sequence[str]) -> bool:
         """True when an active intention of these scopes was cancelled; False when there is
@@ -94,9 +94,7 @@ class ProspectiveMemory:
         if not isinstance(intention_id, str):
             raise ValueError(f"reminder_id must be a string, got {type(intention_id).__name__}")
         check_text(intention_id, "reminder_id", allow_empty=False, max_len=MAX_ID_CHARS)
-        rows = self.graph.run("prospective_cancel", {"id": intention_id, "scopeKeys": keys,
-                                                     "now": self.clock.now_ms()}, write=True)
-        return bool(rows)
+        return self.graph.cancel_intention(intention_id, keys, self.clock.now_ms())
 
     def check(self, scope_keys: Sequence[str], text: str = "", events: Iterable[str] = ()) -> list[FiredReminder]:
         """Fire what this turn triggers: due time triggers, keyword triggers whose words are in
@@ -106,12 +104,11 @@ class ProspectiveMemory:
         text = _turn_text(text)
         named = _events(events)
         now = self.clock.now_ms()
-        rows = self.graph.run("prospective_due", {"scopeKeys": keys, "now": now, "limit": self.config.max_checked})
+        due = self.graph.due_intentions(keys, now, self.config.max_checked)
         turn_vector: list[float] | None = None
-        refreshed: list[dict] = []
+        refreshed: list[CueEmbedding] = []
         fired: list[FiredReminder] = []
-        for row in rows:
-            props = row["intention"]
+        for props in due:
             intention = Intention.from_props(props)
             similarity = None
             if intention.kind is TriggerKind.CONTEXT and text.strip():
@@ -122,10 +119,10 @@ class ProspectiveMemory:
             if hit is not None:
                 fired.append(hit)
         if refreshed:
-            self.graph.run("prospective_set_embedding", {"rows": refreshed, "scopeKeys": keys}, write=True)
+            self.graph.set_cue_embeddings(refreshed, keys)
         return self._record(fired, keys, now)
 
-    def _cue_vector(self, intention: Intention, props: dict, refreshed: list[dict]) -> list[float]:
+    def _cue_vector(self, intention: Intention, props: dict, refreshed: list[CueEmbedding]) -> list[float]:
         """The stored cue vector, or a fresh one when another embedder made it."""
         stored = props.get("cueEmbedding")
         vector = unpack_vector(stored) if isinstance(stored, str) else []
@@ -133,18 +130,16 @@ class ProspectiveMemory:
             return vector
         assert intention.cue is not None
         vector = list(self.embedder.embed([intention.cue])[0])
-        refreshed.append({"id": intention.id, "cueEmbedding": pack_vector(vector), "embedModel": self.embedder.name})
+        refreshed.append(CueEmbedding(intention.id, pack_vector(vector), self.embedder.name))
         return vector
 
     def _record(self, fired: list[FiredReminder], keys: list[str], now: int) -> list[FiredReminder]:
         if not fired:
             return []
         after = {f.intention.id: after_firing(f.intention, now) for f in fired}
-        rows = [{"id": f.intention.id, "expectedFiredCount": f.intention.fired_count,
-                 "nextFireAt": after[f.intention.id].next_fire_at, "active": after[f.intention.id].active}
-                for f in fired]
-        won = {r["id"] for r in self.graph.run("prospective_mark_fired", {"rows": rows, "scopeKeys": keys, "now": now},
-                                               write=True)}
+        firings = [Firing(f.intention.id, f.intention.fired_count, after[f.intention.id].next_fire_at,
+                          after[f.intention.id].active) for f in fired]
+        won = self.graph.record_firings(firings, keys, now)
         out = [FiredReminder(after[f.intention.id], now, f.matched_keywords, f.similarity)
                for f in fired if f.intention.id in won]
         return sorted(out, key=lambda f: (-f.intention.importance, f.intention.created_at, f.intention.id))

@@ -43,6 +43,7 @@ from cogmem_graph.cognition.observation import (
     parse_reflector_answer,
     reflect_rules,
 )
+from cogmem_graph.graph.port import Resolution
 from cogmem_graph.model import EdgeType, MemoryTrace, SourceType
 from cogmem_graph.pipeline.notes import note_from_props, note_scope, note_scope_key
 from cogmem_graph.write.encode import encode_many
@@ -111,13 +112,12 @@ def _run(ctx: MemoryContext, result: ReflectionResult) -> int:
     now = ctx.clock.now_ms()
     run_id = "refl_" + uuid.uuid4().hex
     scope_key, agent_id = note_scope_key(ctx), ctx.identity.agent_id
-    rows = ctx.graph.run("observation_notes_claim", {
-        "scopeKey": scope_key, "agentId": agent_id, "staleBefore": now - cfg.claim_lease_ms, "runId": run_id,
-        "now": now, "limit": cfg.max_notes_per_run}, write=True)
+    rows = ctx.graph.claim_notes(scope_key, agent_id, stale_before=now - cfg.claim_lease_ms, run_id=run_id,
+                                 now=now, limit=cfg.max_notes_per_run)
     if not rows:
         return 0
     try:
-        notes = [note_from_props(r["note"]) for r in rows]
+        notes = [note_from_props(props) for props in rows]
         reflections, method = decide(ctx, notes)
         traces = encode_many(ctx, [_request(ctx, r, method) for r in reflections]) if reflections else []
         conflicts, superseded = settle_conflicts(ctx, traces)
@@ -126,9 +126,7 @@ def _run(ctx: MemoryContext, result: ReflectionResult) -> int:
             for note_id in reflection.note_ids:
                 if note_id in trace_ids and trace.id not in trace_ids[note_id]:
                     trace_ids[note_id].append(trace.id)
-        ctx.graph.run("observation_notes_reflected", {
-            "rows": [{"id": i, "traceIds": ids} for i, ids in trace_ids.items()], "scopeKey": scope_key,
-            "runId": run_id, "now": ctx.clock.now_ms()}, write=True)
+        ctx.graph.mark_notes_reflected(trace_ids, scope_key, run_id, ctx.clock.now_ms())
     except BaseException:
         _release(ctx, scope_key, agent_id, run_id)
         raise
@@ -142,8 +140,7 @@ def _run(ctx: MemoryContext, result: ReflectionResult) -> int:
 
 def _release(ctx: MemoryContext, scope_key: str, agent_id: str, run_id: str) -> None:
     try:
-        ctx.graph.run("observation_notes_release",
-                              {"scopeKey": scope_key, "agentId": agent_id, "runId": run_id}, write=True)
+        ctx.graph.release_notes(scope_key, agent_id, run_id)
     except Exception as exc:  # the lease expires anyway; the original error matters more
         log.warning("could not release the notes claimed by %s (%s); they return after the lease", run_id, exc)
 
@@ -208,7 +205,7 @@ def settle_conflicts(ctx: MemoryContext, traces: Sequence[MemoryTrace]) -> tuple
     policy = conflict_policy(ctx.traits, ccfg.contradiction_honesty_threshold,
                              ctx.config.reflector.agreeableness_threshold)
     outcomes: list[ConflictOutcome] = []
-    decided: dict[str, list[dict[str, str]]] = {}
+    decided: dict[str, list[Resolution]] = {}
     lost: set[str] = set()
     for edge in sorted(edges, key=lambda e: (e.src, e.dst)):
         new, old = loaded.get(edge.src), loaded.get(edge.dst)
@@ -222,14 +219,12 @@ def settle_conflicts(ctx: MemoryContext, traces: Sequence[MemoryTrace]) -> tuple
         if winner is not None:
             loser = old.id if winner == new.id else new.id
             lost.add(loser)
-            decided.setdefault(new.scope_key, []).append({"winner": winner, "loser": loser})
+            decided.setdefault(new.scope_key, []).append(Resolution(winner, loser))
     superseded: list[str] = []
     for scope_key, rows in decided.items():
-        out = ctx.graph.run("consolidation_resolve", {
-            "rows": rows, "scopeKey": scope_key, "now": ctx.clock.now_ms(), "reason": RESOLUTION_REASON,
-            "weight": ctx.config.graph.edges.supersedes_weight,
-            "keepLoser": ctx.config.retention.forgetting == "dormant"}, write=True)
-        superseded += [r["loser"] for r in out]
+        superseded += ctx.graph.resolve_contradictions(
+            rows, scope_key, now=ctx.clock.now_ms(), reason=RESOLUTION_REASON,
+            weight=ctx.config.graph.edges.supersedes_weight, keep_loser=ctx.config.retention.forgetting == "dormant")
     if superseded and ctx.config.retention.forgetting == "delete":
         ctx.vectors.set_active(superseded, False)  # if Qdrant fails here, ctx.repair() converges
     return outcomes, superseded

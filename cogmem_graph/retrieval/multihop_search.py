@@ -74,11 +74,9 @@ def _named_paths(ctx: MemoryContext, ids: list[str], entities: list[QueryEntity]
     query names the entity, the trace mentions it): one graph read."""
     if not ids or not entities:
         return {}
-    rows = ctx.graph.run("multihop_mentioned", {"ids": ids, "keys": [e.key for e in entities],
-                                                "scopeKeys": ctx.visible_scope_keys})
     order = [e.key for e in entities]
     out = {}
-    for row in rows:
-        key = min(row["keys"], key=order.index)
-        out[row["id"]] = [("entity", key), ("trace", row["id"])]
+    for trace_id, keys in ctx.graph.traces_mentioning(ids, order, ctx.visible_scope_keys):
+        key = min(keys, key=order.index)
+        out[trace_id] = [("entity", key), ("trace", trace_id)]
     return out

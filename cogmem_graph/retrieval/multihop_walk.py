@@ -216,13 +216,13 @@ def query_entities_later(ctx: MemoryContext, query: str) -> Callable[[], list[Qu
     lookups = []
     for candidates in (query_entity_keys(query, cfg.max_query_entities), query_ngram_keys(query)):
         if candidates:
-            lookups.append((candidates, ctx.graph.read_later("multihop_query_entities", {
-                "keys": [key for key, _ in candidates], "scopeKeys": ctx.visible_scope_keys})))
+            lookups.append((candidates, ctx.graph.entity_fans_later([key for key, _ in candidates],
+                                                                    ctx.visible_scope_keys)))
 
     def found_entities() -> list[QueryEntity]:
-        replies = [(candidates, rows()) for candidates, rows in lookups]  # every reply is read
-        for candidates, rows in replies:
-            found = {r["key"]: QueryEntity(r["key"], r["name"] or r["key"], int(r["fan"])) for r in rows}
+        replies = [(candidates, fans()) for candidates, fans in lookups]  # every reply is read
+        for candidates, fans in replies:
+            found = {f.key: QueryEntity(f.key, f.name or f.key, f.fan) for f in fans}
             if found:
                 return [found[key] for key, _ in candidates if key in found][: cfg.max_query_entities]
         return []
@@ -259,19 +259,18 @@ def _communities(ctx: MemoryContext, query: str) -> list[CommunitySummary]:
     """The visible community summaries that best match the query (centroid similarity in the
     query's embedding space, and shared terms)."""
     cfg = ctx.config.retrieval.multi_hop
-    rows = ctx.graph.run("multihop_schemas", {"scopeKeys": ctx.visible_scope_keys,
-                                                "limit": cfg.schema_candidates})
-    if not rows:
+    schemas = ctx.graph.community_schemas(ctx.visible_scope_keys, cfg.schema_candidates)
+    if not schemas:
         return []
     vector = ctx.embedder.embed_query(query)
     scored = []
-    for row in rows:
-        centroid = row.get("centroid")
-        similar = cosine(vector, centroid) if centroid and row.get("centroidModel") == ctx.embedder.name else None
-        score = schema_relevance(similar, term_overlap(query, row.get("summary") or ""))
-        if score > 0 and row["members"]:
-            scored.append(CommunitySummary(row["id"], row.get("summary") or "", row["scopeKey"], score,
-                                           tuple(row["members"])))
+    for schema in schemas:
+        centroid = schema.centroid
+        similar = cosine(vector, centroid) if centroid and schema.centroid_model == ctx.embedder.name else None
+        score = schema_relevance(similar, term_overlap(query, schema.summary or ""))
+        if score > 0 and schema.members:
+            scored.append(CommunitySummary(schema.id, schema.summary or "", schema.scope_key, score,
+                                           schema.members))
     scored.sort(key=lambda c: (-c.score, c.id))
     return scored[: cfg.max_schemas]
 
@@ -313,24 +312,23 @@ def _spread(ctx: MemoryContext, walk: Walk, entities: list[QueryEntity], entity_
         carried: list[dict] = []
         if frontier:
             top = sorted(frontier.items(), key=lambda pair: -pair[1])[: cfg.max_traces_per_hop]
-            carried = graph.run("multihop_trace_entities", {
-                "frontier": [{"id": tid, "activation": mass} for tid, mass in top], "scopeKeys": keys,
-                "named": [row["key"] for row in named], "fanExponent": cfg.fan_exponent,
-                "limit": cfg.max_entities_per_hop})
+            carried = graph.walk_to_entities(
+                [{"id": tid, "activation": mass} for tid, mass in top], keys,
+                named=[row["key"] for row in named], fan_exponent=cfg.fan_exponent,
+                limit=cfg.max_entities_per_hop)
             walk.entity_names.update({r["key"]: r["name"] or r["key"] for r in carried})
         carried = [{**row, "exponent": cfg.fan_exponent} for row in carried]
         crossing = merge_entity_activation(named if hop == 1 else [], carried)
         if not crossing:
             break
-        rows = graph.run("multihop_entity_traces", {
-            "entities": crossing, "scopeKeys": keys, "decay": decay,
-            "minActivation": cfg.min_activation, "limit": cfg.max_traces_per_hop})
+        reached = graph.walk_to_traces(crossing, keys, decay=decay, min_activation=cfg.min_activation,
+                                       limit=cfg.max_traces_per_hop)
         frontier = {}
-        for row in rows:
-            mass = float(row["activation"])
-            walk.reach(row["id"], hop, mass, Origin("entity", hop, entity=row["entityKey"], from_id=row["fromId"],
-                                               strength=mass))
-            frontier[row["id"]] = mass
+        for step in reached:
+            mass = step.activation
+            walk.reach(step.trace_id, hop, mass, Origin("entity", hop, entity=step.entity_key, from_id=step.from_id,
+                                                        strength=mass))
+            frontier[step.trace_id] = mass
 
 
 _gds_available: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -338,8 +336,7 @@ _gds_available: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def _has_pagerank(graph: Any) -> bool:
     if graph not in _gds_available:
-        rows = graph.run("consolidation_gds_available", {"names": [PAGERANK_PROCEDURE]})
-        _gds_available[graph] = bool(rows) and PAGERANK_PROCEDURE in (rows[0]["names"] or [])
+        _gds_available[graph] = PAGERANK_PROCEDURE in graph.gds_procedures_available([PAGERANK_PROCEDURE])
     return _gds_available[graph]
 
 
@@ -360,20 +357,18 @@ def _pagerank(ctx: MemoryContext, walk: Walk, entities: list[QueryEntity],
     trace_sources = [{"id": tid, "bias": mass} for tid, mass in walk.start.items() if mass > 0]
     if not entity_sources and not trace_sources:
         return None
-    projected = graph.run("multihop_gds_project", {"graphName": name, "traceIds": trace_ids,
-                                                   "entityKeys": entity_keys, "scopeKeys": keys}, write=True)
+    projected = graph.project_pagerank_graph(name, trace_ids, entity_keys, keys)
     try:
-        rows = graph.run("multihop_gds_pagerank", {
-            "graphName": name, "entitySources": entity_sources, "traceSources": trace_sources, "scopeKeys": keys,
-            "damping": cfg.pagerank_damping, "maxIterations": cfg.pagerank_iterations,
-            "limit": len(trace_ids)}, write=True)
+        scores = graph.personalised_pagerank(
+            name, entity_sources=entity_sources, trace_sources=trace_sources, scope_keys=keys,
+            damping=cfg.pagerank_damping, max_iterations=cfg.pagerank_iterations, limit=len(trace_ids))
     except GraphQueryError as exc:
         log.warning("personalised PageRank on GDS failed (%s); ranking by spreading activation instead", exc)
         return None
     finally:
         if projected:
-            graph.run("consolidation_gds_drop", {"graphName": name}, write=True)
-    return {r["id"]: float(r["score"]) for r in rows} or None
+            graph.drop_gds_graph(name)
+    return scores or None
 
 
 def _evidence(query: str, chain: list[tuple[str, str]], traces: dict[str, MemoryTrace],

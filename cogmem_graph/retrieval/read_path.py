@@ -68,7 +68,7 @@ from cogmem_graph.filters import (
     payload_conditions,
 )
 from cogmem_graph.gc_pause import collector_paused
-from cogmem_graph.graph.port import AccessUpdate, TraceVitals
+from cogmem_graph.graph.port import AccessUpdate, CausalNeighbour, Later, TraceVitals
 from cogmem_graph.lexical import bm25_query_vector
 from cogmem_graph.model import MemoryCategory, MemoryTrace, Mood, entity_key
 from cogmem_graph.providers.cache import CachedEmbedder
@@ -137,12 +137,8 @@ class Filtered:
         return [i for i in ids if i in allowed]
 
 
-Pending = Callable[[], list]
-"""A graph read sent already, its rows waited for when called."""
-
-
 def _nothing() -> list:
-    """The pending read of a read that was not needed."""
+    """The pending read (`Later`) of a read that was not needed."""
     return []
 
 
@@ -305,13 +301,12 @@ def _expand(ctx: MemoryContext, ask: _Ask, route: IntentRoute, found: _Found, na
     # The fused candidates' ranking fields are read while activation spreads (the graph
     # answers both at once); activation returns those of the traces it reaches.
     fused_vitals = ctx.graph.trace_vitals_later(fused_ids, ask.keys)
-    newer: Pending = ctx.graph.read_later("newer_versions", {"ids": fused_ids, "scopeKeys": ask.keys}) \
+    newer: Later[list[tuple[str, str]]] = ctx.graph.newer_versions_later(fused_ids, ask.keys) \
         if cfg.current_facts_first and not found.history and not ask.when.timeline and fused_ids else _nothing
     # Seeds spread as much activation as retrieval found them relevant (ACT-R source activation).
     found.relevance = dict(found.fused)
     seeds = fused_ids[: ctx.config.graph.activation.max_seeds]
-    causal: Pending = ctx.graph.read_later(
-        "causal_neighbours", {"ids": seeds, "scopeKeys": ask.keys, "hops": route.causal_hops}) \
+    causal: Later[list[CausalNeighbour]] = ctx.graph.causal_neighbours_later(seeds, ask.keys, route.causal_hops) \
         if route.causal_hops and seeds else _nothing
     reached = ctx.graph.spread_activation(seeds, ask.keys, seed_activation={s: found.relevance[s] for s in seeds})
     found.activation = {a.trace_id: a.activation for a in reached}
@@ -325,7 +320,7 @@ def _expand(ctx: MemoryContext, ask: _Ask, route: IntentRoute, found: _Found, na
     caused = _caused(ctx, found.relevance, causal())
     found.join("causal", caused)
     # The current version of a matched memory joins the candidates, as relevant as the old one.
-    found.versions = [(r["old"], r["new"]) for r in newer()]
+    found.versions = newer()
     for old, new in found.versions:
         found.join("newer_version", {new: found.relevance.get(old, 0.0)})
     ids = list(dict.fromkeys(
@@ -336,18 +331,18 @@ def _expand(ctx: MemoryContext, ask: _Ask, route: IntentRoute, found: _Found, na
     _read_vitals(ctx, ask, found, fused_vitals, reached)
 
 
-def _caused(ctx: MemoryContext, relevance: dict[str, float], rows: list[dict]) -> dict[str, float]:
+def _caused(ctx: MemoryContext, relevance: dict[str, float], rows: list[CausalNeighbour]) -> dict[str, float]:
     """Causal questions: what caused the best matches, or what they caused, scored by the
     seed's relevance fading per causal step."""
     hop_decay = ctx.config.graph.activation.decay_per_hop
     caused: dict[str, float] = {}
-    for row in rows:
-        score = relevance.get(row["seed"], 0.0) * hop_decay ** int(row["steps"])
-        caused[row["id"]] = max(caused.get(row["id"], 0.0), score)
+    for near in rows:
+        score = relevance.get(near.seed, 0.0) * hop_decay ** near.steps
+        caused[near.trace_id] = max(caused.get(near.trace_id, 0.0), score)
     return caused
 
 
-def _read_vitals(ctx: MemoryContext, ask: _Ask, found: _Found, fused_vitals: Pending, reached: list) -> None:
+def _read_vitals(ctx: MemoryContext, ask: _Ask, found: _Found, fused_vitals: Later[list[TraceVitals]], reached: list) -> None:
     """The candidates' ranking fields (active, indexed traces only): the fused ones' read,
     those activation brought, and one more read for what neither covered. Whole traces are
     loaded only for what is returned."""
@@ -671,9 +666,7 @@ def newer_versions(ctx: MemoryContext, ids: Sequence[str]) -> list[tuple[str, st
     `cypher/newer_versions.cypher`). One read."""
     if not ids:
         return []
-    rows = ctx.graph.read_later("newer_versions", {"ids": list(dict.fromkeys(ids)),
-                                                   "scopeKeys": ctx.visible_scope_keys})()
-    return [(r["old"], r["new"]) for r in rows]
+    return ctx.graph.newer_versions_later(list(dict.fromkeys(ids)), ctx.visible_scope_keys)()
 
 
 @dataclass(frozen=True)

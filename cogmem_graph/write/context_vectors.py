@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from cogmem_graph.graph.port import SequenceStart
 from cogmem_graph.model import MemoryTrace
 
 if TYPE_CHECKING:
@@ -63,16 +64,14 @@ def previous_turns_later(ctx: MemoryContext, traces: Sequence[MemoryTrace], scop
                 found[i] = before
     if not first:
         return lambda: found
-    rows = ctx.graph.read_later("sequence_predecessors", {
-        "rows": [{"id": traces[i].id, "key": traces[i].sequence_key, "scopeKey": traces[i].scope_key,
-                  "at": traces[i].created_at} for i in first],
-        "scopeKeys": list(scope_keys), "windowMs": window})
+    predecessors = ctx.graph.sequence_predecessors_later(
+        [SequenceStart(traces[i].id, traces[i].sequence_key, traces[i].scope_key, traces[i].created_at)
+         for i in first], scope_keys, window)
     position = {traces[i].id: i for i in first}
 
     def collect() -> Previous:
-        for row in rows():
-            if row["previousId"]:
-                found[position[row["id"]]] = StoredTurn(row["previousId"], row["content"] or "")
+        for trace_id, (previous_id, content) in predecessors().items():
+            found[position[trace_id]] = StoredTurn(previous_id, content)
         return found
     return collect
 

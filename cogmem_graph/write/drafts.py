@@ -3,8 +3,8 @@ mood, information density), and schema encoding against what the agent already k
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from cogmem_graph.cognition.retention import (
     memory_category,
 )
 from cogmem_graph.cognition.validity import validity_of
+from cogmem_graph.graph.port import Later, SchemaCentroid
 from cogmem_graph.model import MemoryTrace, Scope, scope_key
 from cogmem_graph.write.request import EncodeRequest
 
@@ -97,17 +98,15 @@ def build_trace(ctx: MemoryContext, request: EncodeRequest, now: int,
     )
 
 
-def schema_centroids_later(ctx: MemoryContext) -> Callable[[], list[dict[str, Any]]]:
+def schema_centroids_later(ctx: MemoryContext) -> Later[list[SchemaCentroid]]:
     """The agent's schema centroids, read while the batch's traces are built and embedded."""
     if not ctx.config.mechanisms.schema_encoding.enabled:
         return list
-    return ctx.graph.read_later("centroids_of_schemas", {
-        "scopeKeys": ctx.visible_scope_keys, "model": ctx.embedder.name,
-        "limit": SCHEMA_CENTROIDS_PER_BATCH})
+    return ctx.graph.schema_centroids_later(ctx.visible_scope_keys, ctx.embedder.name, SCHEMA_CENTROIDS_PER_BATCH)
 
 
 def schema_encoding(ctx: MemoryContext, drafts: list[MemoryTrace], vector_of: dict[int, list[float]],
-                     now: int, centroids: Callable[[], list[dict[str, Any]]]) -> None:
+                     now: int, centroids: Later[list[SchemaCentroid]]) -> None:
     """Schema encoding (Bartlett): input close to a schema the agent already holds is
     encoded weaker, input that fits none of them stronger. One query per batch; the
     cosines are one matrix product. Without schemas nothing is surprising yet."""
@@ -115,16 +114,16 @@ def schema_encoding(ctx: MemoryContext, drafts: list[MemoryTrace], vector_of: di
     rows = centroids()  # read whatever happens, so its connection goes back; none when disabled
     if not vector_of:
         return
-    rows = [r for r in rows if r["centroid"] and len(r["centroid"]) == len(next(iter(vector_of.values())))]
+    rows = [r for r in rows if r.centroid and len(r.centroid) == len(next(iter(vector_of.values())))]
     if not rows:
         return
-    centroids = np.asarray([r["centroid"] for r in rows], dtype=np.float32)
-    centroids /= np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-12)
+    matrix_of_centroids = np.asarray([r.centroid for r in rows], dtype=np.float32)
+    matrix_of_centroids /= np.maximum(np.linalg.norm(matrix_of_centroids, axis=1, keepdims=True), 1e-12)
     indexes = list(vector_of)
     matrix = np.asarray([vector_of[i] for i in indexes], dtype=np.float32)
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
-    similarities = matrix @ centroids.T
+    similarities = matrix @ matrix_of_centroids.T
     for row, i in enumerate(indexes):
         best = int(similarities[row].argmax())
         drafts[i], _ = apply_schema_encoding(
-            drafts[i], float(similarities[row, best]), config, now, schema_id=rows[best]["id"])
+            drafts[i], float(similarities[row, best]), config, now, schema_id=rows[best].id)

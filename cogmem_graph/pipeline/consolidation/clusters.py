@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from cogmem_graph.graph.base import require_scope_keys
+from cogmem_graph.graph.port import GdsCommunityAlgorithm
 from cogmem_graph.model import EdgeType
 
 if TYPE_CHECKING:
@@ -20,10 +21,10 @@ CLUSTER_MIN_EDGE_WEIGHT = 0.0
 """Edges lighter than this are ignored by GDS and the Cypher fallback (FalkorDB's label
 propagation cannot weigh edges, so 0 keeps the backends alike)."""
 
-_GDS_PROCEDURES = {
-    "louvain": ("gds.louvain.stream", "consolidation_gds_louvain"),
-    "leiden": ("gds.leiden.stream", "consolidation_gds_leiden"),
-    "label_propagation": ("gds.labelPropagation.stream", "consolidation_gds_label_propagation"),
+_GDS_PROCEDURES: dict[GdsCommunityAlgorithm, str] = {
+    "louvain": "gds.louvain.stream",
+    "leiden": "gds.leiden.stream",
+    "label_propagation": "gds.labelPropagation.stream",
 }
 
 
@@ -42,47 +43,40 @@ def detect_clusters(ctx: MemoryContext, keys: Sequence[str]) -> tuple[list[tuple
                 "'auto' or 'label_propagation' (algo.labelPropagation) or 'cypher'")
         return clusters_falkordb(ctx, keys), "falkordb_label_propagation"
     if dialect == "neo4j":
-        rows = ctx.graph.run("consolidation_gds_available", {"names": [p for p, _ in _GDS_PROCEDURES.values()]})
-        available = set(rows[0]["names"]) if rows else set()
-        choices = ["louvain", "label_propagation"] if algorithm == "auto" else [algorithm]
+        available = ctx.graph.gds_procedures_available(list(_GDS_PROCEDURES.values()))
+        choices: list[GdsCommunityAlgorithm] = ["louvain", "label_propagation"] if algorithm == "auto" else [algorithm]
         for choice in choices:
-            if _GDS_PROCEDURES[choice][0] in available:
+            if _GDS_PROCEDURES[choice] in available:
                 return clusters_gds(ctx, keys, choice), f"gds_{choice}"
         if algorithm != "auto":
             raise ValueError(
                 f"consolidation.cluster_algorithm={algorithm!r} needs the GDS procedure "
-                f"{_GDS_PROCEDURES[algorithm][0]}, which this Neo4j does not have; use 'auto' or 'cypher'")
+                f"{_GDS_PROCEDURES[algorithm]}, which this Neo4j does not have; use 'auto' or 'cypher'")
     return clusters_cypher(ctx, keys), "cypher_label_propagation"
 
 
 def clusters_falkordb(ctx: MemoryContext, keys: list[str]) -> list[tuple[str, list[str]]]:
-    present = {r["type"] for r in ctx.graph.run("consolidation_relationship_types", {})}
+    present = ctx.graph.relationship_types()
     rel_types = [e.value for e in CLUSTER_EDGE_TYPES if e.value in present]
     if not rel_types:
         return []
-    rows = ctx.graph.run("consolidation_clusters_label_propagation", {
-        "relTypes": rel_types, "maxIterations": ctx.config.consolidation.cluster_max_iterations, "scopeKeys": keys,
-        "minSize": ctx.config.consolidation.min_cluster_size})
-    return [(r["scopeKey"], list(r["members"])) for r in rows]
+    return ctx.graph.label_propagation_communities(
+        rel_types, keys, max_iterations=ctx.config.consolidation.cluster_max_iterations,
+        min_size=ctx.config.consolidation.min_cluster_size)
 
 
-def clusters_gds(ctx: MemoryContext, keys: list[str], choice: str) -> list[tuple[str, list[str]]]:
-    statement = _GDS_PROCEDURES[choice][1]
+def clusters_gds(ctx: MemoryContext, keys: list[str], choice: GdsCommunityAlgorithm) -> list[tuple[str, list[str]]]:
     out: list[tuple[str, list[str]]] = []
     for key in keys:
         name = f"cogmem_consolidation_{uuid.uuid4().hex}"
-        projected = ctx.graph.run("consolidation_gds_project", {
-            "scopeKey": key, "graphName": name, "minWeight": CLUSTER_MIN_EDGE_WEIGHT}, write=True)
+        relationships = ctx.graph.project_community_graph(key, name, CLUSTER_MIN_EDGE_WEIGHT)
         try:
-            if not projected or not projected[0]["relationships"]:
+            if not relationships:
                 continue
-            rows = ctx.graph.run(statement, {
-                "graphName": name, "scopeKey": key,
-                "minSize": ctx.config.consolidation.min_cluster_size}, write=True)
-            out += [(r["scopeKey"], list(r["members"])) for r in rows]
+            out += ctx.graph.gds_communities(choice, name, key, ctx.config.consolidation.min_cluster_size)
         finally:
-            if projected:
-                ctx.graph.run("consolidation_gds_drop", {"graphName": name}, write=True)
+            if relationships is not None:
+                ctx.graph.drop_gds_graph(name)
     return out
 
 
@@ -92,15 +86,11 @@ def clusters_cypher(ctx: MemoryContext, keys: list[str]) -> list[tuple[str, list
     cfg = ctx.config.consolidation
     out: list[tuple[str, list[str]]] = []
     for key in keys:
-        params = {"scopeKey": key, "minWeight": CLUSTER_MIN_EDGE_WEIGHT}
-        rows = ctx.graph.run("consolidation_lpa_init", params, write=True)
-        if not rows or not rows[0]["labelled"]:
+        if not ctx.graph.label_propagation_start(key, CLUSTER_MIN_EDGE_WEIGHT):
             continue
         for _ in range(cfg.cluster_max_iterations):
-            rows = ctx.graph.run("consolidation_lpa_step", params, write=True)
-            if not rows or not rows[0]["changed"]:
+            if not ctx.graph.label_propagation_round(key, CLUSTER_MIN_EDGE_WEIGHT):
                 break
-        rows = ctx.graph.run("consolidation_lpa_clusters", {
-            "scopeKey": key, "minSize": cfg.min_cluster_size, "limit": max(1, cfg.max_schemas_per_cycle)})
-        out += [(r["scopeKey"], list(r["members"])) for r in rows]
+        out += ctx.graph.label_propagation_result(key, min_size=cfg.min_cluster_size,
+                                                  limit=max(1, cfg.max_schemas_per_cycle))
     return out

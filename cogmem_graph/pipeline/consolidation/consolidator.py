@@ -114,15 +114,13 @@ class Consolidator:
 
     def _run(self, scope_keys: list[str] | None, traits: Hexaco | None) -> ConsolidationResult:
         if scope_keys is None:
-            scope_keys = [r["scopeKey"] for r in self.ctx.graph.run("consolidation_scope_keys", {})
-                          if r["scopeKey"]]
+            scope_keys = self.ctx.graph.scope_keys_with_active_traces()
         result = ConsolidationResult(scope_keys=list(scope_keys))
         if not scope_keys:
             return result
         active: dict[str, int] = {}
         for key in scope_keys:
-            rows = self.ctx.graph.run("consolidation_count_active", {"scopeKey": key})
-            active[key] = int(rows[0]["n"]) if rows else 0
+            active[key] = self.ctx.graph.count_active_traces(key)
         result.total_processed = sum(active.values())
         sc = self.step_context(result, scope_keys, traits=traits)
         run_steps(sc, [k for k in scope_keys if active[k] > 0], self.steps)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from cogmem_graph.graph.port import Resolution
 from cogmem_graph.model import Hexaco
 
 RESOLVED_REASON = "superseded"
@@ -36,8 +37,8 @@ def resolve_contradictions(sc: StepContext, key: str) -> None:
     """The run's `traits` None: each contradiction is judged with the traits of the agent that
     wrote its newer side (as its handle was opened in this process), else `fallback_traits`."""
     cfg = sc.ctx.config.consolidation
-    rows = sc.q("consolidation_contradictions", {"scopeKey": key, "limit": cfg.max_traces_per_cycle})
-    decided: list[dict[str, str]] = []
+    rows = sc.ctx.graph.unresolved_contradictions(key, cfg.max_traces_per_cycle)
+    decided: list[Resolution] = []
     lost: set[str] = set()
     for row in rows:
         if row["a"] in lost or row["b"] in lost or row["a"] == row["b"]:
@@ -51,16 +52,16 @@ def resolve_contradictions(sc: StepContext, key: str) -> None:
         if row["bPinned" if loser == row["b"] else "aPinned"]:
             continue  # a truth anchor is never superseded by consolidation
         lost.add(loser)
-        decided.append({"winner": winner, "loser": loser})
+        decided.append(Resolution(winner, loser))
     if not decided:
         return
     keep = sc.ctx.config.retention.forgetting == "dormant"
-    out = sc.q("consolidation_resolve", {
-        "rows": decided, "scopeKey": key, "now": sc.now(), "reason": RESOLVED_REASON,
-        "weight": sc.ctx.config.graph.edges.supersedes_weight, "keepLoser": keep}, write=True)
+    losers = sc.ctx.graph.resolve_contradictions(decided, key, now=sc.now(), reason=RESOLVED_REASON,
+                                                 weight=sc.ctx.config.graph.edges.supersedes_weight,
+                                                 keep_loser=keep)
     if not keep:
-        sc.deactivate_vectors([r["loser"] for r in out])
-    sc.result.conflicts_resolved += len(out)
+        sc.deactivate_vectors(losers)
+    sc.result.conflicts_resolved += len(losers)
 
 
 def traits_of(sc: StepContext, row: dict[str, Any]) -> Hexaco:

@@ -15,6 +15,7 @@ from cogmem_graph.cognition.mechanisms import (
     select_for_gist,
     source_confidence_decay,
 )
+from cogmem_graph.graph.port import GistRewrite
 from cogmem_graph.model import MemoryTrace, MemoryType
 from cogmem_graph.write.indexing import point_for
 
@@ -33,11 +34,11 @@ def write_fields(sc: StepContext, key: str, traces: Sequence[MemoryTrace], field
                  extra: dict[str, Any] | None = None) -> int:
     if not traces:
         return 0
-    rows = []
+    written = {}
     for trace in traces:
         props = trace.to_graph_props()
-        rows.append({"id": trace.id, "props": {**{f: props[f] for f in fields}, **(extra or {})}})
-    return len(sc.q("consolidation_set_fields", {"rows": rows, "scopeKey": key}, write=True))
+        written[trace.id] = {**{f: props[f] for f in fields}, **(extra or {})}
+    return sc.ctx.graph.set_trace_fields(written, key)
 
 
 def gist_compressor(sc: StepContext):
@@ -52,11 +53,10 @@ def temporal_gist(sc: StepContext, key: str) -> None:
     if not mcfg.enabled or mcfg.max_per_cycle == 0:
         return
     now = sc.now()
-    candidates = sc.load(sc.q("consolidation_gist_candidates", {
-        "scopeKey": key, "types": [MemoryType.EPISODIC.value, MemoryType.SEMANTIC.value],
-        "before": now - int(mcfg.age_threshold_days * MS_PER_DAY),
-        "maxRetrievals": mcfg.protect_retrieval_count, "immuneStrength": mcfg.immune_strength,
-        "limit": mcfg.max_per_cycle}))
+    candidates = sc.load(sc.ctx.graph.gist_candidates(
+        key, types=[MemoryType.EPISODIC.value, MemoryType.SEMANTIC.value],
+        before=now - int(mcfg.age_threshold_days * MS_PER_DAY), max_retrievals=mcfg.protect_retrieval_count,
+        immune_strength=mcfg.immune_strength, limit=mcfg.max_per_cycle))
     compress = gist_compressor(sc)
     rewritten: list[tuple[MemoryTrace, MemoryTrace]] = []
     marked: list[tuple[MemoryTrace, MemoryTrace]] = []
@@ -81,24 +81,23 @@ def temporal_gist(sc: StepContext, key: str) -> None:
                         len(rewritten), key, exc)
             sc.result.gist_failures += len(rewritten)
         sc.result.archived += len(archived)
-    rows = []
+    rows: list[GistRewrite] = []
     reindexing = not mcfg.index_original
     for old, new in rewritten:
         if old.id in archived:
             props = new.to_graph_props()
-            rows.append({"id": old.id, "expectedHash": old.content_hash, "props": {
+            rows.append(GistRewrite(old.id, old.content_hash, {
                 "content": new.content, "contentHash": new.content_hash,
                 "encodingStrength": new.encoding_strength, "structuredData": props["structuredData"],
                 "updatedAt": new.updated_at, "gistedAt": now, "sweepDueAt": 1,  # weaker: due for the sweep
-                **({"indexed": False} if reindexing else {})}})
+                **({"indexed": False} if reindexing else {})}))
     for old, new in marked:
-        rows.append({"id": old.id, "expectedHash": old.content_hash, "props": {
+        rows.append(GistRewrite(old.id, old.content_hash, {
             "structuredData": new.structured_data_json(), "updatedAt": new.updated_at,
-            "gistedAt": now}})
+            "gistedAt": now}))
     if not rows:
         return
-    applied = {r["id"] for r in sc.q(
-        "consolidation_apply_gist", {"rows": rows, "scopeKey": key}, write=True)}
+    applied = sc.ctx.graph.apply_gists(rows, key)
     reindex = [new for old, new in rewritten if old.id in archived and old.id in applied]
     if reindex and reindexing:
         vectors = sc.ctx.embedder.embed([t.content for t in reindex])
@@ -112,9 +111,8 @@ def source_confidence(sc: StepContext, key: str) -> None:
     if not scfg.enabled:
         return
     now = sc.now()
-    before = sc.load(sc.q("consolidation_confidence_candidates", {
-        "scopeKey": key, "before": now - scfg.min_interval_ms,
-        "limit": sc.ctx.config.consolidation.max_traces_per_cycle}))
+    before = sc.load(sc.ctx.graph.confidence_candidates(
+        key, before=now - scfg.min_interval_ms, limit=sc.ctx.config.consolidation.max_traces_per_cycle))
     after = changed(before, source_confidence_decay(before, scfg, now))
     sc.result.confidence_decayed += write_fields(
         sc, key, after, ("confidence", "structuredData", "updatedAt"), {"sourceDecayAt": now})
@@ -125,9 +123,9 @@ def emotion_regulation(sc: StepContext, key: str) -> None:
     if not ecfg.enabled or ecfg.max_regulation_per_cycle == 0:
         return
     now = sc.now()
-    before = sc.load(sc.q("consolidation_regulation_candidates", {
-        "scopeKey": key, "arousalThreshold": ecfg.arousal_threshold, "immuneStrength": ecfg.immune_strength,
-        "limit": ecfg.max_regulation_per_cycle}))
+    before = sc.load(sc.ctx.graph.regulation_candidates(
+        key, arousal_threshold=ecfg.arousal_threshold, immune_strength=ecfg.immune_strength,
+        limit=ecfg.max_regulation_per_cycle))
     after = changed(before, regulate_emotions(before, ecfg, now))
     sc.result.regulated += write_fields(  # calmer may mean no longer protected: due for the decay sweep
         sc, key, after, ("valence", "arousal", "intensity", "encodingStrength", "structuredData", "updatedAt"),

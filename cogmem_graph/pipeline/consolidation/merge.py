@@ -78,15 +78,15 @@ def merge(sc: StepContext, key: str) -> None:
     cfg = sc.ctx.config.consolidation
     limit = cfg.max_traces_per_cycle
     groups = _UnionFind()
-    for row in sc.q("consolidation_duplicate_hashes", {"scopeKey": key, "limit": limit}):
-        first, *rest = row["ids"]
+    for same_content in sc.ctx.graph.duplicate_content_groups(key, limit):
+        first, *rest = same_content
         for other in rest:
             groups.union(first, other)
-    candidates = sc.q("consolidation_merge_candidates", {"scopeKey": key, "limit": limit})
+    candidates = sc.ctx.graph.merge_candidates(key, limit)
     checked: list[str] = []
     if candidates:
-        ids = [row["id"] for row in candidates]
-        vectors = sc.ctx.embedder.embed([row["content"] for row in candidates])
+        ids = [trace_id for trace_id, _ in candidates]
+        vectors = sc.ctx.embedder.embed([content for _, content in candidates])
         # Among themselves (one batch is never compared at write time), in process.
         for a, b in similar_pairs(ids, vectors, cfg.merge_similarity_threshold):
             groups.union(a, b)
@@ -106,7 +106,7 @@ def merge(sc: StepContext, key: str) -> None:
     if sets:
         loaded = {t.id: t for t in sc.ctx.graph.get_traces([i for g in sets for i in g], [key])
                   if t.is_active and t.scope_key == key}
-        rows = []
+        groups_merged: list[tuple[str, list[str]]] = []
         distinct = sc.ctx.config.retention.protect_distinct_facts
         for members in sets:
             alive = [loaded[i] for i in members if i in loaded and not loaded[i].pinned]
@@ -117,15 +117,12 @@ def merge(sc: StepContext, key: str) -> None:
             losers = [t.id for t in alive if t.id != survivor.id
                       and not (distinct and carries_different_facts(t.content, survivor.content))]
             if losers:
-                rows.append({"survivor": survivor.id, "losers": losers})
-        if rows:
-            merged = sc.q("consolidation_merge", {
-                "rows": rows, "scopeKey": key, "now": sc.now(), "reason": "merged",
-                "weight": sc.ctx.config.graph.edges.supersedes_weight}, write=True)
-            losers = [r["loser"] for r in merged]
+                groups_merged.append((survivor.id, losers))
+        if groups_merged:
+            losers = sc.ctx.graph.merge_duplicates(groups_merged, key, now=sc.now(), reason="merged",
+                                                   weight=sc.ctx.config.graph.edges.supersedes_weight)
             sc.deactivate_vectors(losers)
             sc.result.merged += len(losers)
     if checked:
         # Only traces compared with the older ones count as consolidated; the rest come back next run.
-        sc.q("consolidation_mark_consolidated", {"ids": checked, "scopeKey": key, "now": sc.now()},
-                write=True)
+        sc.ctx.graph.mark_consolidated(checked, key, sc.now())

@@ -17,13 +17,12 @@ def replay(sc: StepContext, key: str) -> None:
     """Derive SHARED_ENTITY / TEMPORAL_SEQUENCE for recent traces the write path could not
     link (written without it, or before their neighbours arrived); each trace once."""
     cfg = sc.ctx.config.consolidation
-    rows = sc.q("consolidation_recent_traces", {
-        "scopeKey": key, "since": sc.now() - cfg.replay_window_ms, "limit": cfg.max_traces_per_cycle})
+    rows = sc.ctx.graph.replay_candidates(key, since=sc.now() - cfg.replay_window_ms, limit=cfg.max_traces_per_cycle)
     for start in range(0, len(rows), REPLAY_BATCH):
         chunk = rows[start:start + REPLAY_BATCH]
-        ids = [r["id"] for r in chunk]
-        unchained = [r["id"] for r in chunk if r["unchained"]]
-        unlinked = [r["id"] for r in chunk if r["unlinked"]]
+        ids = [r.id for r in chunk]
+        unchained = [r.id for r in chunk if r.unchained]
+        unlinked = [r.id for r in chunk if r.unlinked]
         if unchained or unlinked:
             before = sc.count_edges(ids)
             if unchained:
@@ -31,6 +30,4 @@ def replay(sc: StepContext, key: str) -> None:
             if unlinked:
                 sc.ctx.graph.derive_shared_entity_edges(unlinked, [key])
             sc.result.edges_created += max(0, sc.count_edges(ids) - before)
-        sc.q("consolidation_set_fields", {
-            "rows": [{"id": i, "props": {"replayedAt": sc.now()}} for i in ids], "scopeKey": key},
-            write=True)
+        sc.ctx.graph.set_trace_fields({i: {"replayedAt": sc.now()} for i in ids}, key)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from cogmem_graph.cognition.mechanisms import extractive_gist, schema_centroid
 from cogmem_graph.graph.base import require_scope_keys
-from cogmem_graph.graph.port import Edge
+from cogmem_graph.graph.port import Edge, NewSchema
 from cogmem_graph.model import EdgeType, MemoryTrace
 from cogmem_graph.pipeline.consolidation.clusters import detect_clusters
 from cogmem_graph.text import word_tokens
@@ -76,26 +76,26 @@ def integrate_schemas(sc: StepContext, keys: Sequence[str]) -> None:
     for scope_key, member_lists in by_key.items():
         loaded = {t.id: t for t in sc.ctx.graph.get_traces([i for m in member_lists for i in m], [scope_key])
                   if t.is_active and t.scope_key == scope_key}
-        rows, edges, all_members = [], [], []
+        rows: list[NewSchema] = []
+        edges: list[Edge] = []
+        all_members: list[str] = []
         for members in member_lists:
             alive = [loaded[i] for i in members if i in loaded]
             if len(alive) < cfg.min_cluster_size:
                 continue
             alive.sort(key=lambda t: (t.created_at, t.id))
-            rows.append({"id": "schema_" + uuid.uuid4().hex, "summary": summarise(sc, alive),
-                         "size": len(alive), "algorithm": algorithm, "members": [t.id for t in alive],
-                         "centroid": centroid(sc, alive), "centroidModel": sc.ctx.embedder.name})
+            rows.append(NewSchema("schema_" + uuid.uuid4().hex, summarise(sc, alive), len(alive), algorithm,
+                                  [t.id for t in alive], centroid(sc, alive), sc.ctx.embedder.name))
             edges += _same_topic_edges([t.id for t in alive], edge_cfg.same_topic_links, edge_cfg.same_topic_weight)
             all_members += [t.id for t in alive]
         if not rows:
             continue
         counted = sc.result.counts()
         before = sc.count_edges(all_members)
-        created = sc.q("consolidation_create_schemas", {
-            "rows": rows, "scopeKey": scope_key, "now": sc.now(),
-            "weight": sc.ctx.config.graph.edges.schema_instance_weight}, write=True)
+        created = sc.ctx.graph.create_schemas(rows, scope_key, now=sc.now(),
+                                              weight=sc.ctx.config.graph.edges.schema_instance_weight)
         sc.ctx.graph.merge_edges(EdgeType.SAME_TOPIC, edges)
-        sc.result.schemas_created += len(created)
+        sc.result.schemas_created += created
         sc.result.edges_created += max(0, sc.count_edges(all_members) - before)
         sc.result.credit(scope_key, counted)
 
@@ -103,7 +103,7 @@ def integrate_schemas(sc: StepContext, keys: Sequence[str]) -> None:
 def list_schemas(ctx: MemoryContext, scope_keys: Sequence[str]) -> list[dict[str, Any]]:
     """The schemas of `scope_keys`: id, summary, scopeKey, size, algorithm, member ids and
     the SCHEMA_INSTANCE weight."""
-    return ctx.graph.run("consolidation_list_schemas", {"scopeKeys": require_scope_keys(scope_keys)})
+    return ctx.graph.list_schemas(require_scope_keys(scope_keys))
 
 
 def centroid(sc: StepContext, members: Sequence[MemoryTrace]) -> list[float]:

@@ -61,28 +61,23 @@ class StepContext:
     def now(self) -> int:
         return self.ctx.clock.now_ms()
 
-    def q(self, name: str, params: dict[str, Any], *, write: bool = False) -> list[dict[str, Any]]:
-        """Run one named statement on the graph."""
-        return self.ctx.graph.run(name, params, write=write)
-
-    def load(self, rows: Iterable[dict[str, Any]]) -> list[MemoryTrace]:
-        """Traces from rows holding a `trace` map; an invalid one is skipped with a warning."""
+    def load(self, found: Iterable[dict[str, Any]]) -> list[MemoryTrace]:
+        """Traces from their property maps; an invalid one is skipped with a warning."""
         traces = []
-        for row in rows:
+        for props in found:
             try:
-                traces.append(MemoryTrace.from_graph_props(row["trace"]))
+                traces.append(MemoryTrace.from_graph_props(props))
             except ValidationError as exc:
                 log.warning("consolidation skips trace %r: its stored properties are invalid (%s)",
-                            row["trace"].get("id"), exc.errors()[:1])
+                            props.get("id"), exc.errors()[:1])
         return traces
 
     def state(self, key: str) -> dict[str, Any]:
         """What consolidation remembered about `key` at its last run (empty: nothing)."""
-        rows = self.q("consolidation_state_get", {"scopeKey": key})
-        return dict(rows[0]["state"]) if rows else {}
+        return self.ctx.graph.consolidation_state(key)
 
     def set_state(self, key: str, props: dict[str, Any]) -> None:
-        self.q("consolidation_state_set", {"scopeKey": key, "props": props, "now": self.now()}, write=True)
+        self.ctx.graph.set_consolidation_state(key, props, self.now())
 
     def deactivate_vectors(self, ids: Sequence[str]) -> None:
         """The graph is the truth; if Qdrant fails here, `store.repair()` finishes the job."""
@@ -90,5 +85,4 @@ class StepContext:
             self.ctx.vectors.set_active(list(ids), False)
 
     def count_edges(self, ids: Sequence[str]) -> int:
-        rows = self.q("consolidation_count_edges", {"ids": list(ids)})
-        return int(rows[0]["n"]) if rows else 0
+        return self.ctx.graph.count_edges_of(ids)

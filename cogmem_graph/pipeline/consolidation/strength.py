@@ -10,6 +10,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from cogmem_graph.cognition.decay import is_reinforcement_due, update_on_retrieval
+from cogmem_graph.graph.port import AccessUpdate
 from cogmem_graph.model import MemoryType
 
 if TYPE_CHECKING:
@@ -47,37 +48,33 @@ def prune(sc: StepContext, key: str) -> None:
     schedule were kept."""
     params = sweep_params(sc)
     if sc.full_sweep:
-        _forget(sc, key, "consolidation_prune", params)
+        _forget(sc, key, params, due_only=False)
         return
     fingerprint = sweep_fingerprint(params)
     starting_over = sc.state(key).get("sweepFingerprint") != fingerprint
     if starting_over:
         reset = 0
         while True:
-            rows = sc.q("consolidation_sweep_reset", {"scopeKey": key, "limit": SCHEDULE_BATCH}, write=True)
-            done = int(rows[0]["reset"]) if rows else 0
+            done = sc.ctx.graph.make_sweep_due(key, SCHEDULE_BATCH)
             reset += done
             if done < SCHEDULE_BATCH:
                 break
             log.info("decay sweep of %s: %d trace(s) made due so far", key, reset)
         log.info("decay sweep of %s starts its schedule over: %d trace(s) due", key, reset)
-    _forget(sc, key, "consolidation_prune_due", params)
-    while True:
-        rows = sc.q("consolidation_sweep_schedule", {**params, "scopeKey": key, "now": sc.now(),
-                                                     "limit": SCHEDULE_BATCH}, write=True)
-        if not rows or int(rows[0]["scheduled"]) < SCHEDULE_BATCH:
-            break
+    _forget(sc, key, params, due_only=True)
+    while sc.ctx.graph.schedule_sweep(key, params, now=sc.now(), limit=SCHEDULE_BATCH) >= SCHEDULE_BATCH:
+        pass
     if starting_over:
         sc.set_state(key, {"sweepFingerprint": fingerprint})
 
 
-def _forget(sc: StepContext, key: str, statement: str, params: dict[str, Any]) -> None:
-    """Forget the traces below the threshold, weakest first, a batch at a time."""
+def _forget(sc: StepContext, key: str, params: dict[str, Any], *, due_only: bool) -> None:
+    """Forget the traces below the threshold (those due for the sweep, or all), weakest first,
+    a batch at a time."""
     forgetting = sc.ctx.config.retention.forgetting
     while True:
-        rows = sc.q(statement, {**params, "scopeKey": key, "now": sc.now(), "limit": PRUNE_BATCH,
-                               "reason": "decayed", "forgetting": forgetting}, write=True)
-        ids = [r["id"] for r in rows]
+        ids = sc.ctx.graph.forget_weak_traces(key, params, due_only=due_only, now=sc.now(), limit=PRUNE_BATCH,
+                                              reason="decayed", forgetting=forgetting)
         if forgetting == "delete":
             sc.deactivate_vectors(ids)
             sc.result.pruned += len(ids)
@@ -94,33 +91,27 @@ def reinforce(sc: StepContext, key: str) -> None:
     if limit == 0:
         return
     now = sc.now()
-    traces = sc.load(sc.q("consolidation_due_traces", {
-        "scopeKey": key, "now": now, "limit": limit,
-        "retrievedOnly": cfg.retention.reinforce_retrieved_only}))
-    rows = []
+    traces = sc.load(sc.ctx.graph.reinforcement_due_traces(
+        key, now=now, limit=limit, retrieved_only=cfg.retention.reinforce_retrieved_only))
+    updates = []
     for trace in traces:
         if not is_reinforcement_due(trace.next_reinforcement_at, now):
             continue
         u = update_on_retrieval(trace, now, cfg.decay)
-        rows.append({"id": trace.id, "encodingStrength": u.encoding_strength, "stability": u.stability,
-                     "lastAccessedAt": u.last_accessed_at, "reinforcementInterval": u.reinforcement_interval,
-                     "nextReinforcementAt": u.next_reinforcement_at})
-    if rows:
-        out = sc.q("consolidation_reinforce", {"rows": rows, "scopeKey": key, "now": now}, write=True)
-        sc.result.reinforced += len(out)
+        updates.append(AccessUpdate(trace.id, u.last_accessed_at, u.stability, u.reinforcement_interval,
+                                    u.next_reinforcement_at, u.encoding_strength))
+    if updates:
+        sc.result.reinforced += sc.ctx.graph.reinforce_traces(updates, key, now)
 
 
 def compact(sc: StepContext, key: str) -> None:
     cfg = sc.ctx.config.consolidation
     now = sc.now()
-    ids = [r["id"] for r in sc.q("consolidation_compaction_candidates", {
-        "scopeKey": key, "before": now - cfg.compaction_min_age_ms,
-        "minRetrievals": cfg.compaction_min_retrievals, "limit": cfg.max_traces_per_cycle})]
+    ids = sc.ctx.graph.compaction_candidates(key, before=now - cfg.compaction_min_age_ms,
+                                            min_retrievals=cfg.compaction_min_retrievals,
+                                            limit=cfg.max_traces_per_cycle)
     if not ids:
         return
-    rows = sc.ctx.graph.run(
-        "retype_traces", {"rows": [{"id": i, "type": MemoryType.SEMANTIC.value} for i in ids]}, write=True)
-    sc.q("consolidation_set_fields", {
-        "rows": [{"id": i, "props": {"updatedAt": now, "consolidatedAt": now}} for i in ids],
-        "scopeKey": key}, write=True)
-    sc.result.compacted += int(rows[0]["retyped"]) if rows else 0
+    retyped = sc.ctx.graph.retype_traces(ids, MemoryType.SEMANTIC)
+    sc.ctx.graph.set_trace_fields({i: {"updatedAt": now, "consolidatedAt": now} for i in ids}, key)
+    sc.result.compacted += retyped

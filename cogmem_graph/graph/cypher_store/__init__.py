@@ -1,0 +1,1 @@
+"""The Cypher adapter's operations, one module per aggregate (composed in `graph/base.py`)."""
