@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic import ValidationError
 
-from cogmem_graph.errors import CogmemError, field_problems
+from cogmem_graph.errors import PortableFormatError, field_problems
 from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import Edge, ExportSection, Mention, SavedNodes
 from cogmem_graph.model import EdgeType, MemoryTrace
@@ -63,10 +63,6 @@ imported traces are embedded and indexed."""
 _TRACE_FIELDS = {f.alias or name for name, f in MemoryTrace.model_fields.items()}
 _NODE_RECORDS = ("trace", "entity", "schema", "archived", "prospective", "observation_note", "conversation_turn")
 _LINK_RECORDS = ("mention", "edge")
-
-
-class PortableFormatError(CogmemError, ValueError):
-    """The file is not a cogmem-graph backup, or a record in it is malformed (names the line)."""
 
 
 @dataclass

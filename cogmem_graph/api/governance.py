@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 from cogmem_graph.api.audit import AuditLog
-from cogmem_graph.errors import CogmemError
+from cogmem_graph.errors import MemoryNotFound
 from cogmem_graph.filters import (
     NO_FILTER_PARAMS,
     MemoryFilter,
@@ -47,10 +47,6 @@ SAME_MEMORY = ("updated", "merged")
 """SUPERSEDES reasons that join versions of one memory (an edit, a merged duplicate); a
 correction ('superseded') is another memory."""
 ORDERS = ("newest", "oldest")
-
-
-class MemoryNotFound(CogmemError, LookupError):
-    """No memory with that id is visible to the caller (it may not exist, or be another tenant's)."""
 
 
 @dataclass(frozen=True)

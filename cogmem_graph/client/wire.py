@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
 
-from cogmem_graph.errors import BackendUnavailable, CogmemError
+from cogmem_graph.errors import BackendUnavailable, RequestRejected, ServerError, UnsendableArgument
 from cogmem_graph.filters import MemoryFilter, as_filter
 from cogmem_graph.model import MemoryTrace
 from cogmem_graph.operations import MAX_BATCH, OPERATIONS, value_problems
@@ -34,32 +34,7 @@ BATCH = MAX_BATCH
 OPERATION_ROUTES: dict[str, tuple[str, str]] = {op.name: (op.method, op.path) for op in OPERATIONS.values()}
 
 
-class ServerError(CogmemError):
-    """The server answered with an error status; `status` and `message` say which."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(f"server answered {status}: {message}")
-        self.status = status
-        self.message = message
-
-
-class RequestRejected(ServerError, ValueError):
-    """The server refused this request as it was (400, 403, 404, 409, 413, 422): fix the request."""
-
-
 REJECTED = (400, 403, 404, 409, 413, 422)
-
-
-class UnsendableArgument(ValueError):
-    """An argument no request can carry (a number that is not finite, text with lone surrogates),
-    refused before anything is sent; `status` (400) and `message` as a server refusal has them,
-    so a bridge reports it the same way."""
-
-    status = 400
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 # ---------------------------------------------------------------- requests and answers

@@ -13,15 +13,12 @@ import os
 from functools import cache
 from pathlib import Path
 
+from cogmem_graph.errors import CypherNotFound
 from cogmem_graph.model import TYPE_LABELS, EdgeType, MemoryType
 
 EDGE_TYPE_PLACEHOLDER = "__EDGE_TYPE__"
 TYPE_LABEL_PLACEHOLDER = "__TYPE_LABEL__"
 DIALECTS = ("neo4j", "falkordb")
-
-
-class CypherNotFound(LookupError):
-    pass
 
 
 def cypher_root() -> Path:

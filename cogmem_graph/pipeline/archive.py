@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cogmem_graph.clock import Clock
-from cogmem_graph.errors import CogmemError
+from cogmem_graph.errors import ArchiveError as ArchiveError  # re-exported: its old home
+from cogmem_graph.errors import ArchiveNotFound, ArchiveWriteError
 from cogmem_graph.graph.base import require_scope_keys
 from cogmem_graph.graph.port import GraphStore
 from cogmem_graph.model import MAX_ID_CHARS, MemoryTrace, check_text
@@ -28,18 +29,6 @@ from cogmem_graph.model import MAX_ID_CHARS, MemoryTrace, check_text
 ACCESS_LOG_SIZE = 20
 """Most recent rehydration times kept on an archived trace."""
 PRUNE_BATCH = 1_000
-
-
-class ArchiveError(CogmemError):
-    """The archive could not do what was asked."""
-
-
-class ArchiveWriteError(ArchiveError):
-    """The verbatim original could not be archived (or not verified): nothing was overwritten."""
-
-
-class ArchiveNotFound(ArchiveError, LookupError):
-    """No archived original (and no trace to fall back on) for this id."""
 
 
 @dataclass(frozen=True)

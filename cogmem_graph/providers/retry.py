@@ -19,7 +19,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cogmem_graph.errors import BackendUnavailable, CogmemError
+from cogmem_graph.errors import (
+    ProviderAuthError,
+    ProviderError,
+    ProviderRequestError,
+    ProviderUnavailable,
+)
+from cogmem_graph.errors import (
+    ProviderResponseError as ProviderResponseError,  # re-exported: its old home
+)
 from cogmem_graph.redact import redact_url, redact_urls
 
 if TYPE_CHECKING:
@@ -44,56 +52,6 @@ class RetryConfig(BaseModel):
     initial_wait_s: float = Field(0.5, ge=0.0, description="first backoff; doubles per retry")
     max_wait_s: float = Field(20.0, ge=0.0, description="cap on one backoff (also on Retry-After)")
     timeout_s: float = Field(60.0, gt=0.0, description="per-request timeout given to the client")
-
-
-class ProviderError(CogmemError):
-    """A provider call failed. Carries the provider, operation and HTTP status, never the key."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        provider: str,
-        operation: str,
-        status_code: int | None = None,
-    ) -> None:
-        super().__init__(redact_urls(message))
-        self.provider = provider
-        self.operation = operation
-        self.status_code = status_code
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({str(self)!r})"
-
-
-class ProviderAuthError(ProviderError):
-    """The provider rejected the credentials (HTTP 401/403): fix the key, retrying will not help."""
-
-
-class ProviderRequestError(ProviderError):
-    """The provider rejected the request itself (HTTP 400/404/422, exhausted quota)."""
-
-
-class ProviderResponseError(ProviderError):
-    """The provider answered, but not with what we asked for (empty, malformed, not JSON)."""
-
-
-class ProviderUnavailable(ProviderError, BackendUnavailable):
-    """Transient faults persisted through every attempt. Names the URL."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        provider: str,
-        operation: str,
-        url: str | None,
-        status_code: int | None = None,
-    ) -> None:
-        ProviderError.__init__(
-            self, message, provider=provider, operation=operation, status_code=status_code
-        )
-        self.url = redact_url(url)
 
 
 # ---------------------------------------------------------------- classification

@@ -33,7 +33,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from cogmem_graph.errors import CogmemError
+from cogmem_graph.errors import ServerStartError, ServingFailed
 
 # The app, MCP and the service are imported where they are used: `bind` runs before them, so a
 # busy port is reported before seconds of imports (and before the store opens).
@@ -49,15 +49,6 @@ SWITCH_INTERVAL_S = 0.0005
 
 MIN_CONNECTIONS = 16
 """Fewer connections than this left by the file-descriptor limit: the server refuses to start."""
-
-
-class ServerStartError(CogmemError):
-    """The server could not start (the port is taken, the file-descriptor limit is too low)."""
-
-
-class ServingFailed(CogmemError):
-    """The server stopped serving for a reason other than a signal (the store was closed
-    under it, its event loop failed)."""
 
 
 def bind(host: str, port: int, backlog: int = socket.SOMAXCONN) -> list[socket.socket]:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from cogmem_graph.errors import field_problems
+from cogmem_graph.errors import ServiceError, field_problems
 from cogmem_graph.operations import (
     IDENTITY_ARGUMENTS,
     MAX_BATCH,
@@ -65,18 +65,6 @@ if TYPE_CHECKING:
 
 __all__ = ["IDENTITY_ARGUMENTS", "KEY_EXPIRED", "MAX_BATCH", "MemoryService", "ServiceError", "refuse_identity_arguments",
            "refuse_role", "refuse_unrepresentable"]
-
-
-class ServiceError(Exception):
-    """An operation refused or failed, with the HTTP status that says why. The message is
-    made valid UTF-8 (a lone surrogate quoted from the input becomes its `\\udXXX` escape), so
-    every surface can encode it."""
-
-    def __init__(self, status: int, message: str) -> None:
-        message = str(message).encode("utf-8", "backslashreplace").decode("utf-8")
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 @dataclass

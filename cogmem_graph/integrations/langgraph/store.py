@@ -30,6 +30,7 @@ from langgraph.store.base import (
 )
 
 from cogmem_graph.api.governance import ForgetReceipt, MemoryRecord
+from cogmem_graph.errors import NamespaceScanTooLarge
 from cogmem_graph.filters import MAX_METADATA_CONDITIONS, MemoryState
 from cogmem_graph.integrations.langgraph import values
 from cogmem_graph.integrations.langgraph.namespaces import (
@@ -56,10 +57,6 @@ DEFAULT_NAMESPACE_SCAN = 10_000
 WIDER_POOL = 4
 """A search whose filter is only partly pushed down asks retrieval for this many times the
 items it returns, so the check on the values leaves enough."""
-
-
-class NamespaceScanTooLarge(ValueError):
-    """`list_namespaces` would read more memories than the store's `namespace_scan_limit`."""
 
 
 class CogmemStore(BaseStore):

@@ -47,13 +47,6 @@ HEADERS = {
 STATIC_HEADERS = {"Cache-Control": "max-age=3600", "X-Content-Type-Options": "nosniff"}
 
 
-class Refused(Exception):  # noqa: N818 - a request the dashboard answers with a page, not a crash
-    def __init__(self, status: int, text: str) -> None:
-        super().__init__(text)
-        self.status = status
-        self.text = text
-
-
 def page(html: str, status: int = 200, *, csp: str | None = None) -> HTMLResponse:
     headers = HEADERS if csp is None else {**HEADERS, "Content-Security-Policy": csp}
     return HTMLResponse(html, status_code=status, headers=headers)
@@ -103,12 +96,12 @@ class Dashboard:
         async for chunk in request.stream():
             size += len(chunk)
             if size > self.max_body_bytes:
-                raise Refused(413, f"the form is over the limit of {self.max_body_bytes} bytes")
+                raise ServiceError(413, f"the form is over the limit of {self.max_body_bytes} bytes")
             chunks.append(chunk)
         try:
             return parse_qs(b"".join(chunks).decode("utf-8"), keep_blank_values=True, max_num_fields=100)
         except (UnicodeDecodeError, ValueError):
-            raise Refused(400, "the form is not valid URL-encoded UTF-8") from None
+            raise ServiceError(400, "the form is not valid URL-encoded UTF-8") from None
 
     async def call(self, principal: Principal, op: str, args: dict[str, Any] | None = None) -> Any:
         return await run_in_threadpool(self.service.call, principal, op, args)
@@ -130,19 +123,18 @@ class Dashboard:
             try:
                 wait = self.limiter.check(principal)
                 if wait > 0:
-                    raise Refused(429, f"rate limit of this key exceeded; retry in {math.ceil(wait)} s")
+                    raise ServiceError(429, f"rate limit of this key exceeded; retry in {math.ceil(wait)} s")
                 form: dict[str, list[str]] = {}
                 if change:
                     if not same_origin(request):
-                        raise Refused(403, "cross-site request refused")
+                        raise ServiceError(403, "cross-site request refused")
                     form = await self.form(request)
                     if not csrf_matches(session, forms.first(form, "csrf")):
-                        raise Refused(403, "the form's CSRF token does not match this session")
+                        raise ServiceError(403, "the form's CSRF token does not match this session")
                 return await method(request, principal, session, form)
-            except (Refused, ServiceError) as exc:
+            except ServiceError as exc:
                 status = exc.status
-                text = exc.text if isinstance(exc, Refused) else exc.message
-                return page(pages.layout("Refused" if status in (401, 403) else "Not done", pages.message(text),
+                return page(pages.layout("Refused" if status in (401, 403) else "Not done", pages.message(exc.message),
                                          who=who, csrf=session.csrf), status)
             except ValueError as exc:
                 return page(pages.layout("Not done", pages.message(str(exc)), who=who, csrf=session.csrf), 400)
@@ -162,7 +154,7 @@ class Dashboard:
         try:
             form = await self.form(request)
             key = forms.first(form, "key")
-        except (Refused, ValueError) as exc:
+        except (ServiceError, ValueError) as exc:
             return page(pages.login(str(exc)), getattr(exc, "status", 400))
         principal = self.keys.authenticate(key)
         if principal is None or principal.expired:
@@ -260,7 +252,7 @@ class Dashboard:
         if action == "forget":
             await self.call(principal, "forget_one", {"trace_id": trace_id})
             return redirect("/ui/memories")
-        raise Refused(404, f"no action {action!r} (pin, unpin, edit, forget)")
+        raise ServiceError(404, f"no action {action!r} (pin, unpin, edit, forget)")
 
     async def health(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
         stats = await self.call(principal, "stats")  # an owner operation: other keys are refused here
