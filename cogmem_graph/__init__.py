@@ -1,145 +1,127 @@
 """cogmem-graph: cognitive memory for LLM agents whose home is a graph database.
 
-The names below are loaded on first use (PEP 562), so a process that only needs part of
-the package (the `cogmem` command talking to a server, `cg.connect`) does not pay for
-importing the graph and vector drivers.
+The public names are written once, in the `if TYPE_CHECKING:` block below: one
+`from <module> import <Name> as <Name>` line each. Type checkers read the block as it is;
+at run time it is the table `__all__`, `dir()` and loading on first use (PEP 562) are
+read from, so a process that only needs part of the package (the `cogmem` command
+talking to a server, `cg.connect`) does not pay for importing the graph and vector
+drivers, and `import cogmem_graph` imports nothing else.
 """
 
 from __future__ import annotations
 
+import builtins
 import importlib
+import re
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-_WHERE: dict[str, str] = {
-    "AgentMemory": "cogmem_graph.api",
-    "AssembledContext": "cogmem_graph.api",
-    "MemoryStore": "cogmem_graph.api",
-    "RepairResult": "cogmem_graph.api",
-    "RetrievalResult": "cogmem_graph.api",
-    "ScoredTrace": "cogmem_graph.api",
-    "open": "cogmem_graph.api",
-    "AsyncAgentMemory": "cogmem_graph.api.async_agent",
-    "AsyncMemoryStore": "cogmem_graph.api.async_store",
-    "open_async": "cogmem_graph.api.async_store",
-    "connect": "cogmem_graph.client",
-    "RemoteAgent": "cogmem_graph.client",
-    "AsyncRemoteAgent": "cogmem_graph.client.aio",
-    "connect_async": "cogmem_graph.client.aio",
-    "Clock": "cogmem_graph.clock",
-    "ManualClock": "cogmem_graph.clock",
-    "SystemClock": "cogmem_graph.clock",
-    "FiredReminder": "cogmem_graph.cognition.prospective",
-    "Intention": "cogmem_graph.cognition.prospective",
-    "TriggerKind": "cogmem_graph.cognition.prospective",
-    "CogmemConfig": "cogmem_graph.config",
-    "EdgeType": "cogmem_graph.model",
-    "Hexaco": "cogmem_graph.model",
-    "MemoryCategory": "cogmem_graph.model",
-    "MemoryTrace": "cogmem_graph.model",
-    "MemoryType": "cogmem_graph.model",
-    "Mood": "cogmem_graph.model",
-    "Scope": "cogmem_graph.model",
-    "SourceType": "cogmem_graph.model",
-    "Witness": "cogmem_graph.pipeline.perspective",
-    "MemoryFilter": "cogmem_graph.filters",
-    "MemoryState": "cogmem_graph.filters",
-    "MemoryRecord": "cogmem_graph.api.governance",
-    "MemoryPage": "cogmem_graph.api.governance",
-    "MemoryNotFound": "cogmem_graph.api.governance",
-    "ForgetReceipt": "cogmem_graph.api.governance",
-    "EraseReceipt": "cogmem_graph.api.governance",
-}
-
-__all__ = [
-    "AgentMemory",
-    "AssembledContext",
-    "MemoryStore",
-    "RepairResult",
-    "RetrievalResult",
-    "ScoredTrace",
-    "open",
-    "AsyncAgentMemory",
-    "AsyncMemoryStore",
-    "open_async",
-    "connect",
-    "RemoteAgent",
-    "AsyncRemoteAgent",
-    "connect_async",
-    "Clock",
-    "ManualClock",
-    "SystemClock",
-    "FiredReminder",
-    "Intention",
-    "TriggerKind",
-    "CogmemConfig",
-    "EdgeType",
-    "Hexaco",
-    "MemoryCategory",
-    "MemoryTrace",
-    "MemoryType",
-    "Mood",
-    "Scope",
-    "SourceType",
-    "Witness",
-    "MemoryFilter",
-    "MemoryState",
-    "MemoryRecord",
-    "MemoryPage",
-    "MemoryNotFound",
-    "ForgetReceipt",
-    "EraseReceipt",
-    "__version__",
-]
-
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cogmem_graph' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
-
-
 if TYPE_CHECKING:
-    from cogmem_graph.api import (
-        AgentMemory,
-        AssembledContext,
-        MemoryStore,
-        RepairResult,
-        RetrievalResult,
-        ScoredTrace,
-        open,  # noqa: A004 - `cg.open()` is the entry point
+    from cogmem_graph.api.agent import AgentMemory as AgentMemory
+    from cogmem_graph.api.async_agent import AsyncAgentMemory as AsyncAgentMemory
+    from cogmem_graph.api.async_store import AsyncMemoryStore as AsyncMemoryStore
+    from cogmem_graph.api.async_store import OpeningStore as OpeningStore
+    from cogmem_graph.api.async_store import open_async as open_async
+    from cogmem_graph.api.governance import EraseReceipt as EraseReceipt
+    from cogmem_graph.api.governance import ForgetReceipt as ForgetReceipt
+    from cogmem_graph.api.governance import MemoryPage as MemoryPage
+    from cogmem_graph.api.governance import MemoryRecord as MemoryRecord
+    from cogmem_graph.api.store import MemoryStore as MemoryStore
+    from cogmem_graph.api.store import open as open  # noqa: A004 - `cg.open()` is the entry point
+    from cogmem_graph.client.agent import RemoteAgent as RemoteAgent
+    from cogmem_graph.client.agent import connect as connect
+    from cogmem_graph.client.aio import AsyncRemoteAgent as AsyncRemoteAgent
+    from cogmem_graph.client.aio import connect_async as connect_async
+    from cogmem_graph.clock import Clock as Clock
+    from cogmem_graph.clock import ManualClock as ManualClock
+    from cogmem_graph.clock import SystemClock as SystemClock
+    from cogmem_graph.cognition.observation import ObservationNote as ObservationNote
+    from cogmem_graph.cognition.prospective import FiredReminder as FiredReminder
+    from cogmem_graph.cognition.prospective import Intention as Intention
+    from cogmem_graph.cognition.prospective import TriggerKind as TriggerKind
+    from cogmem_graph.config import CogmemConfig as CogmemConfig
+    from cogmem_graph.errors import ArchiveError as ArchiveError
+    from cogmem_graph.errors import ArchiveNotFound as ArchiveNotFound
+    from cogmem_graph.errors import ArchiveWriteError as ArchiveWriteError
+    from cogmem_graph.errors import BackendUnavailable as BackendUnavailable
+    from cogmem_graph.errors import CogmemError as CogmemError
+    from cogmem_graph.errors import CypherNotFound as CypherNotFound
+    from cogmem_graph.errors import EmbeddedServerError as EmbeddedServerError
+    from cogmem_graph.errors import GraphQueryError as GraphQueryError
+    from cogmem_graph.errors import GraphStoreUnavailable as GraphStoreUnavailable
+    from cogmem_graph.errors import HomeLocked as HomeLocked
+    from cogmem_graph.errors import MemoryNotFound as MemoryNotFound
+    from cogmem_graph.errors import NamespaceScanTooLarge as NamespaceScanTooLarge
+    from cogmem_graph.errors import PortableFormatError as PortableFormatError
+    from cogmem_graph.errors import ProviderAuthError as ProviderAuthError
+    from cogmem_graph.errors import ProviderError as ProviderError
+    from cogmem_graph.errors import ProviderRequestError as ProviderRequestError
+    from cogmem_graph.errors import ProviderResponseError as ProviderResponseError
+    from cogmem_graph.errors import ProviderUnavailable as ProviderUnavailable
+    from cogmem_graph.errors import RequestRejected as RequestRejected
+    from cogmem_graph.errors import ServerError as ServerError
+    from cogmem_graph.errors import ServerStartError as ServerStartError
+    from cogmem_graph.errors import ServiceError as ServiceError
+    from cogmem_graph.errors import ServingFailed as ServingFailed
+    from cogmem_graph.errors import StoreClosed as StoreClosed
+    from cogmem_graph.errors import UnconfirmedWriteFailed as UnconfirmedWriteFailed
+    from cogmem_graph.errors import UnsendableArgument as UnsendableArgument
+    from cogmem_graph.errors import VectorStoreUnavailable as VectorStoreUnavailable
+    from cogmem_graph.filters import MemoryFilter as MemoryFilter
+    from cogmem_graph.filters import MemoryState as MemoryState
+    from cogmem_graph.graph.port import Edge as Edge
+    from cogmem_graph.graph.port import GraphStats as GraphStats
+    from cogmem_graph.model import EdgeType as EdgeType
+    from cogmem_graph.model import Hexaco as Hexaco
+    from cogmem_graph.model import MemoryCategory as MemoryCategory
+    from cogmem_graph.model import MemoryTrace as MemoryTrace
+    from cogmem_graph.model import MemoryType as MemoryType
+    from cogmem_graph.model import Mood as Mood
+    from cogmem_graph.model import Scope as Scope
+    from cogmem_graph.model import SourceType as SourceType
+    from cogmem_graph.pipeline.consolidation.result import (
+        ConsolidationResult as ConsolidationResult,
     )
-    from cogmem_graph.api.async_agent import AsyncAgentMemory
-    from cogmem_graph.api.async_store import AsyncMemoryStore, open_async
-    from cogmem_graph.api.governance import (
-        EraseReceipt,
-        ForgetReceipt,
-        MemoryNotFound,
-        MemoryPage,
-        MemoryRecord,
-    )
-    from cogmem_graph.client import RemoteAgent, connect
-    from cogmem_graph.client.aio import AsyncRemoteAgent, connect_async
-    from cogmem_graph.clock import Clock, ManualClock, SystemClock
-    from cogmem_graph.cognition.prospective import FiredReminder, Intention, TriggerKind
-    from cogmem_graph.config import CogmemConfig
-    from cogmem_graph.filters import MemoryFilter, MemoryState
-    from cogmem_graph.model import (
-        EdgeType,
-        Hexaco,
-        MemoryCategory,
-        MemoryTrace,
-        MemoryType,
-        Mood,
-        Scope,
-        SourceType,
-    )
-    from cogmem_graph.pipeline.perspective import Witness
+    from cogmem_graph.pipeline.observer import ObserveResult as ObserveResult
+    from cogmem_graph.pipeline.perspective import EventEncoding as EventEncoding
+    from cogmem_graph.pipeline.perspective import Witness as Witness
+    from cogmem_graph.pipeline.perspective import WitnessMemory as WitnessMemory
+    from cogmem_graph.pipeline.reflector import ReflectionResult as ReflectionResult
+    from cogmem_graph.portable import PortableCounts as PortableCounts
+    from cogmem_graph.results import AssembledContext as AssembledContext
+    from cogmem_graph.results import RepairResult as RepairResult
+    from cogmem_graph.results import RetrievalResult as RetrievalResult
+    from cogmem_graph.results import ScoredTrace as ScoredTrace
+    from cogmem_graph.retrieval.multihop_results import EvidencePath as EvidencePath
+    from cogmem_graph.retrieval.multihop_results import MultiHopResult as MultiHopResult
+    from cogmem_graph.retrieval.multihop_results import MultiHopTrace as MultiHopTrace
+    from cogmem_graph.write.request import EncodeRequest as EncodeRequest
+
+_PUBLIC = re.compile(r"^ {4}from (cogmem_graph[\w.]*) import \(?\s*(\w+) as \2\b", re.MULTILINE)
+"""One line of the block (or one statement wrapped in parentheses): the module, the name."""
+_where: dict[str, str] = {}
+
+
+def _table() -> dict[str, str]:
+    """Each public name → the module defining it, read from the block above on first use."""
+    if not _where:
+        with builtins.open(__file__, encoding="utf-8") as source:  # plain `open` here is `cg.open`
+            _where.update((name, module) for module, name in _PUBLIC.findall(source.read()))
+    return _where
+
+
+if not TYPE_CHECKING:  # type checkers see the names themselves, and flag a name that is not one
+
+    def __getattr__(name: str) -> Any:
+        if name == "__all__":
+            return [*_table(), "__version__"]
+        module = _table().get(name)
+        if module is None:
+            raise AttributeError(f"module 'cogmem_graph' has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(globals()) | set(_table()))
