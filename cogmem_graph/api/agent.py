@@ -68,6 +68,13 @@ def as_mood_source(mood: MoodSource | Mapping[str, Any]) -> MoodSource:
 
 
 class AgentMemory:
+    """One agent's view of a `MemoryStore` (`store.agent(...)`): every read and write of its
+    memory, inside the scope keys its identity sees.
+
+    Every method that reaches the store raises `StoreClosed` once the store is closed, and
+    `BackendUnavailable` when the graph or the vector index cannot be reached.
+    """
+
     def __init__(self, store: MemoryStore, identity: AgentIdentity, traits: Hexaco, mood: MoodSource = None) -> None:
         self.store = store
         self.identity = identity
@@ -83,6 +90,11 @@ class AgentMemory:
         return self.identity.visible_scope_keys()
 
     def current_mood(self) -> Mood:
+        """The mood encoding and retrieval use now (the provider's answer, if one was given).
+
+        Returns:
+            The `Mood` set, or a neutral one when none was.
+        """
         return self.context().current_mood()
 
     def context(self) -> MemoryContext:
@@ -92,25 +104,57 @@ class AgentMemory:
         return self.store.context().for_agent(self.identity, self.traits, self._mood)
 
     def set_mood(self, mood: MoodSource | Mapping[str, Any]) -> None:
-        """A new mood (a `Mood`, a dict of its fields, a provider, or None for neutral)."""
+        """Set the mood that encoding and retrieval take from now on.
+
+        Args:
+            mood: a `Mood`, a dict of its fields, a callable returning a `Mood`, or None
+                for neutral.
+
+        Raises:
+            ValueError: `mood` is none of these, or a dict that is not a valid `Mood`.
+        """
         self._mood = as_mood_source(mood)
 
     # ------------------------------------------------------------ write
 
     def encode(self, content: str, **fields: Any) -> MemoryTrace:
-        """Remember one thing. Fields as `EncodeRequest` (type, scope, mood, tags, source_type,
-        created_at, metadata, confidence, entities, structured_data). Returns the stored trace,
-        or the existing one it reinforced when it was a near-duplicate."""
+        """Remember one thing.
+
+        Args:
+            content: the text to remember.
+            **fields: as `EncodeRequest`: type, scope, mood, tags, source_type, created_at,
+                metadata, confidence, entities, structured_data, ...
+
+        Returns:
+            The stored trace, or the existing one it reinforced when it was a near-duplicate.
+
+        Raises:
+            ValueError: a field is missing, unknown or invalid (the message names it).
+            StoreClosed: the store is closed.
+        """
         return self.encode_many([{"content": content, **fields}])[0]
 
     def encode_many(self, items: Iterable[Mapping[str, Any] | EncodeRequest], *,
                     batch_size: int = 500, reinforce_duplicates: bool = True) -> list[MemoryTrace]:
-        """Remember many things: one graph batch and one vector batch per `batch_size` items
-        (at most `write.encode.MAX_ENCODE_BATCH`, 1,000). A list is checked whole before anything
-        is stored; a generator is read one batch at a time (see `write.encode.encode_many`).
-        `reinforce_duplicates=False` stores a near-duplicate of an existing memory as a memory of
-        its own, for callers that key each memory themselves (the LangGraph store); identical
-        items of one batch are still one memory."""
+        """Remember many things: one graph batch and one vector batch per `batch_size` items.
+
+        A list is checked whole before anything is stored; a generator is read one batch at a
+        time (see `write.encode.encode_many`).
+
+        Args:
+            items: dicts of `EncodeRequest` fields, or `EncodeRequest`s.
+            batch_size: items per batch, at most `write.encode.MAX_ENCODE_BATCH` (1,000).
+            reinforce_duplicates: False stores a near-duplicate of an existing memory as a
+                memory of its own, for callers that key each memory themselves (the
+                LangGraph store); identical items of one batch are still one memory.
+
+        Returns:
+            One trace per item, in order (the reinforced one for a near-duplicate).
+
+        Raises:
+            ValueError: an item or an argument is invalid (the message names it and its index).
+            StoreClosed: the store is closed.
+        """
         from cogmem_graph.write.encode import encode_many
 
         if not isinstance(reinforce_duplicates, bool):
@@ -121,43 +165,121 @@ class AgentMemory:
 
     def get(self, trace_id: str) -> governance.MemoryRecord:
         """One memory with its state (active, dormant, superseded, inactive), pinned, validity
-        bounds and version; `MemoryNotFound` when this agent cannot see it."""
+        bounds and version.
+
+        Args:
+            trace_id: the memory's id.
+
+        Returns:
+            Its `MemoryRecord`.
+
+        Raises:
+            MemoryNotFound: this agent cannot see a memory of that id.
+            ValueError: `trace_id` is not a non-empty string.
+            StoreClosed: the store is closed.
+        """
         return governance.get(self, trace_id)
 
     def list(self, where: MemoryFilter | Mapping[str, Any] | None = None, *, order: str = "newest",
              limit: int = governance.DEFAULT_PAGE, cursor: str | None = None) -> governance.MemoryPage:
-        """A page of this agent's memories passing `where` (a `MemoryFilter` or a dict of its
-        fields), newest or oldest event first; pass the page's `cursor` for the next one."""
+        """A page of this agent's memories, newest or oldest event first.
+
+        Args:
+            where: a `MemoryFilter` or a dict of its fields; None lists every memory.
+            order: "newest" or "oldest".
+            limit: memories per page, 1 to 1,000.
+            cursor: the `cursor` of the previous page, for the next one.
+
+        Returns:
+            A `MemoryPage`: its records and the cursor of the next page (None after the last).
+
+        Raises:
+            ValueError: a bad filter, order, limit, or a cursor no list call returned.
+            StoreClosed: the store is closed.
+        """
         return governance.list_page(self, where, order=order, limit=limit, cursor=cursor)
 
     def update(self, trace_id: str, *, content: str | None = None, tags: Sequence[str] | None = None,
                metadata: Mapping[str, Any] | None = None, pinned: bool | None = None,
                type: MemoryType | str | None = None) -> governance.MemoryRecord:  # noqa: A002
-        """Correct a memory: new `content` is a new version superseding the old (kept for
-        `history`, timeline and as_of); tags, metadata, pinned and type change in place."""
+        """Correct a memory.
+
+        Args:
+            trace_id: the memory's id.
+            content: new text: a new version superseding the old (kept for `history`,
+                `timeline` and `as_of`).
+            tags, metadata, pinned, type: changed in place.
+
+        Returns:
+            The `MemoryRecord` of the memory as it is now (the new version for new content).
+
+        Raises:
+            MemoryNotFound: this agent cannot see a memory of that id.
+            ValueError: nothing to change, an invalid value, or a memory already replaced.
+            StoreClosed: the store is closed.
+        """
         return governance.update(self, trace_id, content=content, tags=tags, metadata=metadata, pinned=pinned,
                                  type=type)
 
     def history(self, trace_id: str) -> list[governance.MemoryRecord]:
-        """Every version of a memory, oldest first, each with when and by which agent."""
+        """Every version of a memory, oldest first, each with when and by which agent.
+
+        Args:
+            trace_id: the id of any of its versions.
+
+        Returns:
+            One `MemoryRecord` per version.
+
+        Raises:
+            MemoryNotFound: this agent cannot see a memory of that id.
+            ValueError: `trace_id` is not a non-empty string.
+            StoreClosed: the store is closed.
+        """
         return governance.history(self, trace_id)
 
     def forget(self, ids: str | Sequence[str] | None = None, *, where: MemoryFilter | Mapping[str, Any] | None = None,
                force: bool = False, compact: bool = False) -> governance.ForgetReceipt:
-        """Delete memories for good (by id, or all matching `where`): the trace, its versions,
-        edges, vectors, archive copies and what was made from it. Pinned ones only with
-        `force=True`. Gone from the files at the next consolidation, or now with `compact=True`."""
+        """Delete memories for good: the trace, its versions, edges, vectors, archive copies
+        and what was made from it. Gone from the files at the next consolidation.
+
+        Args:
+            ids: one id or up to 1,000 (not with `where`).
+            where: a `MemoryFilter` or a dict of its fields: every matching memory (not with `ids`).
+            force: delete pinned memories too (else they are skipped).
+            compact: rewrite the files now, not at the next consolidation.
+
+        Returns:
+            A `ForgetReceipt`: what was forgotten, not found, or skipped as pinned.
+
+        Raises:
+            ValueError: both or neither of `ids` and `where`, too many ids, or an empty filter.
+            StoreClosed: the store is closed.
+        """
         return governance.forget(self, ids, where=where, force=force, compact=compact)
 
     def export(self, out: TextIO) -> Any:
-        """This agent's user's memories (user and thread scopes it sees) as JSON Lines that
-        `import` takes into another store."""
+        """Write this agent's user's memories (the user and thread scopes it sees) as JSON Lines
+        that `import` takes into another store. Audited.
+
+        Args:
+            out: a text stream to write to.
+
+        Returns:
+            The `PortableCounts` written.
+
+        Raises:
+            StoreClosed: the store is closed.
+        """
         keys = [k for k in self.visible_scope_keys if k.startswith(("user:", "thread:"))] \
             or [self.identity.scope_key(Scope.AGENT)]
         return governance.export(self.store, out, keys, governance.actor_of(self))
 
     def working_memory_forget(self, trace_ids: Sequence[str]) -> None:
-        """Drop deleted memories from this handle's working memory."""
+        """Drop deleted memories from this handle's working memory.
+
+        Args:
+            trace_ids: the ids; those not held are ignored.
+        """
         for trace_id in trace_ids:
             if trace_id in self.working_memory.trace_ids:
                 self.working_memory.remove(trace_id)
@@ -166,12 +288,33 @@ class AgentMemory:
 
     def pin(self, trace_ids: str | Sequence[str]) -> list[str]:
         """Pin memories (truth anchors): never made dormant, merged, gisted, weakened by
-        interference or superseded by consolidation; a dormant one wakes. Returns the ids
-        pinned; ids this agent cannot see, or that were deleted, are left out."""
+        interference or superseded by consolidation; a dormant one wakes.
+
+        Args:
+            trace_ids: one id or a list of them.
+
+        Returns:
+            The ids pinned; ids this agent cannot see, or that were deleted, are left out.
+
+        Raises:
+            ValueError: `trace_ids` is empty or holds something other than non-empty strings.
+            StoreClosed: the store is closed.
+        """
         return self._set_pinned(trace_ids, True)
 
     def unpin(self, trace_ids: str | Sequence[str]) -> list[str]:
-        """Let pinned memories be forgotten like any other again. Returns the ids unpinned."""
+        """Let pinned memories be forgotten like any other again.
+
+        Args:
+            trace_ids: one id or a list of them.
+
+        Returns:
+            The ids unpinned (those this agent can see).
+
+        Raises:
+            ValueError: `trace_ids` is empty or holds something other than non-empty strings.
+            StoreClosed: the store is closed.
+        """
         return self._set_pinned(trace_ids, False)
 
     def _set_pinned(self, trace_ids: str | Sequence[str], pinned: bool) -> list[str]:
@@ -183,7 +326,14 @@ class AgentMemory:
 
     def consolidate(self) -> ConsolidationResult:
         """Consolidate this agent's visible scopes now, its traits deciding contradictions
-        (an honest agent lets the newer statement supersede the older)."""
+        (an honest agent lets the newer statement supersede the older).
+
+        Returns:
+            The run's `ConsolidationResult` (`skipped` when another run held the mutex).
+
+        Raises:
+            StoreClosed: the store is closed.
+        """
         self.store._check_open()
         return self.store.consolidate(self.visible_scope_keys, traits=self.traits, trigger="agent")
 
@@ -192,7 +342,19 @@ class AgentMemory:
         """What consolidation did in this agent's visible scopes: the last `runs` that counted
         something there (those scopes' counts only), the newest `schemas` with up to `members`
         members each, and the newest `contradictions` it settled (winner, loser, their event
-        times and confidences) and those still open. Reads only."""
+        times and confidences) and those still open. Reads only.
+
+        Args:
+            runs, schemas, members, contradictions: how many of each (schemas up to 200,
+                members up to 100, contradictions up to 500).
+
+        Returns:
+            A dict with "runs", "schemas", "contradictions" and "open_contradictions".
+
+        Raises:
+            ValueError: a count out of its range.
+            StoreClosed: the store is closed.
+        """
         from cogmem_graph.pipeline.consolidation.contradictions import RESOLVED_REASON
 
         for name, value, high in (("schemas", schemas, 200), ("members", members, 100),
@@ -211,14 +373,33 @@ class AgentMemory:
         }
 
     def stats(self) -> GraphStats:
-        """Counts of what this agent can see: traces by type and state, edges by type, entities."""
+        """Counts of what this agent can see.
+
+        Returns:
+            `GraphStats`: traces by type and state, edges by type, entities.
+
+        Raises:
+            StoreClosed: the store is closed.
+        """
         self.store._check_open()
         return self.store.graph.stats(self.visible_scope_keys)
 
     def neighbourhood(self, trace_id: str, *, limit: int = 25) -> tuple[MemoryTrace | None, list[Edge], list[MemoryTrace]]:
         """One memory this agent can see, its associative edges and the neighbours at their
-        other ends (the strongest `limit`), all inside the visible scopes: (None, [], []) when
-        the memory is unknown or out of sight. Reads only."""
+        other ends (the strongest `limit`), all inside the visible scopes. Reads only.
+
+        Args:
+            trace_id: the memory's id.
+            limit: edges at most, 0 to 500.
+
+        Returns:
+            (the trace, its edges, the neighbours); (None, [], []) when the memory is unknown
+            or out of sight.
+
+        Raises:
+            ValueError: an empty `trace_id`, or `limit` out of range.
+            StoreClosed: the store is closed.
+        """
         if not isinstance(trace_id, str) or not trace_id.strip():
             raise ValueError(f"trace_id must be a non-empty string, got {trace_id!r}")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= 500:
@@ -237,8 +418,19 @@ class AgentMemory:
 
     def rehydrate(self, trace_id: str) -> str:
         """The verbatim original of a (gisted or rewritten) trace this agent can see, without
-        strengthening the trace: what an LLM tool offered to the agent should call. A trace
-        outside the agent's visible scopes is unknown to it (`ArchiveNotFound`)."""
+        strengthening the trace: what an LLM tool offered to the agent should call.
+
+        Args:
+            trace_id: the trace's id.
+
+        Returns:
+            The original text (the trace's own content when it was never rewritten).
+
+        Raises:
+            ArchiveNotFound: no such trace or original among the agent's visible scopes.
+            ValueError: `trace_id` is not a string.
+            StoreClosed: the store is closed.
+        """
         from cogmem_graph.pipeline.archive import MemoryArchive
 
         self.store._check_open()
@@ -249,21 +441,48 @@ class AgentMemory:
     def observe(self, role: str, text: str, *, created_at: int | None = None) -> ObserveResult:
         """Feed one conversation turn ("user", "assistant", "system" or "tool") to the observer.
         Turns are buffered; past the observer's token threshold they become typed observation
-        notes, and past the reflector's threshold the notes become long-term traces."""
+        notes, and past the reflector's threshold the notes become long-term traces.
+
+        Args:
+            role: "user", "assistant", "system" or "tool".
+            text: what was said.
+            created_at: when (epoch ms); default now.
+
+        Returns:
+            An `ObserveResult`: what is still buffered, the notes written, the reflection run.
+
+        Raises:
+            ValueError: an unknown role or blank text.
+            StoreClosed: the store is closed.
+        """
         from cogmem_graph.pipeline import observer
 
         self.store._check_open()
         return observer.observe(self.context(), role, text, created_at=created_at)
 
     def flush_observations(self) -> ObserveResult:
-        """Observe what is buffered and reflect every pending note now, thresholds or not."""
+        """Observe what is buffered and reflect every pending note now, thresholds or not.
+
+        Returns:
+            An `ObserveResult`, its `reflection` set.
+
+        Raises:
+            StoreClosed: the store is closed.
+        """
         from cogmem_graph.pipeline import observer
 
         self.store._check_open()
         return observer.flush(self.context())
 
     def reflect(self) -> ReflectionResult:
-        """Turn this agent's pending observation notes into long-term traces now."""
+        """Turn this agent's pending observation notes into long-term traces now.
+
+        Returns:
+            A `ReflectionResult`: notes processed, traces written, conflicts settled.
+
+        Raises:
+            StoreClosed: the store is closed.
+        """
         from cogmem_graph.pipeline import reflector
 
         self.store._check_open()
@@ -271,7 +490,20 @@ class AgentMemory:
 
     def observations(self, limit: int = 20, *, pending_only: bool = False,
                      all_agents: bool = False) -> list[ObservationNote]:
-        """This agent's observation notes in its visible scopes, newest first."""
+        """This agent's observation notes in its visible scopes, newest first.
+
+        Args:
+            limit: notes at most.
+            pending_only: only those not yet reflected.
+            all_agents: those of every agent in the scopes, not only this one's.
+
+        Returns:
+            A list of `ObservationNote`.
+
+        Raises:
+            ValueError: `limit` out of range.
+            StoreClosed: the store is closed.
+        """
         from cogmem_graph.pipeline import observer
 
         self.store._check_open()
@@ -288,8 +520,28 @@ class AgentMemory:
         is over) is left out, and a replaced fact ranks just below its correction. `as_of`
         (epoch ms or an aware datetime) asks about a point in time: what held true then, by
         all the memory knows now. `timeline=True` returns every version, in event order.
-        `where` (a `MemoryFilter` or a dict of its fields) keeps to matching memories: the
-        top_k returned all match whenever that many exist."""
+        `where` keeps to matching memories: the top_k returned all match whenever that many
+        exist.
+
+        Args:
+            query: the question or cue, a non-empty string.
+            top_k: how many, default `config.retrieval.top_k`.
+            strategy: "full" (the whole read path), "dense" or "lexical" alone.
+            record_access: count the retrieval (access, spaced repetition, Hebbian edges);
+                False only looks.
+            mood: the mood of this retrieval instead of the handle's.
+            as_of: a point in time, epoch ms or an aware datetime.
+            timeline: every version, expired and superseded ones too, in event order.
+            where: a `MemoryFilter` or a dict of its fields.
+
+        Returns:
+            A `RetrievalResult`: the ranked `ScoredTrace`s and the signals behind each.
+
+        Raises:
+            ValueError: an empty query, a bad top_k, filter or point in time, or `as_of`
+                with `timeline=True`.
+            StoreClosed: the store is closed.
+        """
         from cogmem_graph.retrieval import read_path
 
         cfg = self.store.config.retrieval
@@ -314,7 +566,22 @@ class AgentMemory:
         co-mentioned entities → their traces (`hops` entity crossings, default 2), seeded also by
         the text matches and, for global questions, by community summaries; ranked by
         personalised PageRank (GDS on Neo4j) or spreading activation in Cypher. Each returned
-        trace carries its evidence path from the query. Reads only; see `cogmem_graph.retrieval.multihop_walk`."""
+        trace carries its evidence path from the query. Reads only; see
+        `cogmem_graph.retrieval.multihop_walk`.
+
+        Args:
+            query: the question, a non-empty string.
+            hops: entity crossings, default `config.retrieval.multi_hop.default_hops`.
+            top_k: how many, default `config.retrieval.top_k`.
+            where: a `MemoryFilter` or a dict of its fields.
+
+        Returns:
+            A `MultiHopResult`: the traces reached, each with its `EvidencePath`s.
+
+        Raises:
+            ValueError: an empty query, or `hops`, `top_k` or the filter out of range.
+            StoreClosed: the store is closed.
+        """
         from cogmem_graph.retrieval.multihop_search import multi_hop
         from cogmem_graph.retrieval.multihop_walk import check_arguments
 
@@ -343,7 +610,23 @@ class AgentMemory:
         "(outdated: replaced on YYYY-MM-DD by the line above)", or by a quote of the replacement
         when that is not the line above; one whose stated validity has ended is marked
         "(outdated: held until YYYY-MM-DD)", its last day. `AssembledContext.outdated` lists
-        the memories marked either way."""
+        the memories marked either way.
+
+        Args:
+            query: the turn, a non-empty string.
+            token_budget: tokens at most, default `config.prompt.token_budget` (1,000).
+            top_k: memories retrieved.
+            events: event names the turn carries, for event-triggered reminders.
+            where: a `MemoryFilter` or a dict of its fields.
+            debug: show ids, activation values and scores.
+
+        Returns:
+            An `AssembledContext`: the text, tokens per section, the reminders fired.
+
+        Raises:
+            ValueError: an empty query, a bad top_k, filter, events or debug.
+            StoreClosed: the store is closed.
+        """
         from cogmem_graph.cognition.prompt import Injection, assemble_prompt, injection_level
         from cogmem_graph.retrieval import read_path
 
@@ -423,7 +706,22 @@ class AgentMemory:
         """Remember to bring `content` up later. Time: `at` (epoch ms or aware datetime) and/or
         `every` (ms or timedelta, recurring). Event: `on_keywords`, words a turn (or its events)
         mentions. Context: `on_context`, a situation a turn resembles by at least `threshold`.
-        One-shot unless `every` or `recurring=True` (pausing `cooldown` between firings)."""
+        One-shot unless `every` or `recurring=True` (pausing `cooldown` between firings).
+
+        Args:
+            content: what to bring up.
+            at, every, on_keywords, on_context: the trigger (at least one).
+            recurring, cooldown, threshold, importance: as above; defaults from
+                `config.prospective`.
+            scope: where the intention lives (default the agent's user, else its own scope).
+
+        Returns:
+            The stored `Intention`.
+
+        Raises:
+            ValueError: no trigger, or an invalid time, scope or number.
+            StoreClosed: the store is closed.
+        """
         from cogmem_graph.pipeline import prospective as prospective_memory
 
         self.store._check_open()
@@ -432,7 +730,19 @@ class AgentMemory:
             cooldown=cooldown, threshold=threshold, importance=importance, scope=scope)
 
     def reminders(self, *, include_inactive: bool = False, limit: int = 100) -> list[Intention]:
-        """The intentions this agent can see: pending ones, or also spent and cancelled ones."""
+        """The intentions this agent can see.
+
+        Args:
+            include_inactive: also spent and cancelled ones.
+            limit: intentions at most.
+
+        Returns:
+            A list of `Intention`.
+
+        Raises:
+            ValueError: `limit` is not a non-negative integer.
+            StoreClosed: the store is closed.
+        """
         from cogmem_graph.pipeline import prospective as prospective_memory
 
         self.store._check_open()
@@ -440,14 +750,37 @@ class AgentMemory:
                                                         include_inactive=include_inactive, limit=limit)
 
     def cancel_reminder(self, reminder_id: str) -> bool:
-        """Cancel a pending intention; False when this agent has none by that id."""
+        """Cancel a pending intention.
+
+        Args:
+            reminder_id: the intention's id.
+
+        Returns:
+            True when cancelled; False when this agent has no pending intention by that id.
+
+        Raises:
+            ValueError: `reminder_id` is not a string.
+            StoreClosed: the store is closed.
+        """
         from cogmem_graph.pipeline import prospective as prospective_memory
 
         self.store._check_open()
         return prospective_memory.memory_for(self.context()).cancel(reminder_id, self.visible_scope_keys)
 
     def check_reminders(self, text: str = "", *, events: Sequence[str] = ()) -> list[FiredReminder]:
-        """Fire the intentions this turn triggers (assemble_for_prompt does it for its query)."""
+        """Fire the intentions this turn triggers (`assemble_for_prompt` does it for its query).
+
+        Args:
+            text: the turn.
+            events: event names the turn carries.
+
+        Returns:
+            The `FiredReminder`s, those due by time included.
+
+        Raises:
+            ValueError: `text` is not a string, or bad `events`.
+            StoreClosed: the store is closed.
+        """
         from cogmem_graph.pipeline import prospective as prospective_memory
 
         self.store._check_open()

@@ -186,8 +186,19 @@ def open_async(
     config: CogmemConfig | None = None, clock: Clock | None = None, workers: int | None = None,
 ) -> OpeningStore:
     """Open a memory store whose methods are awaitables: `store = await cg.open_async(...)`, or
-    `async with cg.open_async(...) as store:`. The arguments are `cg.open()`'s, plus `workers`:
-    the threads its calls run on (default `config.async_workers`, 4)."""
+    `async with cg.open_async(...) as store:`. The store opens on a thread of its own.
+
+    Args:
+        home, graph, vectors, embedder, reranker, llm, config, clock: as `cg.open()`.
+        workers: the threads its calls run on (default `config.async_workers`, 4).
+
+    Returns:
+        An `OpeningStore`: awaited, the `AsyncMemoryStore`.
+
+    Raises:
+        ValueError: `workers` is not an integer from 1 to 256 (at once); when awaited, what
+            `cg.open()` raises.
+    """
     if workers is not None:
         checked_workers(workers)  # refused now, before anything opens
 

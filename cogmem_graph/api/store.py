@@ -186,7 +186,11 @@ def _make_llm(llm: Any):
 
 class MemoryStore:
     """A graph + vectors + embedder, shared by every agent handle made from it. Thread-safe
-    for concurrent encode/retrieve; close it (or use `with`) to stop the embedded server."""
+    for concurrent encode/retrieve; close it (or use `with`) to stop the embedded server.
+
+    Every method that reaches a backend raises `StoreClosed` once the store is closed, and
+    `BackendUnavailable` when the graph or the vector index cannot be reached.
+    """
 
     def __init__(
         self, *, home: Path, graph, vectors: VectorIndex, embedder: Embedder, config: CogmemConfig,
@@ -223,7 +227,11 @@ class MemoryStore:
         started again. The answer is reused for HEALTH_CACHE_S. An embedded graph server found
         dead is started again without waiting (so an idle store heals): it says so until it
         answers. The embedded graph is named by its folder ("embedded graph under
-        <home>/graph"), never by the port it happens to run on."""
+        <home>/graph"), never by the port it happens to run on.
+
+        Returns:
+            `{"ready": bool, "graph": "ok" or why not, "vectors": "ok" or why not}`.
+        """
         if self._closed:
             return dict(CLOSED_HEALTH)
         checks = self._health
@@ -249,7 +257,11 @@ class MemoryStore:
 
     def context(self) -> MemoryContext:
         """The store owner's context (no agent identity): what consolidation gets instead of
-        the store. `AgentMemory.context()` narrows it to one agent."""
+        the store. `AgentMemory.context()` narrows it to one agent.
+
+        Returns:
+            A `MemoryContext` on this store's ports and providers.
+        """
         return MemoryContext(
             graph=self.graph, vectors=self.vectors, embedder=self.embedder, config=self.config,
             clock=self.clock, reranker=self.reranker, llm=self.llm, agent_traits=self.agent_traits,
@@ -261,8 +273,21 @@ class MemoryStore:
         mood: MoodSource | Mapping[str, Any] = None,
     ) -> AgentMemory:
         """A handle for one agent; its identity decides which memories it may see and write.
-        `traits` and `mood` take the models or dicts of their fields (validated here);
-        `mood` may also be a callable returning the current `Mood`."""
+
+        Args:
+            agent_id: the agent.
+            traits: `Hexaco` traits or a dict of their fields (default: neutral).
+            user_id, thread_id, persona_id, organization_id: the rest of the identity; each
+                adds the scope of that id to what the agent sees.
+            mood: a `Mood`, a dict of its fields, or a callable returning the current `Mood`.
+
+        Returns:
+            An `AgentMemory`.
+
+        Raises:
+            ValueError: an invalid identity, traits or mood (the message names the field).
+            StoreClosed: the store is closed.
+        """
         self._check_open()
         try:
             identity = AgentIdentity(agent_id=agent_id, user_id=user_id, thread_id=thread_id,
@@ -276,11 +301,26 @@ class MemoryStore:
         return AgentMemory(self, identity, traits or Hexaco(), mood)
 
     def agent_traits(self, agent_id: str) -> Hexaco | None:
-        """The traits the latest handle of `agent_id` in this process was opened with (None when
-        none was given): consolidation judges an agent's contradictions by them."""
+        """The traits the latest handle of `agent_id` in this process was opened with:
+        consolidation judges an agent's contradictions by them.
+
+        Args:
+            agent_id: the agent.
+
+        Returns:
+            Its `Hexaco` traits, or None when none were given.
+        """
         return self._agent_traits.get(agent_id)
 
     def stats(self) -> GraphStats:
+        """Counts of the whole store.
+
+        Returns:
+            `GraphStats`: traces by type and state, edges by type, entities.
+
+        Raises:
+            StoreClosed: the store is closed.
+        """
         self._check_open()
         return self.graph.stats()
 
@@ -292,7 +332,14 @@ class MemoryStore:
     def repair(self) -> RepairResult:
         """Reconcile the vectors with the graph (the source of truth): index traces the
         graph holds unindexed, deactivate vectors of inactive traces, remove vectors
-        whose trace is gone, reactivate vectors of active traces."""
+        whose trace is gone, reactivate vectors of active traces.
+
+        Returns:
+            A `RepairResult` counting each.
+
+        Raises:
+            StoreClosed: the store is closed.
+        """
         self._check_open()
         result = RepairResult()
         # A vector lost behind the graph's back (index rebuilt, collection dropped): index again.
@@ -319,14 +366,42 @@ class MemoryStore:
     def erase(self, user_id: str, *, organization_id: str | None = None, include_shared: bool = False,
               compact: bool = True, on_progress: Any = None) -> governance.EraseReceipt:
         """Erase everything of one user (see `api.governance.erase`): an owner operation.
-        `on_progress(kind, n)` is called after each batch (for a progress bar)."""
+
+        Args:
+            user_id: the user.
+            organization_id: their organization, when their scopes carry one.
+            include_shared: also delete what they wrote into shared scopes (else it stays,
+                without its author).
+            compact: rewrite the files now so that nothing erased stays in them.
+            on_progress: `on_progress(kind, n)`, called after each batch (a progress bar).
+
+        Returns:
+            An `EraseReceipt`: the scope keys erased and the counts.
+
+        Raises:
+            ValueError: a missing or invalid `user_id` or `organization_id`.
+            StoreClosed: the store is closed.
+        """
         return governance.erase(self, user_id, organization_id=organization_id, include_shared=include_shared,
                                 compact=compact, on_progress=on_progress)
 
     def export(self, out: TextIO, *, user_id: str | None = None, organization_id: str | None = None,
                on_progress: Any = None) -> Any:
         """Write JSON Lines that `import` reads: the whole store, or one user's scopes (their
-        user and thread memories, with what hangs off them) with `user_id`. Audited."""
+        user and thread memories, with what hangs off them). Audited.
+
+        Args:
+            out: a text stream to write to.
+            user_id, organization_id: one user's scopes only.
+            on_progress: `on_progress(section, n)`, called as records are written.
+
+        Returns:
+            The `PortableCounts` written.
+
+        Raises:
+            ValueError: an invalid `user_id` or `organization_id`.
+            StoreClosed: the store is closed.
+        """
         self._check_open()
         keys = None
         if user_id is not None or organization_id is not None:
@@ -342,7 +417,14 @@ class MemoryStore:
 
     def compact(self) -> dict[str, Any]:
         """Rewrite the embedded graph's files and the vector segments so that deleted memories
-        are in no file under the home. With servers, see docs/privacy.md."""
+        are in no file under the home. With servers, see docs/privacy.md.
+
+        Returns:
+            `{"vectors": ..., "graph": ...}`: what each rewrite reports.
+
+        Raises:
+            StoreClosed: the store is closed.
+        """
         self._check_open()
         # The graph's rewrite runs in its server's process: the vectors compact meanwhile.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="cogmem-compact") as pool:
@@ -353,6 +435,8 @@ class MemoryStore:
         return report
 
     def close(self) -> None:
+        """Close the vector index and the graph (the embedded server stops) and let the home
+        go. Closing again does nothing."""
         with self._lock:
             if self._closed:
                 return
@@ -378,8 +462,19 @@ class MemoryStore:
         """Run consolidation now (DESIGN §7) over `scope_keys`, or every scope key when None.
         `traits` decide contradictions (honesty); without them each contradiction is decided by
         the traits of the agent that stated its newer side (`agent_traits`). Overlapping runs
-        are refused (`skipped`). Each run that ran is kept in `consolidation_log` (`trigger`
-        says what started it)."""
+        are refused (`skipped`). Each run that ran is kept in `consolidation_log`.
+
+        Args:
+            scope_keys: the scope keys to consolidate; None for every one.
+            traits: the traits that decide every contradiction of this run.
+            trigger: what started the run, as the log records it.
+
+        Returns:
+            The run's `ConsolidationResult` (`skipped` when another run held the mutex).
+
+        Raises:
+            StoreClosed: the store is closed.
+        """
         self._check_open()
         started = self.clock.now_ms()
         result = consolidator_for(self).run(scope_keys, traits=traits)
@@ -392,7 +487,19 @@ class MemoryStore:
     def rehydrate(self, trace_id: str) -> str:
         """The verbatim original of any (gisted or rewritten) trace in the store, whatever its
         scope, without strengthening the trace. An owner operation: give agents (and the
-        tools an LLM calls) `agent.rehydrate`, which sees only the agent's visible scopes."""
+        tools an LLM calls) `agent.rehydrate`, which sees only the agent's visible scopes.
+
+        Args:
+            trace_id: the trace's id.
+
+        Returns:
+            The original text (the trace's own content when it was never rewritten).
+
+        Raises:
+            ArchiveNotFound: no trace or archived original of that id.
+            ValueError: `trace_id` is not a string.
+            StoreClosed: the store is closed.
+        """
         self._check_open()
         return MemoryArchive(self.graph, self.clock).rehydrate(trace_id)
 
@@ -401,7 +508,21 @@ class MemoryStore:
                      metadata: dict[str, Any] | None = None) -> EventEncoding:
         """Perspective encoding: one event, a trace per witness (agent handles or `Witness`
         objects) in each witness's own agent scope — a first-person rewrite by the LLM when
-        the gates pass (importance, tier, entity overlap), the objective event otherwise."""
+        the gates pass (importance, tier, entity overlap), the objective event otherwise.
+
+        Args:
+            event: what happened.
+            witnesses: agent handles of this store, or `Witness` objects.
+            importance, entities, created_at, tags, metadata: as for `AgentMemory.encode`.
+
+        Returns:
+            An `EventEncoding`: each witness's `WitnessMemory`.
+
+        Raises:
+            ValueError: an empty event, no witnesses, a witness of another store, or an
+                invalid field.
+            StoreClosed: the store is closed.
+        """
         from cogmem_graph.pipeline import perspective  # on first use, like consolidation
 
         self._check_open()
@@ -516,6 +637,22 @@ def open(  # noqa: A001 - the public entry point is `cg.open()`
     - `llm`: "openai:gpt-4o-mini" (or any chat model, key from OPENAI_API_KEY) or an LLM object
       for the steps that use one (observer, reflector, perspective, schema summaries, gist);
       None runs their offline fallbacks.
+
+    Args:
+        home, graph, vectors, embedder, llm: as above.
+        reranker: None, "cohere" (key from COHERE_API_KEY) or an object with `rerank()`.
+        config: a `CogmemConfig` (copied; `graph` and `vectors` override its URLs).
+        clock: the clock decay and schedules read (default the system's).
+
+    Returns:
+        An open `MemoryStore`; close it, or use it in a `with` block.
+
+    Raises:
+        ValueError: an unknown URL scheme, embedder, reranker or llm.
+        HomeLocked: another process uses this home's embedded graph or vectors.
+        EmbeddedServerError: the embedded FalkorDB could not be started.
+        BackendUnavailable: a graph or vector server cannot be reached (the message names
+            the URL and what to start).
     """
     cfg = (config or CogmemConfig()).model_copy(deep=True)
     home_path = Path(home) if home is not None else default_home()

@@ -303,5 +303,21 @@ class RemoteAgent(RemoteMethods):
 
 
 def connect(url: str, key: str | None, *, timeout: float = DEFAULT_TIMEOUT_S) -> RemoteAgent:
-    """An agent handle on the `cogmem serve` server at `url`, acting as `key`'s identity."""
+    """An agent handle on the `cogmem serve` server at `url`, acting as `key`'s identity.
+    Nothing is sent until the first call. Its calls raise `RequestRejected` (a `ValueError`)
+    when the server refuses a request, `ServerError` for another error status,
+    `BackendUnavailable` naming the URL when the server cannot be reached, and
+    `UnsendableArgument` for a value no request can carry.
+
+    Args:
+        url: the server, an http:// or https:// URL.
+        key: the API key the server's owner made for this agent (`cogmem keys add`).
+        timeout: seconds per request.
+
+    Returns:
+        A `RemoteAgent`; close it, or use it in a `with` block.
+
+    Raises:
+        ValueError: `url` is not an http(s) URL, or `key` is missing.
+    """
     return RemoteAgent(url, key, timeout=timeout)
