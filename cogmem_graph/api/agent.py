@@ -8,6 +8,7 @@ call can forget the scope filter.
 
 from __future__ import annotations
 
+import builtins
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -221,7 +222,7 @@ class AgentMemory:
         return governance.update(self, trace_id, content=content, tags=tags, metadata=metadata, pinned=pinned,
                                  type=type)
 
-    def history(self, trace_id: str) -> list[governance.MemoryRecord]:
+    def history(self, trace_id: str) -> builtins.list[governance.MemoryRecord]:
         """Every version of a memory, oldest first, each with when and by which agent.
 
         Args:
@@ -286,7 +287,7 @@ class AgentMemory:
 
     # ------------------------------------------------------------ truth anchors
 
-    def pin(self, trace_ids: str | Sequence[str]) -> list[str]:
+    def pin(self, trace_ids: str | Sequence[str]) -> builtins.list[str]:
         """Pin memories (truth anchors): never made dormant, merged, gisted, weakened by
         interference or superseded by consolidation; a dormant one wakes.
 
@@ -302,7 +303,7 @@ class AgentMemory:
         """
         return self._set_pinned(trace_ids, True)
 
-    def unpin(self, trace_ids: str | Sequence[str]) -> list[str]:
+    def unpin(self, trace_ids: str | Sequence[str]) -> builtins.list[str]:
         """Let pinned memories be forgotten like any other again.
 
         Args:
@@ -317,7 +318,7 @@ class AgentMemory:
         """
         return self._set_pinned(trace_ids, False)
 
-    def _set_pinned(self, trace_ids: str | Sequence[str], pinned: bool) -> list[str]:
+    def _set_pinned(self, trace_ids: str | Sequence[str], pinned: bool) -> builtins.list[str]:
         ids = [trace_ids] if isinstance(trace_ids, str) else list(trace_ids)
         if not ids or not all(isinstance(i, str) and i.strip() for i in ids):
             raise ValueError(f"trace_ids must be a trace id or a non-empty list of them, got {trace_ids!r}")
@@ -384,7 +385,7 @@ class AgentMemory:
         self.store._check_open()
         return self.store.graph.stats(self.visible_scope_keys)
 
-    def neighbourhood(self, trace_id: str, *, limit: int = 25) -> tuple[MemoryTrace | None, list[Edge], list[MemoryTrace]]:
+    def neighbourhood(self, trace_id: str, *, limit: int = 25) -> tuple[MemoryTrace | None, builtins.list[Edge], builtins.list[MemoryTrace]]:
         """One memory this agent can see, its associative edges and the neighbours at their
         other ends (the strongest `limit`), all inside the visible scopes. Reads only.
 
@@ -489,7 +490,7 @@ class AgentMemory:
         return reflector.reflect(self.context())
 
     def observations(self, limit: int = 20, *, pending_only: bool = False,
-                     all_agents: bool = False) -> list[ObservationNote]:
+                     all_agents: bool = False) -> builtins.list[ObservationNote]:
         """This agent's observation notes in its visible scopes, newest first.
 
         Args:
@@ -729,7 +730,7 @@ class AgentMemory:
             self.context(), content, at=at, every=every, on_keywords=on_keywords, on_context=on_context, recurring=recurring,
             cooldown=cooldown, threshold=threshold, importance=importance, scope=scope)
 
-    def reminders(self, *, include_inactive: bool = False, limit: int = 100) -> list[Intention]:
+    def reminders(self, *, include_inactive: bool = False, limit: int = 100) -> builtins.list[Intention]:
         """The intentions this agent can see.
 
         Args:
@@ -767,7 +768,7 @@ class AgentMemory:
         self.store._check_open()
         return prospective_memory.memory_for(self.context()).cancel(reminder_id, self.visible_scope_keys)
 
-    def check_reminders(self, text: str = "", *, events: Sequence[str] = ()) -> list[FiredReminder]:
+    def check_reminders(self, text: str = "", *, events: Sequence[str] = ()) -> builtins.list[FiredReminder]:
         """Fire the intentions this turn triggers (`assemble_for_prompt` does it for its query).
 
         Args:

@@ -131,10 +131,11 @@ def _sync_witnesses(witnesses: Any) -> Any:
         return witnesses
     out = []
     for item in witnesses:
+        agent = getattr(item, "agent", None)
         if isinstance(item, AsyncAgentMemory):
             item = item.sync
-        elif isinstance(getattr(item, "agent", None), AsyncAgentMemory) and dataclasses.is_dataclass(item):
-            item = dataclasses.replace(item, agent=item.agent.sync)
+        elif isinstance(agent, AsyncAgentMemory) and dataclasses.is_dataclass(item) and not isinstance(item, type):
+            item = dataclasses.replace(item, agent=agent.sync)
         out.append(item)
     return out
 

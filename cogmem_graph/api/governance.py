@@ -353,7 +353,7 @@ def export(store: MemoryStore, out: TextIO, scope_keys: Sequence[str] | None, ac
 # ---------------------------------------------------------------- a whole user
 
 
-def user_scopes(store: MemoryStore, user_id: str, organization_id: str | None) -> tuple[str, list[str]]:
+def user_scopes(store: MemoryStore, user_id: str | None, organization_id: str | None) -> tuple[str, list[str]]:
     """The user's qualified id and the scope keys in use that are theirs (user and threads)."""
     for name, value in (("user_id", user_id), ("organization_id", organization_id)):
         if value is not None and (not isinstance(value, str) or not value.strip() or SEPARATOR in value):

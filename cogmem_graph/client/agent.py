@@ -6,6 +6,7 @@ answers become its result, shared with `AsyncRemoteAgent`. `call` is the transpo
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, TextIO
@@ -198,7 +199,7 @@ class RemoteMethods:
             "type": getattr(type, "value", type)})))
 
     @remote
-    def history(self, trace_id: str) -> Plan[list[MemoryRecord]]:
+    def history(self, trace_id: str) -> Plan[builtins.list[MemoryRecord]]:
         """Every version of a memory, oldest first."""
         return [record_from_json(r) for r in (yield Send("history", {"trace_id": trace_id}))]
 

@@ -39,8 +39,15 @@ class Embedder(Protocol):
     """What the vector layer needs from an embedder. An embedder may also offer
     `embed_queries(texts)`, several queries in one call (see `embed_queries` below)."""
 
-    name: str
-    dim: int
+    @property
+    def name(self) -> str:
+        """The model's name (vectors of one model live in a collection of their own)."""
+        ...
+
+    @property
+    def dim(self) -> int:
+        """The vectors' dimension."""
+        ...
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """Embed documents in one call; the output order matches the input."""
