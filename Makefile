@@ -49,8 +49,11 @@ typecheck: install
 # The suite on every core (pytest-xdist; PYTEST_XDIST_AUTO_NUM_WORKERS=N to choose), a test file per
 # worker so a module's server fixture starts once; then the tests marked `serial` alone, since
 # their timing or fd limits would be skewed by a busy neighbour. Exit 5 (no test collected) of the
-# serial pass is not an error: the marker may have no test left.
+# serial pass is not an error: the marker may have no test left. The package is compiled to
+# bytecode first: with PYTHONDONTWRITEBYTECODE set, each of the suite's hundreds of Python processes
+# (`cogmem` commands, servers, documentation chains) would compile it from source again (~0.1 s CPU each).
 test: install node-tools browser-tools lint
+	$(PY) -m compileall -q cogmem_graph tests benchmarks >/dev/null
 	$(PY) -m pytest -n auto --dist loadfile -m "not serial"
 	$(PY) -m pytest -n 0 -m serial || [ $$? -eq 5 ]
 
