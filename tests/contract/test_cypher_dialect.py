@@ -35,6 +35,8 @@ LINT_DIR = Path(__file__).resolve().parents[2] / "tools" / "cypher-lint"
 LINT_SCRIPT = LINT_DIR / "lint.mjs"
 TEST_CYPHER = Path(__file__).resolve().parents[1] / "cypher"
 
+pytestmark = pytest.mark.slow  # ~200 statements through Node, a third of a second each
+
 
 def _require_linter() -> str:
     node = shutil.which("node")

@@ -15,6 +15,8 @@ import pytest
 
 from .watched_run import run_python
 
+pytestmark = pytest.mark.slow  # some sixty commands, each a new process
+
 CHAT = [
     {"role": "user", "content": "Hi, I'm Maya and I run the platform team at Acme.",
      "timestamp": "2024-03-01T10:00:00Z", "thread": "t1", "id": "m1"},
