@@ -249,51 +249,55 @@ def _records(text: str) -> list[dict]:
     return [r for r in (json.loads(line) for line in text.splitlines()) if r["record"] != "header"]
 
 
-def test_export_then_import_gives_identical_stats_and_recall(files, tmp_path) -> None:
-    source, target = tmp_path / "source-home", tmp_path / "target-home"
-    ok(cogmem("ingest", str(files["chat"]), home=source))
-    ok(cogmem("ingest", str(files["locomo"]), home=source))
-    backup = tmp_path / "backup.jsonl"
-    run = ok(cogmem("export", str(backup), home=source))
-    assert "exported 10 traces" in run.stdout
-    lines = [json.loads(line) for line in backup.read_text().splitlines()]
-    assert lines[0]["record"] == "header" and lines[-1]["record"] == "footer"
-    assert {r["record"] for r in lines} >= {"trace", "entity", "mention", "edge"}
+@pytest.fixture(scope="module")
+def restored(home, tmp_path_factory) -> tuple[Path, Path, Run, Run]:
+    """The module's home after a retrieval has changed it (access counts, strengths, Hebbian
+    edges), exported to a gzipped backup and imported into a new home: (backup, copy, the
+    export's run, the import's run)."""
+    path, _ = home
+    ok(cogmem("recall", "Docker Compose deploy", home=path))  # Hebbian CO_ACTIVATED edges at least
+    folder = tmp_path_factory.mktemp("backup")
+    backup, copy = folder / "backup.jsonl.gz", folder / "copy-home"
+    exported = ok(cogmem("export", str(backup), home=path))
+    imported = ok(cogmem("import", str(backup), home=copy))
+    return backup, copy, exported, imported
 
-    run = ok(cogmem("import", str(backup), home=target))
-    assert "imported 10 traces" in run.stdout
-    before = ok(cogmem("stats", "--json", home=source)).json()
-    assert ok(cogmem("stats", "--json", home=target)).json() == before
 
+def test_backup_of_a_used_store_round_trips_exactly(home, restored) -> None:
+    """The backup of the restored copy is the same backup, property for property."""
+    path, _ = home
+    backup, copy, exported, imported = restored
+    assert f"exported {TOTAL} traces" in exported.stdout and f"imported {TOTAL} traces" in imported.stdout
+    lines = gzip.decompress(backup.read_bytes()).decode().splitlines()
+    assert json.loads(lines[0])["record"] == "header" and json.loads(lines[-1])["record"] == "footer"
+    original = _records("\n".join(lines))
+    assert {r["record"] for r in original} >= {"trace", "entity", "mention", "edge"}
+    assert any(r["record"] == "edge" and r["type"] == "CO_ACTIVATED" for r in original)
+    again = ok(cogmem("export", "-", home=copy))
+    assert "exported" in again.stderr
+    assert _records(again.stdout) == original
+    assert ok(cogmem("stats", "--json", home=copy)).json() == ok(cogmem("stats", "--json", home=path)).json()
+
+
+def test_export_then_import_gives_identical_stats_and_recall(home, restored, tmp_path) -> None:
+    path, _ = home
+    backup, copy, _, _ = restored
     for query in ("Docker Compose deploy server", "pottery bowl grandmother"):
-        a = ok(cogmem("recall", query, "-k", "5", "--json", "--no-reinforce", home=source)).json()["traces"]
-        b = ok(cogmem("recall", query, "-k", "5", "--json", "--no-reinforce", home=target)).json()["traces"]
+        a = ok(cogmem("recall", query, "-k", "5", "--json", "--no-reinforce", home=path)).json()["traces"]
+        b = ok(cogmem("recall", query, "-k", "5", "--json", "--no-reinforce", home=copy)).json()["traces"]
         assert a and [t["id"] for t in b] == [t["id"] for t in a]
         for x, y in zip(a, b, strict=True):
             assert (y["content"], y["created_at"], y["scope_key"], y["metadata"], y["sources"]) == (
                 x["content"], x["created_at"], x["scope_key"], x["metadata"], x["sources"])
             assert y["score"] == pytest.approx(x["score"], abs=0.01), "only the clock moved between the runs"
 
-    # importing the same backup again changes nothing; stdin works too
-    ok(cogmem("import", "-", home=target, stdin=backup.read_text()))
-    assert ok(cogmem("stats", "--json", home=target)).json() == before
-
-
-def test_backup_of_a_used_store_round_trips_exactly(home, tmp_path) -> None:
-    """A store that retrieval has changed (access counts, strengths, Hebbian edges): the
-    backup of its restored copy is the same backup, property for property."""
-    path, _ = home
-    ok(cogmem("recall", "Docker Compose deploy", home=path))  # Hebbian CO_ACTIVATED edges at least
-    backup = tmp_path / "backup.jsonl.gz"
-    ok(cogmem("export", str(backup), home=path))
-    copy = tmp_path / "copy-home"
-    ok(cogmem("import", str(backup), home=copy))
-    again = ok(cogmem("export", "-", home=copy))
-    assert "exported" in again.stderr
-    original = _records(gzip.decompress(backup.read_bytes()).decode())
-    assert any(r["record"] == "edge" and r["type"] == "CO_ACTIVATED" for r in original)
-    assert _records(again.stdout) == original
-    assert ok(cogmem("stats", "--json", home=copy)).json() == ok(cogmem("stats", "--json", home=path)).json()
+    # a plain backup file imports too; importing the same backup again changes nothing; stdin works too
+    plain = tmp_path / "backup.jsonl"
+    plain.write_bytes(gzip.decompress(backup.read_bytes()))
+    before = ok(cogmem("stats", "--json", home=copy)).json()
+    assert f"imported {TOTAL} traces" in ok(cogmem("import", str(plain), home=copy)).stdout
+    ok(cogmem("import", "-", home=copy, stdin=plain.read_text()))
+    assert ok(cogmem("stats", "--json", home=copy)).json() == before
 
 
 # ---------------------------------------------------------------- errors and exit codes
