@@ -134,6 +134,7 @@ def stores(tmp_path: Path, clock: ManualClock, request) -> Iterator[tuple[cg.Mem
         yield pair
 
 
+@pytest.mark.slow  # twelve nights of two stores side by side
 @pytest.mark.parametrize("stores", ["fsrs6", "ebbinghaus"], indirect=True)
 def test_a_store_consolidated_incrementally_ends_each_night_as_one_swept_in_full(stores, clock) -> None:
     incremental, full = stores
