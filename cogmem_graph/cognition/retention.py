@@ -130,6 +130,12 @@ def turn_body(text: str) -> str:
     return _SPEAKER_NAME.sub("", text, count=1)
 
 
+def speaker_prefix_length(text: str) -> int:
+    """How many characters a chat transcript's leading "Speaker: " takes (0: none)."""
+    match = _SPEAKER_NAME.match(text)
+    return match.end() if match else 0
+
+
 def speaker_of(text: str) -> str | None:
     """The name before a chat transcript's "Speaker: ", or None for a memory said plainly
     (a lower-case lead-in such as "Seats when I fly: ..." is no speaker)."""

@@ -150,6 +150,13 @@ class GatherConfig(_Config):
         "chosen on the LoCoMo tune half from 0.3-0.75 with the entity search on every such question: "
         "docs/read_path.md, \"Gathering an answer spread over conversations\")",
     )
+    sentence_dense_weight: float = Field(
+        0.5, ge=0.0, le=10.0,
+        description="a dense search by the query's aspect (without the names of the entities it names) over the "
+        "memories' sentence vectors, each memory scored by its best sentence (`write.sentence_vectors`), joins "
+        "score fusion as a further list with this weight (0: off; chosen on the LoCoMo tune half from 0.3, 0.5, "
+        "0.75 and 1: docs/read_path.md, \"A memory found by its best sentence\")",
+    )
     entity_dense_aspect: bool = Field(
         True,
         description="the entity-restricted dense search uses the query without the entity names (the aspect: "

@@ -51,6 +51,12 @@ class WritePathConfig(_Config):
         "with its own vector plus a share of the previous turn's index vector, so a reply is found by what it "
         "answers; near-duplicate and interference checks use the memory's own vector",
     )
+    sentence_vectors: bool = Field(
+        True,
+        description="each memory is indexed with a vector per sentence too (cognition.sentences), from the same "
+        "embedding pass, so a question is matched against a message's best sentence "
+        "(retrieval.gather.sentence_dense_weight); only embedders that give them in one pass (local, hash)",
+    )
     context_weight: float = Field(
         0.8, ge=0.0, le=4.0,
         description="the share of the previous turn's index vector in a turn's (both normalised, the sum "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 
 from cogmem_graph.providers.embedders import Embedder, embed_queries
 
@@ -99,6 +100,18 @@ class CachedEmbedder:
         if isinstance(texts, str):
             raise TypeError("embed() takes a list of texts; use embed_query() for one text")
         return self._get("d", list(texts))
+
+    def embed_with_sentences(self, texts: list[str], spans: Sequence[Sequence[tuple[int, int]]]
+                             ) -> tuple[list[list[float]], list[list[list[float]]] | None]:
+        """The inner embedder's texts and sentences in one pass (`embedders.embed_with_sentences`),
+        the texts' vectors kept in the cache; None for sentences when the inner embedder gives none."""
+        if isinstance(texts, str):
+            raise TypeError("embed_with_sentences() takes a list of texts")
+        if not callable(getattr(self.inner, "embed_with_sentences", None)):
+            return self.embed(texts), None
+        vectors, sentences = self.inner.embed_with_sentences(list(texts), spans)
+        self._store({("d", t): tuple(v) for t, v in zip(texts, vectors, strict=True)})
+        return vectors, sentences
 
     def embed_query(self, text: str) -> list[float]:
         return self._get("q", [text])[0]

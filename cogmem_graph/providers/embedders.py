@@ -67,6 +67,22 @@ def embed_queries(embedder: Embedder, texts: list[str]) -> list[list[float]]:
     return [embedder.embed_query(t) for t in texts]
 
 
+Spans = Sequence[tuple[int, int]]
+"""(start, end) character offsets of a text's sentences (`cognition.sentences.sentence_spans`)."""
+
+
+def embed_with_sentences(embedder: Embedder, texts: list[str], spans: Sequence[Spans]
+                         ) -> tuple[list[list[float]], list[list[list[float]]] | None]:
+    """Each text's vector and, where the embedder can give them from the same pass, a vector
+    per sentence span (an embedder offering `embed_with_sentences`: the local model pools its
+    token vectors per span, the hash embedder hashes each span); else None: an embedder behind
+    an API would need a call per sentence, so its memories keep one vector each."""
+    both = getattr(embedder, "embed_with_sentences", None)
+    if callable(both):
+        return both(texts, spans)
+    return embedder.embed(texts), None
+
+
 def _normalise(vector: list[float]) -> list[float]:
     norm = math.sqrt(sum(x * x for x in vector))
     if norm == 0.0:
@@ -146,6 +162,13 @@ class HashEmbedder:
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         return [self._embed_one(t) for t in _check_texts(texts)]
+
+    def embed_with_sentences(self, texts: list[str], spans: Sequence[Spans]
+                             ) -> tuple[list[list[float]], list[list[list[float]]]]:
+        """`embed(texts)`, and each span's text hashed on its own."""
+        if len(spans) != len(texts):
+            raise ValueError(f"spans: one list per text, got {len(spans)} for {len(texts)} texts")
+        return self.embed(texts), [[self._embed_one(t[a:b]) for a, b in s] for t, s in zip(texts, spans, strict=True)]
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed([text])[0]
@@ -337,6 +360,48 @@ class LocalEmbedder:
                 show_progress_bar=False,
             )
         return vectors.astype("float64").tolist()
+
+    def embed_with_sentences(self, texts: list[str], spans: Sequence[Spans]
+                             ) -> tuple[list[list[float]], list[list[list[float]]]]:
+        """Each text's vector and its sentences' from one forward pass ("late chunking"): a
+        sentence's vector is the mean of the text's token vectors inside its span, so it
+        carries the words around it and costs no second pass. A span past the model's
+        `max_seq_length` (truncated) gets none; a text with none keeps its own vector."""
+        texts = _check_texts(texts)
+        if len(spans) != len(texts):
+            raise ValueError(f"spans: one list per text, got {len(spans)} for {len(texts)} texts")
+        if not texts:
+            return [], []
+        import numpy as np
+
+        with self._lock:
+            model = self._model
+            if self.threads is not None:
+                _use_threads(self.threads)
+            outputs = model.encode(texts, batch_size=self.batch_size, output_value=None,
+                                   convert_to_numpy=False, show_progress_bar=False)
+            # sentence-transformers embeds each text stripped, truncated at max_seq_length.
+            offsets = model.tokenizer([t.strip() for t in texts], truncation=True, max_length=model.max_seq_length,
+                                      return_offsets_mapping=True)["offset_mapping"]
+        vectors: list[list[float]] = []
+        sentences: list[list[list[float]]] = []
+        for text, text_spans, out, marks in zip(texts, spans, outputs, offsets, strict=True):
+            whole = out["sentence_embedding"].float().numpy().astype("float64")
+            whole /= np.linalg.norm(whole) or 1.0
+            tokens = out["token_embeddings"].float().numpy().astype("float64")
+            shift = len(text) - len(text.lstrip())
+            starts = np.array([a for a, _ in marks]) + shift
+            ends = np.array([b for _, b in marks]) + shift
+            real = ends > starts  # [CLS], [SEP] and padding have empty offsets
+            own = []
+            for a, b in text_spans:
+                inside = real & (starts >= a) & (ends <= b)
+                if inside.any():
+                    pooled = tokens[: len(marks)][inside].mean(axis=0)
+                    own.append((pooled / (np.linalg.norm(pooled) or 1.0)).tolist())
+            vectors.append(whole.tolist())
+            sentences.append(own or [whole.tolist()])
+        return vectors, sentences
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed([text])[0]

@@ -276,14 +276,16 @@ def _fuse(ctx: MemoryContext, ask: _Ask, route: IntentRoute, found: _Found, name
     gather = cfg.gather
     # Gathering around the question's entities: the question without their names, and a dense
     # search among the memories that mention them (RetrievalConfig.gather).
-    entities = named() if named is not None and (gather.aspect_dense_weight or entity_search) else None
-    extra = _gathered(ctx, ask.query, entities, ask.keys, ask.pool, ask.payload, entity_search) if entities else []
+    wanted = gather.aspect_dense_weight or entity_search or gather.sentence_dense_weight
+    entities = named() if named is not None and wanted else None
+    extra = _gathered(ctx, ask.query, entities or [], ask.keys, ask.pool, ask.payload, entity_search)
     found.fused_as(fuse_hits(found.dense, found.lexical, cfg, lexical_weight=route.lexical_weight,
-                             dense_weight=route.dense_weight, extra=extra)[: cfg.ranked_for(ask.top_k)])
+                             dense_weight=route.dense_weight, extra=[(h, w) for _, h, w in extra]
+                             )[: cfg.ranked_for(ask.top_k)])
     reranker = ctx.reranker if cfg.rerank and found.fused else None
     if reranker is not None:
         found.fused_as(_rerank(ctx, reranker, ask.query, found.fused_ids, ask.keys))
-    for name, hits in (("dense", found.dense), ("lexical", found.lexical), *(("gathered", h) for h, _ in extra)):
+    for name, hits in (("dense", found.dense), ("lexical", found.lexical), *((n, h) for n, h, _ in extra)):
         found.found_by(name, [h.trace_id for h in hits])
     return entities
 
@@ -473,22 +475,28 @@ def _embed_with_aspect(ctx: MemoryContext, query: str) -> None:
 
 
 def _gathered(ctx: MemoryContext, query: str, entities: list, keys: list[str], pool: int,
-              payload: Sequence[PayloadCondition], entity_search: bool) -> list[tuple[list, float]]:
-    """The further dense lists of `RetrievalConfig.gather`, with their fusion weights: the
-    query without the names of its entities, over every memory; and a search among the
-    memories that mention one of the entities (the vector store's payload filter on entity
-    keys), by that aspect or by the whole query. Both within the caller's scopes and filter."""
+              payload: Sequence[PayloadCondition], entity_search: bool) -> list[tuple[str, list, float]]:
+    """The further dense lists of `RetrievalConfig.gather`, named, with their fusion weights,
+    all within the caller's scopes and filter and by the aspect (the query without the names
+    of its `entities`): over every memory, their own vectors; among the memories that
+    mention one of the entities (the vector store's payload filter on entity keys), by that
+    aspect or by the whole query; last, the memories' best sentences. Fusion adds the lists
+    in this order, each averaged into what came before (`fusion.with_relative_list`): the
+    last one weighs most."""
     gather = ctx.config.retrieval.gather
-    aspect = without_names(query, [e.name for e in entities]) or query
+    aspect = (without_names(query, [e.name for e in entities]) or query) if entities else query
     out = []
-    if gather.aspect_dense_weight:
-        out.append((ctx.vectors.search_dense(ctx.embedder.embed_query(aspect), keys, pool, where=payload),
+    if entities and gather.aspect_dense_weight:
+        out.append(("gathered", ctx.vectors.search_dense(ctx.embedder.embed_query(aspect), keys, pool, where=payload),
                     gather.aspect_dense_weight))
-    if entity_search:
+    if entities and entity_search:
         vector = ctx.embedder.embed_query(aspect if gather.entity_dense_aspect else query)
         condition = PayloadCondition(PAYLOAD_ENTITIES, "any", tuple(e.key for e in entities))
-        out.append((ctx.vectors.search_dense(vector, keys, pool, where=(*payload, condition)),
+        out.append(("gathered", ctx.vectors.search_dense(vector, keys, pool, where=(*payload, condition)),
                     gather.entity_dense_weight))
+    if gather.sentence_dense_weight:
+        out.append(("sentence", ctx.vectors.search_sentences(ctx.embedder.embed_query(aspect), keys, pool,
+                                                             where=payload), gather.sentence_dense_weight))
     return out
 
 

@@ -44,6 +44,8 @@ from qdrant_edge import (
     MatchAny,
     MatchValue,
     Modifier,
+    MultiVectorComparator,
+    MultiVectorConfig,
     Point,
     Query,
     QueryBatchRequest,
@@ -53,6 +55,7 @@ from qdrant_edge import (
     ScrollRequest,
     SparseVector,
     UpdateOperation,
+    VectorStorageDatatype,
 )
 
 from cogmem_graph.config.vectors import VectorConfig
@@ -66,7 +69,7 @@ from cogmem_graph.filters import (
 )
 from cogmem_graph.home import inherit_private, private_dir, write_private
 from cogmem_graph.lexical import SparseVector as BM25Vector
-from cogmem_graph.vectors.naming import DENSE, SPARSE, collection_name, point_id
+from cogmem_graph.vectors.naming import DENSE, SENTENCES, SPARSE, collection_name, point_id
 from cogmem_graph.vectors.port import HIT_FIELDS, VectorHit, VectorPoint, clamp_cosine, visible_keys
 from cogmem_graph.vectors.shared import SharedHandles
 
@@ -123,15 +126,30 @@ def _close_shard(shard: EdgeShard) -> None:
     shard.close()
 
 
-def _open_shard(path: Path, dim: int) -> EdgeShard:
-    config = EdgeConfig(
-        vectors={DENSE: EdgeVectorParams(size=dim, distance=Distance.Cosine)},
-        sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)},
-    )
+def _shard_config(dim: int, *, sentences: bool) -> EdgeConfig:
+    """A shard's vectors: the memory's own (dense), its words (BM25) and, in shards made since
+    memories have them, its sentences' (a multivector scored by its best sentence, stored as
+    float16: half the memory, and a cosine's ranking does not need float32's last digits)."""
+    vectors = {DENSE: EdgeVectorParams(size=dim, distance=Distance.Cosine)}
+    if sentences:
+        vectors[SENTENCES] = EdgeVectorParams(
+            size=dim, distance=Distance.Cosine, datatype=VectorStorageDatatype.Float16,
+            multivector_config=MultiVectorConfig(comparator=MultiVectorComparator.MaxSim))
+    return EdgeConfig(vectors=vectors, sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)})
+
+
+def _open_shard(path: Path, dim: int) -> tuple[EdgeShard, bool]:
+    """The shard at `path` (created if it has none) and whether it holds sentence vectors: one
+    made before they existed is opened as it was made (its compaction rewrites it with them)."""
     try:
         if (path / EDGE_CONFIG).exists():
-            return EdgeShard.load(str(path), config)
-        shard = EdgeShard.create(str(path), config)
+            try:
+                return EdgeShard.load(str(path), _shard_config(dim, sentences=True)), True
+            except Exception as exc:  # noqa: BLE001 - the binding raises a bare Exception
+                if "incompatible" not in str(exc).lower():
+                    raise
+                return EdgeShard.load(str(path), _shard_config(dim, sentences=False)), False
+        shard = EdgeShard.create(str(path), _shard_config(dim, sentences=True))
     except Exception as exc:  # the binding raises a bare Exception (folder locked, incompatible config)
         raise VectorStoreUnavailable(
             f"Qdrant Edge storage at {path} cannot be opened ({exc}); another process may hold it: close "
@@ -141,7 +159,7 @@ def _open_shard(path: Path, dim: int) -> EdgeShard:
     for name, params in _PAYLOAD_INDEXES:
         shard.update(UpdateOperation.create_field_index(name, params))
     _make_private(path)
-    return shard
+    return shard, True
 
 
 def owner_of(scope_key: str) -> str:
@@ -192,6 +210,7 @@ class _Partitions:
             self.count, self.legacy = self.wanted, False
             _write_private_json(layout, {"partitions": self.wanted, "placed_by": "crc32 of the scope's owner"})
         self.slots = [None] * self.count
+        self.with_sentences: set[int] = set()
         # Which partitions hold a shard, read once: only `ensure` (under the index's lock, in
         # the one process holding the home) adds one, so reads need not ask the disk again.
         self.present = {part for part in range(self.count) if (self.path(part) / EDGE_CONFIG).exists()}
@@ -205,7 +224,17 @@ class _Partitions:
         """The partition's shard, opened on first use; None when nothing was ever written there."""
         shard = self.slots[part]
         if shard is None and part in self.present:
-            shard = self.slots[part] = _open_shard(self.path(part), self.dim)
+            shard = self.open(part, self.path(part))
+        return shard
+
+    def open(self, part: int, path: Path) -> EdgeShard:
+        """Open (or create) the partition's shard at `path` and note whether it holds sentences."""
+        shard, sentences = _open_shard(path, self.dim)
+        self.slots[part] = shard
+        if sentences:
+            self.with_sentences.add(part)
+        else:
+            self.with_sentences.discard(part)
         return shard
 
     def ensure(self, part: int) -> EdgeShard:
@@ -213,7 +242,7 @@ class _Partitions:
         shard = self.get(part)
         if shard is None:
             private_dir(self.path(part))
-            shard = self.slots[part] = _open_shard(self.path(part), self.dim)
+            shard = self.open(part, self.path(part))
             self.present.add(part)
         return shard
 
@@ -415,22 +444,32 @@ class EdgeVectorIndex:
     # ------------------------------------------------------------ writes
 
     def upsert(self, points: Sequence[VectorPoint]) -> int:
-        by_part: dict[int, list[Point]] = {}
+        by_part: dict[int, list[VectorPoint]] = {}
         for p in points:
             self._check_dim(p.dense)
-            vector: dict[str, Any] = {DENSE: list(p.dense)}
-            if p.sparse:
-                vector[SPARSE] = SparseVector(p.sparse.indices, p.sparse.values)
-            by_part.setdefault(self._parts.of(p.scope_key), []).append(Point(point_id(p.trace_id), vector, {
-                **_edge_payload(p.payload),
-                "trace_id": p.trace_id, "scope_key": p.scope_key, "type": p.type, "created_at": p.created_at,
-                "active": p.active, STATE: _state(p.active), "content_hash": p.content_hash}))
+            by_part.setdefault(self._parts.of(p.scope_key), []).append(p)
         size = self.config.upsert_batch
         with self._serial:
-            for part, structs in by_part.items():
+            for part, chosen in by_part.items():
+                shard = self._parts.ensure(part)
+                # a shard made before sentence vectors: its memories keep their own vector only
+                sentences = part in self._parts.with_sentences
+                structs = [self._point(p, sentences) for p in chosen]
                 for start in range(0, len(structs), size):
-                    self._parts.ensure(part).update(UpdateOperation.upsert_points(structs[start:start + size]))
+                    shard.update(UpdateOperation.upsert_points(structs[start:start + size]))
         return len(points)
+
+    @staticmethod
+    def _point(p: VectorPoint, sentences: bool) -> Point:
+        vector: dict[str, Any] = {DENSE: list(p.dense)}
+        if p.sparse:
+            vector[SPARSE] = SparseVector(p.sparse.indices, p.sparse.values)
+        if sentences and p.sentences:
+            vector[SENTENCES] = [list(v) for v in p.sentences]
+        return Point(point_id(p.trace_id), vector, {
+            **_edge_payload(p.payload),
+            "trace_id": p.trace_id, "scope_key": p.scope_key, "type": p.type, "created_at": p.created_at,
+            "active": p.active, STATE: _state(p.active), "content_hash": p.content_hash})
 
     def _set_payload(self, trace_ids: Sequence[str], payload: dict, *, dirties: bool) -> None:
         """Set payload values on the points that exist (a missing one has nothing to update;
@@ -532,6 +571,17 @@ class EdgeVectorIndex:
         request = self._request(Query.Nearest(SparseVector(vector.indices, vector.values), using=SPARSE),
                                 scope_keys, limit, where=where)
         return self._hits(self._query(request, scope_keys, limit))
+
+    def search_sentences(self, vector: Sequence[float], scope_keys: Sequence[str], limit: int, *,
+                         where: Sequence[PayloadCondition] = ()) -> list[VectorHit]:
+        """Memories by their best sentence's cosine to `vector` (the shards that hold sentences;
+        memories written without them are not among the hits)."""
+        self._check_dim(vector)
+        request = self._request(Query.Nearest([list(vector)], using=SENTENCES), scope_keys, limit, where=where)
+        with self._serial:
+            lists = [shard.query(request) for part, shard in self._parts.existing(self._parts.for_keys(scope_keys))
+                     if part in self._parts.with_sentences]
+        return self._hits(self._best(lists, limit) if lists else [], cosine=True)
 
     def existing_ids(self, trace_ids: Sequence[str]) -> set[str]:
         if not trace_ids:
@@ -646,7 +696,7 @@ class EdgeVectorIndex:
         live = parts.path(part)
         work = Path(tempfile.mkdtemp(prefix=f".{live.name}.compact-", dir=self._path))
         try:
-            fresh = _open_shard(work, self.dim)
+            fresh, _ = _open_shard(work, self.dim)
             try:
                 points = self._copy_live_points(old, lambda _key: fresh, lambda: [fresh])
             except BaseException:
@@ -668,7 +718,7 @@ class EdgeVectorIndex:
             parts.get(part)
             raise
         try:
-            parts.slots[part] = _open_shard(live, self.dim)
+            parts.open(part, live)
         except BaseException:
             _swap_folders(work, live)  # the old folder back in place
             parts.get(part)

@@ -9,6 +9,8 @@ import uuid
 
 DENSE = "dense"
 SPARSE = "bm25"
+SENTENCES = "sentences"
+"""A memory's sentences' vectors (a multivector: a search scores a memory by its best sentence)."""
 _ID_NAMESPACE = uuid.UUID("6f1c9a52-3b57-4d0e-9a57-2f4c6f0c1e11")
 
 

@@ -28,7 +28,7 @@ from cogmem_graph.filters import PayloadCondition
 from cogmem_graph.home import private_dir, tighten
 from cogmem_graph.lexical import SparseVector
 from cogmem_graph.redact import redact_url
-from cogmem_graph.vectors.naming import DENSE, SPARSE, collection_name, point_id
+from cogmem_graph.vectors.naming import DENSE, SENTENCES, SPARSE, collection_name, point_id
 from cogmem_graph.vectors.port import HIT_FIELDS, VectorHit, VectorPoint, clamp_cosine, visible_keys
 from cogmem_graph.vectors.shared import SharedHandles
 
@@ -140,12 +140,22 @@ class QdrantVectorIndex:
 
     def _ensure_collection(self) -> None:
         if self._call("collection_exists", self._client.collection_exists, self.name):
+            info = self._call("get_collection", self._client.get_collection, self.name)
+            vectors = info.config.params.vectors
+            # a collection made before sentence vectors: its memories keep their own vector only
+            self._sentences = isinstance(vectors, dict) and SENTENCES in vectors
             return
+        self._sentences = True
         self._call(
             "create_collection",
             self._client.create_collection,
             self.name,
-            vectors_config={DENSE: models.VectorParams(size=self.dim, distance=models.Distance.COSINE)},
+            vectors_config={
+                DENSE: models.VectorParams(size=self.dim, distance=models.Distance.COSINE),
+                SENTENCES: models.VectorParams(
+                    size=self.dim, distance=models.Distance.COSINE, datatype=models.Datatype.FLOAT16,
+                    multivector_config=models.MultiVectorConfig(comparator=models.MultiVectorComparator.MAX_SIM)),
+            },
             sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
         )
         with warnings.catch_warnings():  # local mode warns that payload indexes have no effect
@@ -195,6 +205,8 @@ class QdrantVectorIndex:
             vector: dict[str, Any] = {DENSE: list(p.dense)}
             if p.sparse:
                 vector[SPARSE] = models.SparseVector(indices=p.sparse.indices, values=p.sparse.values)
+            if p.sentences and self._sentences:
+                vector[SENTENCES] = [list(v) for v in p.sentences]
             structs.append(models.PointStruct(
                 id=point_id(p.trace_id), vector=vector,
                 payload={**p.payload, "trace_id": p.trace_id, "scope_key": p.scope_key, "type": p.type,
@@ -270,6 +282,19 @@ class QdrantVectorIndex:
             query_filter=self._filter(scope_keys, where=where), limit=limit, with_payload=list(HIT_FIELDS),
         )
         return self._hits(result.points)
+
+    def search_sentences(self, vector: Sequence[float], scope_keys: Sequence[str], limit: int, *,
+                         where: Sequence[PayloadCondition] = ()) -> list[VectorHit]:
+        """Memories by their best sentence's cosine to `vector` (none in a collection made
+        before sentence vectors)."""
+        self._check_dim(vector)
+        if not self._sentences:
+            return []
+        result = self._call(
+            "query_points", self._client.query_points, self.name, query=[list(vector)], using=SENTENCES,
+            query_filter=self._filter(scope_keys, where=where), limit=limit, with_payload=list(HIT_FIELDS),
+        )
+        return self._hits(result.points, cosine=True)
 
     def existing_ids(self, trace_ids: Sequence[str]) -> set[str]:
         if not trace_ids:

@@ -23,6 +23,7 @@ import numpy as np
 
 from cogmem_graph.graph.port import SequenceStart
 from cogmem_graph.model import MemoryTrace
+from cogmem_graph.write.embedding import embed_memories
 
 if TYPE_CHECKING:
     from cogmem_graph.context import MemoryContext
@@ -117,10 +118,11 @@ def index_vectors(ctx: MemoryContext, traces: Sequence[MemoryTrace], own: Mappin
     return out
 
 
-def embed_for_index(ctx: MemoryContext, traces: Sequence[MemoryTrace]) -> list[list[float]]:
+def embed_for_index(ctx: MemoryContext, traces: Sequence[MemoryTrace]
+                    ) -> tuple[list[list[float]], list[list[list[float]]] | None]:
     """Index vectors of whole traces already in the graph (repair, import), each in its own
-    scope's context."""
+    scope's context, and their sentences' vectors (None when the embedder gives none)."""
     previous = previous_turns_later(ctx, traces, sorted({t.scope_key for t in traces}))
-    own = dict(enumerate(ctx.embedder.embed([t.content for t in traces])))
-    vectors = index_vectors(ctx, traces, own, previous())
-    return [vectors[i] for i in range(len(traces))]
+    embedded, sentences = embed_memories(ctx, [t.content for t in traces])
+    vectors = index_vectors(ctx, traces, dict(enumerate(embedded)), previous())
+    return [vectors[i] for i in range(len(traces))], sentences

@@ -45,6 +45,7 @@ from cogmem_graph.write.drafts import (
     schema_centroids_later,
     schema_encoding,
 )
+from cogmem_graph.write.embedding import embed_memories
 from cogmem_graph.write.indexing import point_for
 from cogmem_graph.write.request import EncodeRequest, as_request
 
@@ -95,6 +96,8 @@ class _Batch:
     vector_of: dict[int, list[float]] = field(default_factory=dict)
     indexed_as: dict[int, list[float]] = field(default_factory=dict)
     """The index vector (with conversational context) of each unique position."""
+    sentences_of: dict[int, list[list[float]]] = field(default_factory=dict)
+    """Each unique position's sentences' vectors, when the embedder gives them."""
     neighbours: list[list] = field(default_factory=list)
     existing: dict[str, MemoryTrace] = field(default_factory=dict)
     duplicate_of: dict[int, str] = field(default_factory=dict)
@@ -146,12 +149,15 @@ def _dedupe(batch: _Batch) -> None:
 
 
 def _embed(ctx: MemoryContext, batch: _Batch, centroids: Callable[[], Any]) -> None:
-    """One embedding per unique draft; its index vector carries the conversation's previous
-    turn (looked up by the graph while the batch is embedded); schemas shape its encoding."""
+    """One embedding pass per unique draft (its sentences' vectors from the same pass); its
+    index vector carries the conversation's previous turn (looked up by the graph while the
+    batch is embedded); schemas shape its encoding."""
     unique_drafts = [batch.drafts[i] for i in batch.unique]
     previous = previous_turns_later(ctx, unique_drafts, ctx.visible_scope_keys)
-    vectors = ctx.embedder.embed([t.content for t in unique_drafts])
+    vectors, sentences = embed_memories(ctx, [t.content for t in unique_drafts])
     batch.vector_of = dict(zip(batch.unique, vectors, strict=True))
+    if sentences is not None:
+        batch.sentences_of = dict(zip(batch.unique, sentences, strict=True))
     index_of = index_vectors(ctx, unique_drafts, dict(enumerate(vectors)), previous())
     batch.indexed_as = {i: index_of[n] for n, i in enumerate(batch.unique)}
     schema_encoding(ctx, batch.drafts, batch.vector_of, batch.now, centroids)
@@ -223,7 +229,7 @@ def _write(ctx: MemoryContext, batch: _Batch) -> tuple[dict[int, MemoryTrace], i
             # The engine writes the traces while their vector points, MENTIONS rows and
             # CONTRADICTS edges are computed here.
             written = graph.upsert_traces_later(new, fresh=True)  # their ids were minted in build_trace
-            points = [point_for(drafts[i], batch.indexed_as[i]) for i in new_at]
+            points = [point_for(drafts[i], batch.indexed_as[i], sentences=batch.sentences_of.get(i)) for i in new_at]
             mentions = [Mention(drafts[i].id, e.key, e.name, e.kind) for i in new_at for e in batch.entities[i]]
             contradictions: list[Edge] = []
             for i in new_at:

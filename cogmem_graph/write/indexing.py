@@ -37,12 +37,14 @@ def filter_payload(trace: MemoryTrace) -> dict:
     }
 
 
-def point_for(trace: MemoryTrace, dense: list[float], *, active: bool = True) -> VectorPoint:
-    """The vector point of a memory: its dense vector, its BM25 words and its filter payload."""
+def point_for(trace: MemoryTrace, dense: list[float], *, active: bool = True,
+              sentences: list[list[float]] | None = None) -> VectorPoint:
+    """The vector point of a memory: its dense vector, its BM25 words, its sentences' vectors
+    (when it has them) and its filter payload."""
     return VectorPoint(trace_id=trace.id, scope_key=trace.scope_key, type=trace.type.value,
                        created_at=trace.created_at, dense=dense, sparse=bm25_document_vector(trace.content),
-                       active=active, content_hash=trace.content_hash, payload=filter_payload(trace))
-
+                       active=active, content_hash=trace.content_hash, payload=filter_payload(trace),
+                       sentences=sentences)
 
 
 def index_unindexed(ctx: MemoryContext, *, batch_size: int = INDEX_BATCH,
@@ -55,8 +57,9 @@ def index_unindexed(ctx: MemoryContext, *, batch_size: int = INDEX_BATCH,
 
     done = 0
     while pending := ctx.graph.unindexed_traces(limit=batch_size):
-        vectors = embed_for_index(ctx, pending)
-        ctx.vectors.upsert([point_for(t, v, active=t.is_active) for t, v in zip(pending, vectors, strict=True)])
+        vectors, sentences = embed_for_index(ctx, pending)
+        ctx.vectors.upsert([point_for(t, v, active=t.is_active, sentences=sentences[i] if sentences else None)
+                            for i, (t, v) in enumerate(zip(pending, vectors, strict=True))])
         ctx.graph.set_indexed([t.id for t in pending], True)
         done += len(pending)
         if on_batch:

@@ -99,7 +99,7 @@ def test_a_folder_from_before_partitions_is_read_then_rewritten_into_them(tmp_pa
     into partitions with every live point."""
     root = tmp_path / collection_name("cogmem", "m", DIM)
     root.mkdir(parents=True)
-    old = _open_shard(root, DIM)
+    old, _ = _open_shard(root, DIM)
     old.close()
     with EdgeVectorIndex(model="m", dim=DIM, path=tmp_path) as index:
         assert index.partitions == 1

@@ -191,3 +191,54 @@ def test_stored_vectors_are_read_back_by_id_within_the_callers_scopes(index) -> 
     assert index.dense_vectors([], ["user:acme/u1"]) == {}
     with pytest.raises(ValueError, match="scope_keys"):
         index.dense_vectors(["a"], [])
+
+
+def test_a_memory_is_found_by_its_best_sentence(index) -> None:
+    """The sentence vectors: a memory scores its best sentence's cosine (MaxSim), within the
+    caller's scopes and filter; a memory written without sentence vectors is not among them."""
+    index.upsert([
+        VectorPoint("two-topics", "user:acme/u1", "episodic", 1, unit(1, 1, 0, 0),
+                    sentences=[unit(1, 0, 0, 0), unit(0, 1, 0, 0)]),
+        VectorPoint("one-topic", "user:acme/u1", "episodic", 1, unit(0, 1, 1, 0), sentences=[unit(0, 1, 1, 0)]),
+        VectorPoint("plain", "user:acme/u1", "episodic", 1, unit(0, 1, 0, 0)),
+        VectorPoint("elsewhere", "user:acme/u2", "episodic", 1, unit(0, 1, 0, 0), sentences=[unit(0, 1, 0, 0)]),
+    ])
+    hits = index.search_sentences(unit(0, 1, 0, 0), ["user:acme/u1"], 5)
+    assert [h.trace_id for h in hits] == ["two-topics", "one-topic"]
+    assert hits[0].score == pytest.approx(1.0, abs=2e-3)  # float16 storage
+    assert hits[1].score == pytest.approx(math.sqrt(0.5), abs=2e-3)
+    index.set_active(["two-topics"], False)
+    assert [h.trace_id for h in index.search_sentences(unit(0, 1, 0, 0), ["user:acme/u1"], 5)] == ["one-topic"]
+    with pytest.raises(ValueError, match="dimensions"):
+        index.search_sentences([1.0, 0.0], ["user:acme/u1"], 5)
+
+
+def test_an_edge_shard_made_before_sentence_vectors_opens_and_its_compaction_adds_them(tmp_path: Path) -> None:
+    from qdrant_edge import (
+        Distance,
+        EdgeConfig,
+        EdgeShard,
+        EdgeSparseVectorParams,
+        EdgeVectorParams,
+        Modifier,
+    )
+
+    from cogmem_graph.vectors.naming import DENSE, SPARSE
+
+    first = EdgeVectorIndex(model="m", dim=DIM, path=tmp_path / "edge")
+    folder = Path(first.location)
+    first.close()
+    for child in folder.iterdir():  # a folder as an older version made it: one shard, no sentences
+        child.unlink()
+    EdgeShard.create(str(folder), EdgeConfig(
+        vectors={DENSE: EdgeVectorParams(size=DIM, distance=Distance.Cosine)},
+        sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)})).close()
+    old = EdgeVectorIndex(model="m", dim=DIM, path=tmp_path / "edge")
+    old.upsert([VectorPoint("a", "user:acme/u1", "episodic", 1, unit(1, 0, 0, 0), sentences=[unit(0, 1, 0, 0)])])
+    assert old.search_sentences(unit(0, 1, 0, 0), ["user:acme/u1"], 5) == []  # kept its own vector only
+    assert [h.trace_id for h in old.search_dense(unit(1, 0, 0, 0), ["user:acme/u1"], 5)] == ["a"]
+    old.compact()
+    old.upsert([VectorPoint("b", "user:acme/u1", "episodic", 1, unit(0, 0, 1, 0), sentences=[unit(0, 1, 0, 0)])])
+    assert [h.trace_id for h in old.search_sentences(unit(0, 1, 0, 0), ["user:acme/u1"], 5)] == ["b"]
+    assert old.existing_ids(["a", "b"]) == {"a", "b"}
+    old.close()

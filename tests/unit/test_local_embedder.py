@@ -135,3 +135,24 @@ def test_a_store_opened_with_the_local_embedder_uses_the_configured_threads(tmp_
         assert store.embedder.inner.threads is None, "None leaves torch's own default"
     with cg.open(home=tmp_path / "hash", embedder="hash") as store:
         assert not hasattr(store.embedder.inner, "threads")
+
+
+def test_sentence_vectors_come_from_the_same_pass_as_the_memorys(embedder: LocalEmbedder) -> None:
+    """Late chunking: the text's vector is `embed()`'s, and each sentence's vector is its own
+    sentence's meaning (closer to that sentence embedded alone than to the other's)."""
+    from cogmem_graph.cognition.sentences import sentence_spans
+
+    text = "Melanie: The weather was awful all week. I'm off to go swimming with the kids tomorrow."
+    (whole,), (sentences,) = embedder.embed_with_sentences([text], [sentence_spans(text)])
+    assert math.isclose(sum(a * b for a, b in zip(whole, embedder.embed([text])[0], strict=True)), 1.0, abs_tol=1e-5)
+    assert len(sentences) == 2 and all(math.isclose(math.hypot(*v), 1.0, abs_tol=1e-6) for v in sentences)
+    weather, swimming = embedder.embed(["The weather was awful all week.", "I'm off to go swimming with the kids tomorrow."])
+
+    def cos(a: list[float], b: list[float]) -> float:
+        return sum(x * y for x, y in zip(a, b, strict=True))
+    assert cos(sentences[0], weather) > cos(sentences[0], swimming)
+    assert cos(sentences[1], swimming) > cos(sentences[1], weather)
+    # the point: asked about one of them (by the aspect, as the read path asks), the sentence
+    # beats the message's average
+    query = embedder.embed_query("What will she do with her children?")
+    assert cos(query, sentences[1]) > cos(query, whole)

@@ -688,3 +688,21 @@ def test_best_local_embedder_falls_back_with_a_warning(monkeypatch: pytest.Monke
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert make_embedder("hash").dim == 384
+
+
+def test_sentence_vectors_are_given_only_by_embedders_that_make_them_in_one_pass() -> None:
+    from cogmem_graph.providers.embedders import embed_with_sentences
+
+    text = "The weather was awful all week. I'm off to go swimming with the kids."
+    spans = [[(0, 31), (32, len(text))]]
+    hashed = HashEmbedder(32)
+    vectors, sentences = embed_with_sentences(hashed, [text], spans)
+    assert vectors == hashed.embed([text]) and sentences == [hashed.embed([text[:31], text[32:]])]
+    counting = CountingEmbedder()  # no embed_with_sentences: one vector per memory, no second call
+    vectors, sentences = embed_with_sentences(counting, [text], spans)
+    assert sentences is None and counting.batches == [[text]]
+    cached = CachedEmbedder(HashEmbedder(32), max_size=10)
+    vectors, sentences = cached.embed_with_sentences([text], spans)
+    assert cached.embed([text]) == vectors and len(sentences[0]) == 2
+    with pytest.raises(ValueError, match="spans"):
+        hashed.embed_with_sentences([text, text], spans)

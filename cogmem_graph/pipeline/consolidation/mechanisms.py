@@ -17,6 +17,7 @@ from cogmem_graph.cognition.mechanisms import (
 )
 from cogmem_graph.graph.port import GistRewrite
 from cogmem_graph.model import MemoryTrace, MemoryType
+from cogmem_graph.write.embedding import embed_memories
 from cogmem_graph.write.indexing import point_for
 
 if TYPE_CHECKING:
@@ -100,8 +101,9 @@ def temporal_gist(sc: StepContext, key: str) -> None:
     applied = sc.ctx.graph.apply_gists(rows, key)
     reindex = [new for old, new in rewritten if old.id in archived and old.id in applied]
     if reindex and reindexing:
-        vectors = sc.ctx.embedder.embed([t.content for t in reindex])
-        sc.ctx.vectors.upsert([point_for(t, v) for t, v in zip(reindex, vectors, strict=True)])
+        vectors, sentences = embed_memories(sc.ctx, [t.content for t in reindex])
+        sc.ctx.vectors.upsert([point_for(t, v, sentences=sentences[i] if sentences else None)
+                               for i, (t, v) in enumerate(zip(reindex, vectors, strict=True))])
         sc.ctx.graph.set_indexed([t.id for t in reindex], True)
     sc.result.gisted += len(reindex)
 
