@@ -233,8 +233,9 @@ class _Partitions:
         self.slots[part] = shard
         if sentences:
             self.with_sentences.add(part)
-        else:
+        else:  # made before sentence vectors: the next compaction rewrites it with them
             self.with_sentences.discard(part)
+            self.mark_dirty({part})
         return shard
 
     def ensure(self, part: int) -> EdgeShard:
