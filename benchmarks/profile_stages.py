@@ -75,10 +75,23 @@ def _callees(raw: dict, caller: tuple) -> list[tuple[tuple, int, float]]:
     return [(func, callers[caller][1], callers[caller][3]) for func, (*_, callers) in raw.items() if caller in callers]
 
 
+def _named(raw: dict, func: tuple, n: int, ct: float, home: str, depth: int = 0) -> list[tuple[str, int, float]]:
+    """A callee as rows of the table: itself, or, for a comprehension, a lambda or one of the
+    entry's own named stages (a private function of the entry's module), what it calls,
+    named through it."""
+    through = func[2].startswith("<") or (func[0] == home and func[2].startswith("_"))
+    inner = _callees(raw, func) if through and depth < 3 else []
+    if not inner:
+        return [(_name(func), n, ct)]
+    return [(f"{_name(func)} → {name}", m, t) for f, fm, ft in inner
+            for name, m, t in _named(raw, f, fm, ft, home, depth + 1)]
+
+
 def stages(stats: pstats.Stats, entry: str) -> tuple[int, float, list[tuple[str, int, float]]]:
     """(calls of the entry, its total wall s, [(stage, calls, wall s from the entry)]) for the
-    functions named `entry` (summed when several modules define one). A comprehension or a
-    lambda is no stage of its own: what it calls is, named through it."""
+    functions named `entry` (summed when several modules define one). A comprehension, a
+    lambda or a named stage of the entry (`_draft`, `_search`, ...) is no row of its own: what
+    it calls is, named through it."""
     raw = stats.stats  # type: ignore[attr-defined]
     entries = [func for func in raw if func[2] == entry]
     calls = sum(raw[func][1] for func in entries)
@@ -86,9 +99,7 @@ def stages(stats: pstats.Stats, entry: str) -> tuple[int, float, list[tuple[str,
     found: dict[str, tuple[int, float]] = {}
     for caller in entries:
         for func, n, ct in _callees(raw, caller):
-            inner = _callees(raw, func) if func[2].startswith("<") else []
-            named = [(f"{_name(func)} → {_name(f)}", m, t) for f, m, t in inner] or [(_name(func), n, ct)]
-            for name, m, t in named:
+            for name, m, t in _named(raw, func, n, ct, caller[0]):
                 before = found.get(name, (0, 0.0))
                 found[name] = (before[0] + m, before[1] + t)
     return calls, total, sorted(((name, n, ct) for name, (n, ct) in found.items()), key=lambda s: -s[2])

@@ -55,7 +55,7 @@ class WritePathConfig(_Config):
         True,
         description="each memory is indexed with a vector per sentence too (cognition.sentences), from the same "
         "embedding pass, so a question is matched against a message's best sentence "
-        "(retrieval.gather.sentence_dense_weight); only embedders that give them in one pass (local, hash)",
+        "(retrieval.gather.sentence_dense_weight); only embedders that give them from that pass (local)",
     )
     context_weight: float = Field(
         0.8, ge=0.0, le=4.0,

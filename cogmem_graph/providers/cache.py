@@ -101,13 +101,17 @@ class CachedEmbedder:
             raise TypeError("embed() takes a list of texts; use embed_query() for one text")
         return self._get("d", list(texts))
 
+    @property
+    def gives_sentences(self) -> bool:
+        return bool(getattr(self.inner, "gives_sentences", False))
+
     def embed_with_sentences(self, texts: list[str], spans: Sequence[Sequence[tuple[int, int]]]
                              ) -> tuple[list[list[float]], list[list[list[float]]] | None]:
         """The inner embedder's texts and sentences in one pass (`embedders.embed_with_sentences`),
         the texts' vectors kept in the cache; None for sentences when the inner embedder gives none."""
         if isinstance(texts, str):
             raise TypeError("embed_with_sentences() takes a list of texts")
-        if not callable(getattr(self.inner, "embed_with_sentences", None)):
+        if not self.gives_sentences:
             return self.embed(texts), None
         vectors, sentences = self.inner.embed_with_sentences(list(texts), spans)
         self._store({("d", t): tuple(v) for t, v in zip(texts, vectors, strict=True)})

@@ -71,15 +71,20 @@ Spans = Sequence[tuple[int, int]]
 """(start, end) character offsets of a text's sentences (`cognition.sentences.sentence_spans`)."""
 
 
+def gives_sentences(embedder: Embedder) -> bool:
+    """Whether the embedder gives sentence vectors from the pass that embeds a text (the local
+    model pools its token vectors per sentence). An embedder behind an API would need a call
+    per sentence, and the hash embedder's vectors are bags of words a word search already
+    covers: their memories keep one vector each."""
+    return bool(getattr(embedder, "gives_sentences", False))
+
+
 def embed_with_sentences(embedder: Embedder, texts: list[str], spans: Sequence[Spans]
                          ) -> tuple[list[list[float]], list[list[list[float]]] | None]:
-    """Each text's vector and, where the embedder can give them from the same pass, a vector
-    per sentence span (an embedder offering `embed_with_sentences`: the local model pools its
-    token vectors per span, the hash embedder hashes each span); else None: an embedder behind
-    an API would need a call per sentence, so its memories keep one vector each."""
-    both = getattr(embedder, "embed_with_sentences", None)
-    if callable(both):
-        return both(texts, spans)
+    """Each text's vector and, where the embedder `gives_sentences`, a vector per sentence
+    span from the same pass; else None."""
+    if gives_sentences(embedder):
+        return embedder.embed_with_sentences(texts, spans)  # type: ignore[attr-defined]
     return embedder.embed(texts), None
 
 
@@ -162,13 +167,6 @@ class HashEmbedder:
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         return [self._embed_one(t) for t in _check_texts(texts)]
-
-    def embed_with_sentences(self, texts: list[str], spans: Sequence[Spans]
-                             ) -> tuple[list[list[float]], list[list[list[float]]]]:
-        """`embed(texts)`, and each span's text hashed on its own."""
-        if len(spans) != len(texts):
-            raise ValueError(f"spans: one list per text, got {len(spans)} for {len(texts)} texts")
-        return self.embed(texts), [[self._embed_one(t[a:b]) for a, b in s] for t, s in zip(texts, spans, strict=True)]
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed([text])[0]
@@ -360,6 +358,9 @@ class LocalEmbedder:
                 show_progress_bar=False,
             )
         return vectors.astype("float64").tolist()
+
+    gives_sentences = True
+    """`embed_with_sentences` pools sentence vectors from the text's own forward pass."""
 
     def embed_with_sentences(self, texts: list[str], spans: Sequence[Spans]
                              ) -> tuple[list[list[float]], list[list[list[float]]]]:

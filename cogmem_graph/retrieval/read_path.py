@@ -72,6 +72,7 @@ from cogmem_graph.graph.port import AccessUpdate, CausalNeighbour, Later, TraceV
 from cogmem_graph.lexical import bm25_query_vector
 from cogmem_graph.model import MemoryCategory, MemoryTrace, Mood, entity_key
 from cogmem_graph.providers.cache import CachedEmbedder
+from cogmem_graph.providers.embedders import gives_sentences
 from cogmem_graph.results import RetrievalResult, ScoredTrace
 from cogmem_graph.retrieval import multihop_walk as multihop
 from cogmem_graph.retrieval.fusion import fuse_hits, reciprocal_rank_fusion
@@ -168,6 +169,8 @@ class _Found:
     lexical: list[VectorHit]
     ahead: bool
     """The question asks about what is still to come."""
+    query_vector: list[float] | None = None
+    """The vector the dense search asked with (the question's, or as its intent reads it)."""
     fused: list[tuple[str, float]] = field(default_factory=list)
     relevance: dict[str, float] = field(default_factory=dict)
     sources: dict[str, set[str]] = field(default_factory=dict)
@@ -240,19 +243,24 @@ def _search(ctx: MemoryContext, ask: _Ask, plan: QueryPlan | None, named: Callab
     """Candidates by text: the dense and BM25 searches the strategy asks for."""
     cfg = ctx.config.retrieval
     dense = lexical = []
+    found = None
     if ask.strategy in ("full", "dense"):
         gather = cfg.gather
         if (entity_search and gather.entity_dense_aspect) or (named is not None and gather.aspect_dense_weight):
             _embed_with_aspect(ctx, ask.query)
         vector = query_vector(ctx, ask.query, plan) if plan is not None else ctx.embedder.embed_query(ask.query)
         dense = ctx.vectors.search_dense(vector, ask.keys, ask.pool, where=ask.payload)
+        found = _Found(dense, [], False, query_vector=vector)
     # A question about what is still to come (the what-is-ahead rule, read once here).
     ahead = ask.strategy == "full" and bool(cfg.query.ahead_boost) and asks_about_what_is_ahead(ask.query)
     if ask.strategy in ("full", "lexical"):
         # "coming up" is when, not what: searched as words it finds everything that came up.
         words = without_time_cues(ask.query) if ahead else ask.query
         lexical = ctx.vectors.search_sparse(bm25_query_vector(words), ask.keys, ask.pool, where=ask.payload)
-    return _Found(dense, lexical, ahead)
+    if found is None:
+        return _Found(dense, lexical, ahead)
+    found.lexical, found.ahead = lexical, ahead
+    return found
 
 
 def _baseline(ctx: MemoryContext, ask: _Ask, found: _Found) -> RetrievalResult:
@@ -278,7 +286,8 @@ def _fuse(ctx: MemoryContext, ask: _Ask, route: IntentRoute, found: _Found, name
     # search among the memories that mention them (RetrievalConfig.gather).
     wanted = gather.aspect_dense_weight or entity_search or gather.sentence_dense_weight
     entities = named() if named is not None and wanted else None
-    extra = _gathered(ctx, ask.query, entities or [], ask.keys, ask.pool, ask.payload, entity_search)
+    extra = _gathered(ctx, ask.query, entities or [], ask.keys, ask.pool, ask.payload, entity_search,
+                      query_vector=found.query_vector)
     found.fused_as(fuse_hits(found.dense, found.lexical, cfg, lexical_weight=route.lexical_weight,
                              dense_weight=route.dense_weight, extra=[(h, w) for _, h, w in extra]
                              )[: cfg.ranked_for(ask.top_k)])
@@ -475,10 +484,11 @@ def _embed_with_aspect(ctx: MemoryContext, query: str) -> None:
 
 
 def _gathered(ctx: MemoryContext, query: str, entities: list, keys: list[str], pool: int,
-              payload: Sequence[PayloadCondition], entity_search: bool) -> list[tuple[str, list, float]]:
+              payload: Sequence[PayloadCondition], entity_search: bool, *,
+              query_vector: list[float] | None = None) -> list[tuple[str, list, float]]:
     """The further dense lists of `RetrievalConfig.gather`, named, with their fusion weights,
     all within the caller's scopes and filter and by the aspect (the query without the names
-    of its `entities`): over every memory, their own vectors; among the memories that
+    of its `entities`; `query_vector`, the dense search's, when it names none): over every memory, their own vectors; among the memories that
     mention one of the entities (the vector store's payload filter on entity keys), by that
     aspect or by the whole query; last, the memories' best sentences. Fusion adds the lists
     in this order, each averaged into what came before (`fusion.with_relative_list`): the
@@ -494,9 +504,11 @@ def _gathered(ctx: MemoryContext, query: str, entities: list, keys: list[str], p
         condition = PayloadCondition(PAYLOAD_ENTITIES, "any", tuple(e.key for e in entities))
         out.append(("gathered", ctx.vectors.search_dense(vector, keys, pool, where=(*payload, condition)),
                     gather.entity_dense_weight))
-    if gather.sentence_dense_weight:
-        out.append(("sentence", ctx.vectors.search_sentences(ctx.embedder.embed_query(aspect), keys, pool,
-                                                             where=payload), gather.sentence_dense_weight))
+    if gather.sentence_dense_weight and ctx.config.write.sentence_vectors and gives_sentences(ctx.embedder):
+        # A question naming nothing is its own aspect: searched with the vector the dense search used.
+        vector = query_vector if aspect == query and query_vector is not None else ctx.embedder.embed_query(aspect)
+        out.append(("sentence", ctx.vectors.search_sentences(vector, keys, pool, where=payload),
+                    gather.sentence_dense_weight))
     return out
 
 

@@ -695,14 +695,20 @@ def test_sentence_vectors_are_given_only_by_embedders_that_make_them_in_one_pass
 
     text = "The weather was awful all week. I'm off to go swimming with the kids."
     spans = [[(0, 31), (32, len(text))]]
-    hashed = HashEmbedder(32)
+    hashed = HashEmbedder(32)  # bags of words: a sentence's vector would add nothing a word search lacks
     vectors, sentences = embed_with_sentences(hashed, [text], spans)
-    assert vectors == hashed.embed([text]) and sentences == [hashed.embed([text[:31], text[32:]])]
-    counting = CountingEmbedder()  # no embed_with_sentences: one vector per memory, no second call
+    assert vectors == hashed.embed([text]) and sentences is None
+    counting = CountingEmbedder()  # one vector per memory, no second call
     vectors, sentences = embed_with_sentences(counting, [text], spans)
     assert sentences is None and counting.batches == [[text]]
-    cached = CachedEmbedder(HashEmbedder(32), max_size=10)
-    vectors, sentences = cached.embed_with_sentences([text], spans)
+
+    class Pooling(HashEmbedder):  # an embedder that gives them, seen through the store's cache
+        gives_sentences = True
+
+        def embed_with_sentences(self, texts, spans):
+            return self.embed(texts), [[self.embed([t[a:b]])[0] for a, b in s] for t, s in zip(texts, spans, strict=True)]
+
+    cached = CachedEmbedder(Pooling(32), max_size=10)
+    vectors, sentences = embed_with_sentences(cached, [text], spans)
     assert cached.embed([text]) == vectors and len(sentences[0]) == 2
-    with pytest.raises(ValueError, match="spans"):
-        hashed.embed_with_sentences([text, text], spans)
+    assert not CachedEmbedder(HashEmbedder(32)).gives_sentences
