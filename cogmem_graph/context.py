@@ -63,10 +63,15 @@ class MemoryContext:
         return self.identity.visible_scope_keys()
 
     @property
-    def agent_id(self) -> str:
+    def caller(self) -> AgentIdentity:
+        """The agent asking, for the steps only an agent takes (the owner has no identity)."""
         if self.identity is None:
             raise ValueError("the store owner's context has no agent identity")
-        return self.identity.agent_id
+        return self.identity
+
+    @property
+    def agent_id(self) -> str:
+        return self.caller.agent_id
 
     def current_mood(self) -> Mood:
         if self.mood is None:

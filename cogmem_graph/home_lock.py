@@ -109,7 +109,7 @@ class HomeHold:
         with _held_lock:
             key, self._key = self._key, None
             held = _held.get(key) if key is not None else None
-            if held is None:
+            if key is None or held is None:
                 return
             held.stores -= 1
             if held.stores <= 0:

@@ -306,7 +306,7 @@ def _check_metadata_value(value: Any, where: str, depth: int) -> None:
 
 
 @functools.cache
-def _graph_keys(cls: type) -> frozenset[str]:
+def _graph_keys(cls: type[BaseModel]) -> frozenset[str]:
     """Property names a model accepts from the graph (aliases and field names), once per class."""
     return frozenset({f.alias or name for name, f in cls.model_fields.items()} | set(cls.model_fields))
 

@@ -5,6 +5,7 @@ and `redact_urls` applies it to every URL inside a free text (an error message).
 from __future__ import annotations
 
 import re
+from typing import overload
 from urllib.parse import unquote
 
 MASK = "***"
@@ -27,6 +28,10 @@ def _mask_param(match: re.Match[str]) -> str:
     return f"{match['head']}{match['name']}={MASK}"
 
 
+@overload
+def redact_url(url: str) -> str: ...
+@overload
+def redact_url(url: None) -> None: ...
 def redact_url(url: str | None) -> str | None:
     """The URL with its userinfo replaced by `***@` and the values of credential-like query
     or fragment parameters by `***`; host, port, path and other parameters stay readable."""

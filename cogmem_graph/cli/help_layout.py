@@ -38,7 +38,8 @@ def wrap(text: str, width: int, indent: str = "") -> list[str]:
     return lines
 
 
-class WordWrapFormatter(typer.Context.formatter_class):  # type: ignore[misc,name-defined]
+# The base is whatever formatter class typer's Context names (a class attribute, not a type mypy can follow).
+class WordWrapFormatter(typer.Context.formatter_class):  # type: ignore[misc,valid-type]  # dynamic base
     """Click's help formatter with `wrap` for the prose and the definition lists."""
 
     def write_text(self, text: str) -> None:

@@ -27,6 +27,12 @@ from pydantic import Field
 from cogmem_graph.clock import MS_PER_DAY
 from cogmem_graph.config.graph import _Config
 
+RetentionCategory = Literal["preference", "correction", "identity", "commitment", "fact", "other"]
+
+
+def _never_forgotten() -> list[RetentionCategory]:
+    return ["preference", "correction", "identity"]
+
 
 class RetentionConfig(_Config):
     """Every number of what forgetting may take, and what it does to what it takes."""
@@ -42,8 +48,8 @@ class RetentionConfig(_Config):
     )
     min_retention_fact_ms: int = Field(14 * MS_PER_DAY, ge=0, description="facts are not forgotten sooner")
     min_retention_other_ms: int = Field(7 * MS_PER_DAY, ge=0, description="anything else is not forgotten sooner")
-    permanent_categories: list[Literal["preference", "correction", "identity", "commitment", "fact", "other"]] = Field(
-        default_factory=lambda: ["preference", "correction", "identity"],
+    permanent_categories: list[RetentionCategory] = Field(
+        default_factory=_never_forgotten,
         description="kinds of memory that decay never makes dormant (still subject to contradiction)",
     )
     density_stability_gain: float = Field(

@@ -16,7 +16,9 @@ TITLE = "cogmem-graph: why did the agent remember that?"
 
 
 def _split(text: str) -> tuple[list[str], list[str], str]:
-    notes, params, body = [], [], []
+    notes: list[str] = []
+    params: list[str] = []
+    body: list[str] = []
     for line in text.splitlines():
         stripped = line.strip()
         if stripped.startswith("//") and not body:

@@ -110,7 +110,7 @@ class FalkorGraphStore(CypherGraphStore):
                 aof_rewrite_min_mb=self.config.aof_rewrite_min_mb,
             )
             self.url = self._server.url
-        else:
+        elif url is not None:  # always, by the check above
             parsed = urlparse(url)
             scheme = parsed.scheme.lower()
             if scheme not in FALKOR_SCHEMES:

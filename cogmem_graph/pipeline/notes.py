@@ -15,11 +15,11 @@ if TYPE_CHECKING:
 
 def note_scope(ctx: MemoryContext) -> Scope:
     """Where an agent's notes (and the traces reflected from them) live: its default write scope."""
-    return ctx.identity.default_scope()
+    return ctx.caller.default_scope()
 
 
 def note_scope_key(ctx: MemoryContext) -> str:
-    return ctx.identity.scope_key(note_scope(ctx))
+    return ctx.caller.scope_key(note_scope(ctx))
 
 
 def note_from_props(props: Mapping[str, Any]) -> ObservationNote:

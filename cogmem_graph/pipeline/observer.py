@@ -90,7 +90,7 @@ class ObserveResult:
 
 def buffer_key(ctx: MemoryContext) -> str:
     """One buffer per agent and conversation (its thread when known, else its note scope)."""
-    identity = ctx.identity
+    identity = ctx.caller
     where = identity.scope_key(Scope.THREAD) if identity.user_id and identity.thread_id else note_scope_key(ctx)
     return f"{identity.agent_id}@{where}"
 
@@ -100,7 +100,7 @@ def list_notes(ctx: MemoryContext, *, limit: int = 20, pending_only: bool = Fals
     """Notes the agent may see, newest first (its own unless `all_agents`)."""
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= NOTE_LIST_MAX:
         raise ValueError(f"limit must be an integer in 1..{NOTE_LIST_MAX}, got {limit!r}")
-    found = ctx.graph.list_notes(ctx.visible_scope_keys, agent_id=None if all_agents else ctx.identity.agent_id,
+    found = ctx.graph.list_notes(ctx.visible_scope_keys, agent_id=None if all_agents else ctx.agent_id,
                                  pending_only=pending_only, limit=limit)
     return [note_from_props(props) for props in found]
 
@@ -116,7 +116,7 @@ def prompt_notes(ctx: MemoryContext) -> list[PromptItem]:
 
 
 def pending_note_tokens(ctx: MemoryContext) -> int:
-    return ctx.graph.pending_note_tokens(note_scope_key(ctx), ctx.identity.agent_id)
+    return ctx.graph.pending_note_tokens(note_scope_key(ctx), ctx.agent_id)
 
 
 # ---------------------------------------------------------------- observe
@@ -139,7 +139,7 @@ def add_turn(ctx: MemoryContext, role: str, text: str, *, created_at: int | None
     now = ctx.clock.now_ms()
     return ctx.graph.buffer_turn(
         turn_id="turn_" + uuid.uuid4().hex, buffer_key=buffer_key(ctx), scope_key=note_scope_key(ctx),
-        agent_id=ctx.identity.agent_id, role=role, content=text,
+        agent_id=ctx.agent_id, role=role, content=text,
         tokens=estimate_tokens(text, ctx.config.prompt.chars_per_token),
         created_at=now if created_at is None else created_at, now=now)
 
@@ -227,7 +227,7 @@ def _stored(ctx: MemoryContext, draft: NoteDraft, salience: float, turns: Sequen
         id="note_" + uuid.uuid4().hex, type=draft.type, content=draft.content,
         importance=round(draft.importance, 6), confidence=round(draft.confidence, 6),
         created_at=turns[draft.turn_index].created_at, entities=draft.entities, role=draft.role,
-        salience=round(salience, 6), method=method, scope_key=scope_key, agent_id=ctx.identity.agent_id,
+        salience=round(salience, 6), method=method, scope_key=scope_key, agent_id=ctx.agent_id,
         buffer_key=key, observed_at=now, tokens=estimate_tokens(draft.content, cpt))
 
 

@@ -113,7 +113,7 @@ def check_witness(index: int, witness: Witness, ctx: MemoryContext, seen: set[st
         raise ValueError(f"witnesses[{index}].relationships must be a list of at most {MAX_RELATIONSHIPS} names")
     for name in [*witness.relationships, *([witness.name] if witness.name is not None else [])]:
         check_text(name, f"witnesses[{index}] names", allow_empty=False, max_len=1_000)
-    own_key = ctx.identity.scope_key(Scope.AGENT)
+    own_key = ctx.caller.scope_key(Scope.AGENT)
     if own_key in seen:
         raise ValueError(f"witnesses[{index}] repeats agent {ctx.agent_id!r}")
     seen.add(own_key)

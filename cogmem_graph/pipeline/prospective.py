@@ -203,7 +203,7 @@ def remind(
     """Build, validate and store one intention under the agent's scope (`scope`, default
     the user's when known, else the agent's own)."""
     intention = new_intention(
-        content, scope_key=_scope_key(ctx, scope), agent_id=ctx.identity.agent_id, now=ctx.clock.now_ms(),
+        content, scope_key=_scope_key(ctx, scope), agent_id=ctx.agent_id, now=ctx.clock.now_ms(),
         config=ctx.config.prospective, at=at, every=every, on_keywords=on_keywords, on_context=on_context,
         recurring=recurring, cooldown=cooldown, threshold=threshold, importance=importance,
     )
@@ -212,9 +212,9 @@ def remind(
 
 def _scope_key(ctx: MemoryContext, scope: Scope | str | None) -> str:
     if scope is None:
-        return ctx.identity.scope_key(ctx.identity.default_scope())
+        return ctx.caller.scope_key(ctx.caller.default_scope())
     try:
         chosen = Scope(scope)
     except ValueError:
         raise ValueError(f"scope must be one of {[s.value for s in Scope]}, not {scope!r}") from None
-    return ctx.identity.scope_key(chosen)
+    return ctx.caller.scope_key(chosen)

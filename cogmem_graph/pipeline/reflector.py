@@ -111,7 +111,7 @@ def _run(ctx: MemoryContext, result: ReflectionResult) -> int:
     cfg = ctx.config.reflector
     now = ctx.clock.now_ms()
     run_id = "refl_" + uuid.uuid4().hex
-    scope_key, agent_id = note_scope_key(ctx), ctx.identity.agent_id
+    scope_key, agent_id = note_scope_key(ctx), ctx.agent_id
     rows = ctx.graph.claim_notes(scope_key, agent_id, stale_before=now - cfg.claim_lease_ms, run_id=run_id,
                                  now=now, limit=cfg.max_notes_per_run)
     if not rows:

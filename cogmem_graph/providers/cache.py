@@ -11,7 +11,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from cogmem_graph.providers.embedders import Embedder, embed_queries
+from cogmem_graph.providers.embedders import Embedder, embed_queries, embed_with_sentences
 
 
 class CachedEmbedder:
@@ -113,7 +113,7 @@ class CachedEmbedder:
             raise TypeError("embed_with_sentences() takes a list of texts")
         if not self.gives_sentences:
             return self.embed(texts), None
-        vectors, sentences = self.inner.embed_with_sentences(list(texts), spans)
+        vectors, sentences = embed_with_sentences(self.inner, list(texts), spans)
         self._store({("d", t): tuple(v) for t, v in zip(texts, vectors, strict=True)})
         return vectors, sentences
 

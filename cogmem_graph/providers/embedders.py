@@ -84,7 +84,7 @@ def embed_with_sentences(embedder: Embedder, texts: list[str], spans: Sequence[S
     """Each text's vector and, where the embedder `gives_sentences`, a vector per sentence
     span from the same pass; else None."""
     if gives_sentences(embedder):
-        return embedder.embed_with_sentences(texts, spans)  # type: ignore[attr-defined]
+        return embedder.embed_with_sentences(texts, spans)  # type: ignore[attr-defined]  # optional method, checked above
     return embedder.embed(texts), None
 
 

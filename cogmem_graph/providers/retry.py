@@ -180,7 +180,7 @@ def call_with_retry(
     """
     from tenacity import Retrying, retry_if_exception, stop_after_attempt
 
-    secrets = [s for s in secrets if s]
+    present = [s for s in secrets if s]
 
     def before_sleep(state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome is not None else None
@@ -211,7 +211,7 @@ def call_with_retry(
     except ProviderError:
         raise
     except Exception as exc:
-        error = _translate(exc, provider, operation, url, config, secrets, key_hint)
+        error = _translate(exc, provider, operation, url, config, present, key_hint)
     else:  # pragma: no cover - the loop either returns or raises
         raise AssertionError("unreachable")
     # Raised outside the except block so the original (whose request carries the key) is

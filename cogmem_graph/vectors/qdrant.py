@@ -89,7 +89,7 @@ class QdrantVectorIndex:
         if url == ":memory:":
             self.location = ":memory:"
             self._client = QdrantClient(location=":memory:")
-            self._serial = threading.RLock()
+            self._serial: threading.RLock | contextlib.nullcontext[None] = threading.RLock()
         elif url:
             self.location = redact_url(url)
             key = self.config.api_key.get_secret_value() if self.config.api_key else None
@@ -98,10 +98,10 @@ class QdrantVectorIndex:
         else:
             if local_path is None:
                 raise ValueError("local_path is required when vectors url is None (Qdrant local mode)")
-            self._local_path = local_path.resolve()
-            self.location = str(self._local_path)
-            private_dir(self._local_path)  # the client's files (SQLite, lock, meta) inherit the process umask
-            self._client, self._serial = _local_clients.acquire(self._local_path, lambda: _open_local(self._local_path))
+            folder = self._local_path = local_path.resolve()
+            self.location = str(folder)
+            private_dir(folder)  # the client's files (SQLite, lock, meta) inherit the process umask
+            self._client, self._serial = _local_clients.acquire(folder, lambda: _open_local(folder))
         self._closed = False
         self._pinger: QdrantClient | None = None
         self._ensure_collection()

@@ -66,7 +66,7 @@ def previous_turns_later(ctx: MemoryContext, traces: Sequence[MemoryTrace], scop
     if not first:
         return lambda: found
     predecessors = ctx.graph.sequence_predecessors_later(
-        [SequenceStart(traces[i].id, traces[i].sequence_key, traces[i].scope_key, traces[i].created_at)
+        [SequenceStart(traces[i].id, traces[i].sequence_key or "", traces[i].scope_key, traces[i].created_at)
          for i in first], scope_keys, window)
     position = {traces[i].id: i for i in first}
 

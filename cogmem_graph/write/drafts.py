@@ -41,7 +41,7 @@ little and would make encoding a 1 MB document take tens of seconds."""
 def _sequence_key(ctx: MemoryContext, request: EncodeRequest, trace_scope_key: str) -> str:
     """TEMPORAL_SEQUENCE chains traces of one conversation: the thread when known,
     else the source, else the scope the trace lives in."""
-    identity = ctx.identity
+    identity = ctx.caller
     if identity.thread_id and identity.user_id:
         return identity.scope_key(Scope.THREAD)
     if request.source_id:
@@ -71,8 +71,8 @@ def build_trace(ctx: MemoryContext, request: EncodeRequest, now: int,
     """Everything the cognitive core decides about a new memory, before it meets the others.
     `entities`: the request's extracted entities, when the caller has them already."""
     cfg = ctx.config
-    scope = request.scope or ctx.identity.default_scope()
-    scope_id = ctx.identity.scope_id(scope)
+    scope = request.scope or ctx.caller.default_scope()
+    scope_id = ctx.caller.scope_id(scope)
     mood = request.mood or ctx.current_mood()
     features = detect_features(request.content[:FEATURE_CHARS])
     enc = compute_encoding(mood, ctx.traits, features, cfg.encoding)
@@ -84,8 +84,8 @@ def build_trace(ctx: MemoryContext, request: EncodeRequest, now: int,
     valid = validity_of(request.content[:FEATURE_CHARS] if cfg.validity.stated_bounds else "", event_time,
                         valid_from=request.valid_from, valid_until=request.valid_until)
     return MemoryTrace(
-        type=request.type, scope=scope, scope_id=scope_id, agent_id=ctx.identity.agent_id,
-        author=ctx.identity.user_key(),
+        type=request.type, scope=scope, scope_id=scope_id, agent_id=ctx.agent_id,
+        author=ctx.caller.user_key(),
         content=request.content, tags=request.tags, entities=[e.name for e in entities],
         structured_data=request.structured_data, metadata=request.metadata,
         source_type=request.source_type, source_id=request.source_id, confidence=request.confidence,

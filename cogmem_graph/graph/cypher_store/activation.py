@@ -51,7 +51,7 @@ class ActivationStatements(StatementRunner):
             return []
         start = seed_activation or {}
         seed_set = set(seeds)
-        frontier = [{"id": s, "prev": "", "activation": float(start.get(s, 1.0))} for s in seeds]
+        frontier: list[dict[str, Any]] = [{"id": s, "prev": "", "activation": float(start.get(s, 1.0))} for s in seeds]
         ceiling = self.config.edges.structural_weight_ceiling
         total: dict[str, float] = {}
         vitals: dict[str, TraceVitals | None] = {}

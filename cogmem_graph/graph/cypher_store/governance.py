@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cogmem_graph.graph.cypher_store.execution import (
     StatementRunner,
@@ -14,6 +14,10 @@ from cogmem_graph.graph.cypher_store.execution import (
 
 class GovernanceStatements(StatementRunner):
     """The statements behind the governance operations."""
+
+    if TYPE_CHECKING:
+        # TraceStatements's, beside this mixin in the store's bases.
+        def trace_texts(self, ids: Sequence[str], scope_keys: Sequence[str]) -> dict[str, str]: ...
 
     # ------------------------------------------------------------ governance: list, edit, forget, erase
 
