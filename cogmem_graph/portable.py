@@ -454,7 +454,9 @@ def import_store(
         elif kind == "edge":
             src, dst = _ids(record, number, "src", "dst")
             try:
-                edge_type = EdgeType(record.get("type"))
+                if not isinstance(record.get("type"), str):
+                    raise ValueError("an edge type is text")
+                edge_type = EdgeType(record["type"])
             except ValueError as exc:
                 raise PortableFormatError(f"line {number}: unknown edge type {record.get('type')!r}") from exc
             props = dict(record.get("props") or {})

@@ -28,6 +28,10 @@ from cogmem_graph.graph.cypher import cypher_root
 from cogmem_graph.model import TYPE_LABELS, EdgeType, LinkType, MemoryType, NodeLabel
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from pydantic_extra_types.color import ColorType
+
     from cogmem_graph.api.agent import AgentMemory
     from cogmem_graph.api.results import RetrievalResult
 
@@ -44,6 +48,11 @@ _FALLBACK_COLOURS: dict[str, str] = {
 }
 _GRASS_RULE = re.compile(r"(node|relationship)\.(\w+)\s*\{([^}]*)\}")
 _GRASS_COLOUR = re.compile(r"(?<![-\w])color:\s*(#[0-9A-Fa-f]{6})")
+
+
+def _legend(colours: dict[str, str], names: Iterable[str]) -> dict[Any, ColorType]:
+    """Each name's colour, in name order."""
+    return {name: colours.get(name, _FALLBACK_NODE) for name in sorted(names)}
 
 
 @cache
@@ -155,10 +164,7 @@ def build_graph(result: RetrievalResult, subgraph: Any) -> tuple[Any, dict[str, 
                                           properties=props))
 
     graph = VisualizationGraph(nodes=nodes, relationships=relationships)
-    graph.set_legend(
-        nodes={label: colours.get(label, _FALLBACK_NODE) for label in sorted(type_counts)},
-        relationships={t: colours.get(t, _FALLBACK_NODE) for t in sorted(edge_counts)},
-    )
+    graph.set_legend(nodes=_legend(colours, type_counts), relationships=_legend(colours, edge_counts))
     return graph, {"nodes": len(nodes), "relationships": len(relationships),
                    **{f"nodes:{k}": v for k, v in type_counts.items()},
                    **{f"relationships:{k}": v for k, v in edge_counts.items()}}
@@ -226,6 +232,5 @@ def neighbourhood_graph(centre: dict[str, Any], edges: list[dict[str, Any]],
                                           color=colours.get(edge_type, _FALLBACK_NODE), width=width,
                                           properties={"type": edge_type, "weight": _round(weight)}))
     graph = VisualizationGraph(nodes=nodes, relationships=relationships)
-    graph.set_legend(nodes={label: colours.get(label, _FALLBACK_NODE) for label in sorted(type_counts)},
-                     relationships={t: colours.get(t, _FALLBACK_NODE) for t in sorted(edge_counts)})
+    graph.set_legend(nodes=_legend(colours, type_counts), relationships=_legend(colours, edge_counts))
     return graph, {"nodes": len(nodes), "relationships": len(relationships)}

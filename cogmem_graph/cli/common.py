@@ -196,6 +196,17 @@ def agent_session(ctx: typer.Context) -> Iterator[AgentMemory | RemoteAgent]:
         with session(ctx) as store:
             yield agent_of(store, settings)
         return
+    with remote_session(ctx) as remote:
+        yield remote
+
+
+@contextlib.contextmanager
+def remote_session(ctx: typer.Context) -> Iterator[RemoteAgent]:
+    """The key's agent on the --server the command names (`agent_session` with --server)."""
+    settings = settings_of(ctx)
+    if not settings.server:
+        raise UsageProblem("this command needs --server")
+    server = settings.server
     with handled():
         # An identity is refused from the command line or the environment alike; the store options
         # only when given on the command line (COGMEM_HOME and the like describe the local store, which
@@ -208,7 +219,7 @@ def agent_session(ctx: typer.Context) -> Iterator[AgentMemory | RemoteAgent]:
         require_key(settings)
         from cogmem_graph.client import connect
 
-        remote = connect(settings.server, settings.key)
+        remote = connect(server, settings.key)
         try:
             yield remote
         finally:

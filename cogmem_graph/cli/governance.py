@@ -62,7 +62,7 @@ def json_object(text: str | None, option: str, example: str) -> dict[str, Any] |
         return None
     try:
         value = json.loads(text)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise UsageProblem(f"{option} is not JSON ({exc.msg} at character {exc.pos}); give an object such as "
                            f"{example}") from None
     if not isinstance(value, dict):
@@ -259,7 +259,7 @@ def update(
             raise UsageProblem("nothing to update: give --content, --tag, --metadata, --type, --pin or --unpin")
     changes = {"content": content, "tags": tags, "metadata": meta, "pinned": pinned,
                "type": memory_type.value if memory_type else None}
-    given = {k: v for k, v in changes.items() if v is not None}
+    given: dict[str, Any] = {k: v for k, v in changes.items() if v is not None}
     record = run_operation(ctx, "update", {"trace_id": trace_id, **given},
                            lambda agent: agent.update(trace_id, **given))
     if as_json:

@@ -17,9 +17,9 @@ from cogmem_graph.cli.app import app
 from cogmem_graph.cli.common import (
     IDENTITY_OPTIONS,
     agent_of,
-    agent_session,
     err,
     out,
+    remote_session,
     session,
     settings_of,
 )
@@ -48,7 +48,7 @@ def _remote(ctx: typer.Context, op: str) -> bool:
     """With --server: run the owner operation there (an owner key is needed) and print its JSON."""
     if not settings_of(ctx).server:
         return False
-    with agent_session(ctx) as remote:
+    with remote_session(ctx) as remote:
         data = remote.call(op)
     out.print_json(data=data)
     return True

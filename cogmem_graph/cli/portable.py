@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TextIO, cast
 
 import typer
 from rich.markup import escape
@@ -22,7 +22,6 @@ from rich.markup import escape
 from cogmem_graph.cli.app import app
 from cogmem_graph.cli.common import (
     EXIT_USAGE,
-    agent_session,
     err,
     fail,
     handled,
@@ -30,6 +29,7 @@ from cogmem_graph.cli.common import (
     progress_bars,
     refuse_identity,
     refuse_server,
+    remote_session,
     session,
     settings_of,
 )
@@ -38,10 +38,11 @@ if TYPE_CHECKING:
     from cogmem_graph.portable import PortableCounts
 
 
-def _open_text(path: Path, mode: str, *, gz: bool | None = None) -> IO[str]:
+def _open_text(path: Path, mode: str, *, gz: bool | None = None) -> TextIO:
+    # Both open in text mode: the checker cannot tell from a `mode` that is not a literal.
     if path.suffix == ".gz" if gz is None else gz:
-        return gzip.open(path, mode + "t", encoding="utf-8")  # type: ignore[return-value]
-    return path.open(mode, encoding="utf-8")
+        return cast(TextIO, gzip.open(path, mode + "t", encoding="utf-8"))
+    return cast(TextIO, path.open(mode, encoding="utf-8"))
 
 
 def _extras(counts: PortableCounts) -> str:
@@ -90,7 +91,7 @@ def export(
 
 
 @contextlib.contextmanager
-def _written(path: Path, to_stdout: bool) -> Iterator[IO[str]]:
+def _written(path: Path, to_stdout: bool) -> Iterator[TextIO]:
     """stdout, or a partial file beside `path` that replaces it once everything is written."""
     if to_stdout:
         yield sys.stdout
@@ -140,8 +141,8 @@ def _export_remote(ctx: typer.Context, path: Path, to_stdout: bool, user: str | 
     from cogmem_graph.client import footer_counts
 
     op, args = ("export_user", {"user_id": user, "organization_id": org}) if user else ("export", {})
-    with agent_session(ctx) as remote, err.status("exporting through the server…"), _written(path, to_stdout) as fh:
-        return footer_counts(remote.call(op, args, out=fh))  # type: ignore[union-attr]
+    with remote_session(ctx) as remote, err.status("exporting through the server…"), _written(path, to_stdout) as fh:
+        return footer_counts(remote.call(op, args, out=fh))
 
 
 def _import_problem(source: str, exc: Exception) -> str:

@@ -339,7 +339,9 @@ def read_ingest_file(path: Path, fmt: InputFormat) -> IngestPlan:
 def _jsonl_items(text: str, path: Path) -> IngestPlan:
     """One message per line. A first line that is not JSON means the file is no JSONL at all;
     a later one is skipped like any bad message."""
-    records, numbers, broken = [], [], []
+    records: list[Any] = []
+    numbers: list[int] = []
+    broken: list[Skipped] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue

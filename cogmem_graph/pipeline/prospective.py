@@ -29,6 +29,7 @@ read, so concurrent turns cannot fire a one-shot intention twice.
 from __future__ import annotations
 
 import base64
+import builtins
 import sys
 from array import array
 from collections.abc import Iterable, Sequence
@@ -96,7 +97,7 @@ class ProspectiveMemory:
         check_text(intention_id, "reminder_id", allow_empty=False, max_len=MAX_ID_CHARS)
         return self.graph.cancel_intention(intention_id, keys, self.clock.now_ms())
 
-    def check(self, scope_keys: Sequence[str], text: str = "", events: Iterable[str] = ()) -> list[FiredReminder]:
+    def check(self, scope_keys: Sequence[str], text: str = "", events: Iterable[str] = ()) -> builtins.list[FiredReminder]:
         """Fire what this turn triggers: due time triggers, keyword triggers whose words are in
         `text` or `events`, context triggers whose cue is similar enough to `text`. Returns
         the fired reminders, most important first; their firings are already recorded."""
@@ -122,7 +123,7 @@ class ProspectiveMemory:
             self.graph.set_cue_embeddings(refreshed, keys)
         return self._record(fired, keys, now)
 
-    def _cue_vector(self, intention: Intention, props: dict, refreshed: list[CueEmbedding]) -> list[float]:
+    def _cue_vector(self, intention: Intention, props: dict, refreshed: builtins.list[CueEmbedding]) -> builtins.list[float]:
         """The stored cue vector, or a fresh one when another embedder made it."""
         stored = props.get("cueEmbedding")
         vector = unpack_vector(stored) if isinstance(stored, str) else []
@@ -133,7 +134,8 @@ class ProspectiveMemory:
         refreshed.append(CueEmbedding(intention.id, pack_vector(vector), self.embedder.name))
         return vector
 
-    def _record(self, fired: list[FiredReminder], keys: list[str], now: int) -> list[FiredReminder]:
+    def _record(self, fired: builtins.list[FiredReminder], keys: builtins.list[str], now: int
+                ) -> builtins.list[FiredReminder]:
         if not fired:
             return []
         after = {f.intention.id: after_firing(f.intention, now) for f in fired}

@@ -304,7 +304,7 @@ def _spread(ctx: MemoryContext, walk: Walk, entities: list[QueryEntity], entity_
     cfg = ctx.config.retrieval.multi_hop
     keys = ctx.visible_scope_keys
     decay = ctx.config.graph.activation.decay_per_hop
-    named = [{"key": e.key, "activation": entity_mass / len(entities), "fromId": None,
+    named: list[dict[str, Any]] = [{"key": e.key, "activation": entity_mass / len(entities), "fromId": None,
               "exponent": cfg.query_fan_exponent} for e in entities] if entities and entity_mass > 0 else []
     walk.entity_names.update({e.key: e.name for e in entities})
     frontier = dict(walk.start)
@@ -384,7 +384,7 @@ def _evidence(query: str, chain: list[tuple[str, str]], traces: dict[str, Memory
         elif kind == "schema":
             steps.append(PathStep("schema", ident, summaries.get(ident, ""), "MATCHES"))
         else:
-            relation = {"query": "MATCHES", "schema": "SCHEMA_INSTANCE"}.get(previous, "MENTIONS")
+            relation = "MATCHES" if previous == "query" else "SCHEMA_INSTANCE" if previous == "schema" else "MENTIONS"
             trace = traces.get(ident)
             steps.append(PathStep("trace", ident, trace.content if trace else "", relation))
     return EvidencePath(tuple(steps))

@@ -100,8 +100,8 @@ def body_model(op: Operation) -> type[BaseModel] | None:
         return None
     if len(fields) == len(op.args.model_fields):
         return op.args
-    return create_model(f"{op.args.__name__}Body", __config__=op.args.model_config,
-                        **{n: (f.annotation, f) for n, f in fields.items()})
+    definitions: dict[str, Any] = {n: (f.annotation, f) for n, f in fields.items()}
+    return create_model(f"{op.args.__name__}Body", __config__=op.args.model_config, **definitions)
 
 
 def endpoint(service: MemoryService, op: Operation) -> Any:

@@ -31,7 +31,7 @@ from cogmem_graph.cognition.decay import (
 )
 from cogmem_graph.cognition.retention import carries_different_facts
 from cogmem_graph.gc_pause import collector_paused
-from cogmem_graph.graph.port import Edge, Mention
+from cogmem_graph.graph.port import Edge, Mention, NeighbourState
 from cogmem_graph.model import EdgeType, MemoryTrace
 from cogmem_graph.write.conflicts import (
     contradiction_candidates,
@@ -99,7 +99,7 @@ class _Batch:
     sentences_of: dict[int, list[list[float]]] = field(default_factory=dict)
     """Each unique position's sentences' vectors, when the embedder gives them."""
     neighbours: list[list] = field(default_factory=list)
-    existing: dict[str, MemoryTrace] = field(default_factory=dict)
+    existing: dict[str, NeighbourState] = field(default_factory=dict)
     duplicate_of: dict[int, str] = field(default_factory=dict)
     retro_loss: dict[str, float] = field(default_factory=dict)
     candidates_of: dict[int, dict] = field(default_factory=dict)

@@ -208,6 +208,7 @@ class CogmemStore(BaseStore):
         where = _where(view, {values.PREFIXES_FIELD: namespace_path(prefix), **pushed})
         handle = self._handle(view.user_id)
         wanted = offset + limit
+        found: list[tuple[MemoryTrace, float | None]]
         if op.query is None:
             found = [(t, None) for t in self._scan(handle, where, conditions, wanted)]
         else:

@@ -18,7 +18,7 @@ import secrets
 from dataclasses import dataclass
 from functools import cache
 from html import escape
-from typing import Any
+from typing import Any, Literal
 
 from cogmem_graph.viz import neighbourhood_graph
 
@@ -28,7 +28,7 @@ MODULE = re.compile(r'<script type="module"[^>]*>(.*?)</script>', re.S)
 STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
 COMMENT = re.compile(r"<!--.*?-->", re.S)
 HEIGHT = "32rem"
-THEME = "light"
+THEME: Literal["light"] = "light"
 
 
 def graph_csp(nonce: str) -> str:
