@@ -206,7 +206,7 @@ def evaluate(
 def after_firing(intention: Intention, now: int) -> Intention:
     """The intention's state once it has fired at `now`: a one-shot is spent; a recurring
     time trigger moves to its next occurrence; a recurring cue trigger waits its cooldown."""
-    state = {"fired_count": intention.fired_count + 1, "last_fired_at": now, "updated_at": now}
+    state: dict[str, Any] = {"fired_count": intention.fired_count + 1, "last_fired_at": now, "updated_at": now}
     if not intention.recurring:
         return replace(intention, active=False, **state)
     if intention.kind is TriggerKind.TIME:
@@ -248,7 +248,7 @@ def duration_ms(value: int | timedelta, field: str, *, allow_zero: bool = False)
 def _unit(value: Any, field: str, *, low_open: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
         raise ValueError(f"{field} must be a number, got {value!r}")
-    if not (0.0 < value <= 1.0 if low_open else 0.0 <= value <= 1.0):
+    if not (0.0 < value <= 1.0 if low_open else 0.0 <= value <= 1.0):  # type: ignore[operator]  # numbers.Real is not typed for comparison
         raise ValueError(f"{field} must be in {'(0, 1]' if low_open else '[0, 1]'}, got {value!r}")
     return float(value)
 
@@ -293,7 +293,7 @@ def new_intention(
     if recurring is not None and not isinstance(recurring, bool):
         raise ValueError(f"recurring must be True or False, got {recurring!r}")
     start = None if at is None else epoch_ms(at, "at")
-    common = {
+    common: dict[str, Any] = {
         "id": intention_id or new_intention_id(), "scope_key": scope_key, "agent_id": agent_id,
         "content": content,
         "importance": cfg.default_importance if importance is None else _unit(importance, "importance"),

@@ -182,7 +182,8 @@ def bounded_protocol(settings: ServerSettings, max_connections: int) -> type[asy
             excess = len(open_now) - max_connections
             if excess <= 0:
                 return
-            waiting = sorted((c for c in open_now if c is not self and getattr(c, "_phase", "") == "request"),
+            waiting = sorted((c for c in open_now
+                              if c is not self and isinstance(c, BoundedH11Protocol) and c._phase == "request"),
                              key=lambda c: c._since)
             for victim in waiting[:excess]:
                 victim._set_phase("")

@@ -28,7 +28,7 @@ import time
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from qdrant_edge import (
     CountRequest,
@@ -57,6 +57,9 @@ from qdrant_edge import (
     UpdateOperation,
     VectorStorageDatatype,
 )
+
+if TYPE_CHECKING:
+    from qdrant_edge import PointId, Record, Vector
 
 from cogmem_graph.config.vectors import VectorConfig
 from cogmem_graph.errors import VectorStoreUnavailable
@@ -109,13 +112,27 @@ def _edge_payload(payload: dict) -> dict:
     return {k: _edge_value(v) for k, v in payload.items()}
 
 
+# The stubs type a record's payload and vector as optional whatever the read asked for;
+# every read below that uses them asks for them.
+def _payload(record: Record) -> dict[str, Any]:
+    return cast(dict[str, Any], record.payload)
+
+
+def _vector(record: Record) -> Vector:
+    return cast("Vector", record.vector)
+
+
+def _named_vectors(record: Record) -> dict[str, list[float]]:
+    return cast(dict[str, list[float]], record.vector)
+
+
 def _condition(c: PayloadCondition) -> FieldCondition:
     if c.kind == "any":
         values = [_edge_value(v) for v in c.values]
         if len(values) == 1:
             return FieldCondition(key=c.key, match=MatchValue(value=values[0]))
         return FieldCondition(key=c.key, match=MatchAny(any=values))
-    bounds = dict(c.bounds)
+    bounds: dict[str, Any] = dict(c.bounds)
     if any(isinstance(v, str) for v in bounds.values()):
         return FieldCondition(key=c.key, range=RangeDateTime(**bounds))
     return FieldCondition(key=c.key, range=RangeFloat(**bounds))
@@ -245,6 +262,13 @@ class _Partitions:
             private_dir(self.path(part))
             shard = self.open(part, self.path(part))
             self.present.add(part)
+        return shard
+
+    def opened(self, part: int) -> EdgeShard:
+        """A partition's shard that `existing` or `get` has opened."""
+        shard = self.slots[part]
+        if shard is None:
+            raise RuntimeError(f"partition {part} of {self.root} is not open")
         return shard
 
     def existing(self, parts: Sequence[int] | None = None) -> list[tuple[int, EdgeShard]]:
@@ -406,7 +430,7 @@ class EdgeVectorIndex:
             must.append(FieldCondition(key="scope_key", match=MatchAny(any=keys)))
         if active is not None:
             must.append(FieldCondition(key=STATE, match=MatchValue(value=_state(active))))
-        must_not = [HasIdCondition(point_ids={point_id(i) for i in exclude_ids})] if exclude_ids else None
+        must_not: list[Any] | None = [HasIdCondition(point_ids={point_id(i) for i in exclude_ids})] if exclude_ids else None
         return Filter(must=must or None, must_not=must_not)
 
     def _check_dim(self, vector: Sequence[float]) -> None:
@@ -434,7 +458,7 @@ class EdgeVectorIndex:
 
     def _locate(self, ids: Sequence[str]) -> dict[int, list]:
         """Which partition holds each of these points (missing ones are left out)."""
-        wanted = [point_id(i) for i in ids]
+        wanted: list[PointId] = [point_id(i) for i in ids]
         located: dict[int, list] = {}
         for index, shard in self._parts.existing():
             here = [r.id for r in shard.retrieve(wanted, False, False)]
@@ -478,7 +502,7 @@ class EdgeVectorIndex:
         with self._serial:
             located = self._locate(trace_ids)
             for part, ids in located.items():
-                self._parts.slots[part].update(UpdateOperation.set_payload(ids, payload))
+                self._parts.opened(part).update(UpdateOperation.set_payload(ids, payload))
             if dirties:  # the values replaced stay in the shard's files until it is rebuilt
                 self._parts.mark_dirty(set(located))
 
@@ -495,7 +519,7 @@ class EdgeVectorIndex:
             with self._serial:
                 located = self._locate(trace_ids)
                 for part, ids in located.items():
-                    self._parts.slots[part].update(UpdateOperation.delete_points(ids))
+                    self._parts.opened(part).update(UpdateOperation.delete_points(ids))
                 self._parts.mark_dirty(set(located))
 
     def delete_scopes(self, scope_keys: Sequence[str]) -> None:
@@ -587,20 +611,21 @@ class EdgeVectorIndex:
     def existing_ids(self, trace_ids: Sequence[str]) -> set[str]:
         if not trace_ids:
             return set()
-        wanted = [point_id(i) for i in trace_ids]
+        wanted: list[PointId] = [point_id(i) for i in trace_ids]
         with self._serial:
-            return {r.payload["trace_id"] for _part, shard in self._parts.existing()
+            return {_payload(r)["trace_id"] for _part, shard in self._parts.existing()
                     for r in shard.retrieve(wanted, ["trace_id"], False)}
 
     def dense_vectors(self, trace_ids: Sequence[str], scope_keys: Sequence[str]) -> dict[str, list[float]]:
         keys = visible_keys(scope_keys)
         if not trace_ids:
             return {}
-        wanted = [point_id(i) for i in trace_ids]
+        wanted: list[PointId] = [point_id(i) for i in trace_ids]
         with self._serial:
             records = [r for _part, shard in self._parts.existing(self._parts.for_keys(scope_keys))
                        for r in shard.retrieve(wanted, ["trace_id", "scope_key"], True)]
-        return {r.payload["trace_id"]: list(r.vector[DENSE]) for r in records if r.payload.get("scope_key") in keys}
+        return {_payload(r)["trace_id"]: list(_named_vectors(r)[DENSE]) for r in records
+                if _payload(r).get("scope_key") in keys}
 
     def all_ids(self, *, active: bool | None = None) -> set[str]:
         found: set[str] = set()
@@ -613,7 +638,7 @@ class EdgeVectorIndex:
                     records, offset = shard.scroll(ScrollRequest(
                         offset=offset, limit=_SCROLL_PAGE, filter=self.filter(None, active=active),
                         with_payload=["trace_id"], with_vector=False))
-                found.update(r.payload["trace_id"] for r in records)
+                found.update(_payload(r)["trace_id"] for r in records)
                 if offset is None:
                     break
         return found
@@ -734,9 +759,12 @@ class EdgeVectorIndex:
         old_parts = self._parts
         work = Path(tempfile.mkdtemp(prefix=f".{self.name}.compact-", dir=self._path.parent))
         try:
+            old = old_parts.get(0)
+            if old is None:
+                raise RuntimeError(f"{self._path} holds no shard to repartition")
             fresh = _Partitions(work, self.dim, self.config.edge_partitions)
             try:
-                points = self._copy_live_points(old_parts.get(0), lambda key: fresh.ensure(fresh.of(key)),
+                points = self._copy_live_points(old, lambda key: fresh.ensure(fresh.of(key)),
                                                 lambda: [shard for _part, shard in fresh.existing()])
             finally:
                 fresh.close()
@@ -765,9 +793,9 @@ class EdgeVectorIndex:
                 offset=offset, limit=_SCROLL_PAGE, with_payload=True, with_vector=True))
             batches: dict[int, tuple[EdgeShard, list[Point]]] = {}
             for r in records:
-                payload = r.payload
+                payload = _payload(r)
                 shard = target(payload.get("scope_key", ""))
-                batches.setdefault(id(shard), (shard, []))[1].append(Point(r.id, r.vector, payload))
+                batches.setdefault(id(shard), (shard, []))[1].append(Point(r.id, _vector(r), payload))
             for shard, points in batches.values():
                 shard.update(UpdateOperation.upsert_points(points))
             copied += len(records)
