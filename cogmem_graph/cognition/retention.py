@@ -127,7 +127,7 @@ colon ("Joanna:", "Dr. Okafor:"). The speaker is no content of the turn."""
 
 def turn_body(text: str) -> str:
     """The text without a leading "Speaker: " (what was said, not who said it)."""
-    return _SPEAKER_NAME.sub("", text, count=1)
+    return text[speaker_prefix_length(text):]
 
 
 def speaker_prefix_length(text: str) -> int:
