@@ -63,6 +63,8 @@ VARIANTS: dict[str, str] = {
     "other speakers not discounted": f"default+{Q}.other_speaker_discount=0",
 }
 TOP_K = 10
+ALL_EVIDENCE = "multi-hop all@10"
+"""The share of multi-hop questions with every evidence turn in the top TOP_K."""
 
 
 Hit = tuple[float, bool]
@@ -91,6 +93,8 @@ def evaluate(store: cg.MemoryStore, conversations: dict[int, dict], limit_q: int
             value = len(evidence & found) / len(evidence)
             recall[category].append(value)
             recall["overall"].append(value)
+            if category == "multi-hop":
+                recall[ALL_EVIDENCE].append(float(value == 1.0))
             hits.append((len(evidence), returned))
     return recall, hits
 
@@ -172,7 +176,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
                     for category, values in recall.items():
                         recalls["default, asked with retrieve() (the life figure)"][category] += values
     results = {name: {c: statistics.mean(v) for c, v in r.items()} for name, r in recalls.items()}
-    categories = [c for c in (*CATEGORIES.values(), "overall") if any(c in r for r in results.values())]
+    categories = [c for c in (*CATEGORIES.values(), "overall", ALL_EVIDENCE) if any(c in r for r in results.values())]
     table = Table(title=f"Read-path ablation: LoCoMo R@{TOP_K} by category, {args.memory} memory, read-only, "
                         f"embedder {args.embedder}")
     table.add_column("variant")
