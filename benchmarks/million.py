@@ -202,8 +202,9 @@ def main() -> None:
     parser.add_argument("--day-writes", type=int, default=10_000, help="measure: traces written over the day")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
-    if args.traces < 1 or args.report_every < 1 or args.day_writes < 1:
-        raise SystemExit("--traces, --report-every and --day-writes must be positive")
+    for name in ("traces", "report_every", "scopes", "batch", "queries", "day_writes"):
+        if getattr(args, name) < 1:
+            raise SystemExit(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
     console = Console()
     (build if args.command == "build" else measure)(args, console)
 

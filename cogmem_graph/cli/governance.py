@@ -12,7 +12,6 @@ server never does.)
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -226,13 +225,7 @@ def consolidation_report(
 @app.command("memory-stats")
 def memory_stats(ctx: typer.Context) -> None:
     """Counts of the memories this identity can see, as JSON: by type and state, entities, edges by type."""
-    out.print_json(data=run_operation(ctx, "memory_stats", {}, _stats_with_total))
-
-
-def _stats_with_total(agent: AgentMemory) -> dict[str, Any]:
-    """`agent.stats()` as the server answers it: its counts and the total."""
-    stats = agent.stats()
-    return {**dataclasses.asdict(stats), "total_traces": stats.total_traces}
+    out.print_json(data=run_operation(ctx, "memory_stats", {}, lambda agent: agent.stats().as_dict()))
 
 
 # ---------------------------------------------------------------- changing

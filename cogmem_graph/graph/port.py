@@ -8,7 +8,7 @@ per-tenant state, so one store object can serve every agent safely.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from cogmem_graph.config.graph import ActivationConfig
@@ -282,6 +282,10 @@ class GraphStats:
     @property
     def total_traces(self) -> int:
         return self.active_traces + self.inactive_traces
+
+    def as_dict(self) -> dict[str, Any]:
+        """The counts as JSON-ready values, the total included (what the server and the CLI print)."""
+        return {**asdict(self), "total_traces": self.total_traces}
 
 
 class TracePort(Protocol):

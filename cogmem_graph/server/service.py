@@ -322,8 +322,7 @@ class MemoryService:
         return {**to_jsonable(report), "store_wide": False}
 
     def _op_memory_stats(self, p: Principal, a: BaseModel) -> dict[str, Any]:
-        stats = self._agent(p).stats()
-        return {**to_jsonable(stats), "total_traces": stats.total_traces}
+        return self._agent(p).stats().as_dict()
 
     def _op_stats(self, p: Principal, a: BaseModel) -> dict[str, Any]:
         stats = to_jsonable(self.store.stats())
