@@ -26,6 +26,8 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from cogmem_graph.metadata_props import metadata_graph_props
+
 # ---------------------------------------------------------------- vocabulary
 
 
@@ -441,8 +443,6 @@ class MemoryTrace(_Strict):
         props["structuredData"] = self.structured_data_json()
         props["metadata"] = json.dumps(self.metadata, sort_keys=True)
         # Metadata is one JSON string on the node; filters read these derived lists instead.
-        from cogmem_graph.filters import metadata_graph_props
-
         props.update(metadata_graph_props(self.metadata))
         props["entityKeys"] = list(dict.fromkeys(entity_key(name) for name in self.entities))
         return props

@@ -27,10 +27,10 @@ from cogmem_graph.filters import (
     MemoryFilter,
     MemoryState,
     as_filter,
-    metadata_graph_props,
     state_of,
 )
 from cogmem_graph.identity import SEPARATOR
+from cogmem_graph.metadata_props import metadata_graph_props
 from cogmem_graph.model import MemoryTrace, MemoryType, Scope, check_text, entity_key, scope_key
 from cogmem_graph.write.indexing import filter_payload
 

@@ -9,9 +9,6 @@ from __future__ import annotations
 import grimp
 
 KNOWN_CIRCLES: tuple[frozenset[str], ...] = (
-    # filters names the model's types; model.MemoryTrace.to_graph_props imports
-    # filters.metadata_graph_props inside the method.
-    frozenset({"cogmem_graph.filters", "cogmem_graph.model"}),
     # The facade: the store makes agents and the agent names its store (type-only); both call
     # governance, which names them (type-only) and exports through portable, which names the
     # store (type-only).
