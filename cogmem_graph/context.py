@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from cogmem_graph.model import Hexaco, Mood
 
@@ -81,3 +81,11 @@ class MemoryContext:
     def for_agent(self, identity: AgentIdentity, traits: Hexaco, mood: MoodSource = None) -> MemoryContext:
         """The same store seen by one agent."""
         return replace(self, identity=identity, traits=traits, mood=mood)
+
+
+class ContextSource(Protocol):
+    """What makes a `MemoryContext`: a store (its owner's context) or an agent handle (its
+    own). A module that is handed a store but needs only its ports names it by this, not
+    by the facade's class, which it then need not import."""
+
+    def context(self) -> MemoryContext: ...

@@ -49,7 +49,7 @@ from cogmem_graph.graph.port import Edge, ExportSection, Mention, SavedNodes
 from cogmem_graph.model import EdgeType, MemoryTrace
 
 if TYPE_CHECKING:
-    from cogmem_graph.api.store import MemoryStore
+    from cogmem_graph.context import ContextSource, MemoryContext
 
 FORMAT = "cogmem-graph"
 VERSION = 1
@@ -97,7 +97,7 @@ def _noop(section: str, n: int) -> None:
 # ---------------------------------------------------------------- export
 
 
-def _pages(store: MemoryStore, section: ExportSection, column: str, cursor_key: str, batch_size: int,
+def _pages(ctx: MemoryContext, section: ExportSection, column: str, cursor_key: str, batch_size: int,
            scope_keys: list[str] | None = None) -> Iterator[list[dict]]:
     """Rows of a cursor-paged export section, one page at a time (all scopes, or `scope_keys`).
 
@@ -107,8 +107,8 @@ def _pages(store: MemoryStore, section: ExportSection, column: str, cursor_key: 
     found nothing: a third to a half of an export's time at 1k memories."""
     after = ""
     while True:
-        with collector_paused(store.config.pause_gc):
-            rows = store.graph.export_page(section, after=after, limit=batch_size, scope_keys=scope_keys)
+        with collector_paused(ctx.config.pause_gc):
+            rows = ctx.graph.export_page(section, after=after, limit=batch_size, scope_keys=scope_keys)
             if not rows:
                 return
             yield [r[column] if column else r for r in rows]
@@ -136,7 +136,7 @@ def _line(record: dict[str, Any]) -> str:
 
 
 def export_store(
-    store: MemoryStore, out: TextIO, *, batch_size: int = BATCH_SIZE, on_progress: ProgressCallback | None = None,
+    store: ContextSource, out: TextIO, *, batch_size: int = BATCH_SIZE, on_progress: ProgressCallback | None = None,
     scope_keys: list[str] | None = None,
 ) -> PortableCounts:
     """Write every trace, entity, schema, archived original, reminder, observation note,
@@ -145,42 +145,43 @@ def export_store(
     if batch_size < 1:
         raise ValueError("batch_size must be >= 1")
     progress = on_progress or _noop
-    store._check_open()
+    ctx = store.context()
+    ctx.check_open()
     counts = PortableCounts()
     out.write(_line({
         "record": "header", "format": FORMAT, "version": VERSION,
-        "source": {"dialect": store.graph.dialect, "embedder": store.embedder.name,
-                   "exportedAt": store.clock.now_ms()},
+        "source": {"dialect": ctx.graph.dialect, "embedder": ctx.embedder.name,
+                   "exportedAt": ctx.clock.now_ms()},
     }))
-    for page in _pages(store, "traces", "trace", "id", batch_size, scope_keys):
+    for page in _pages(ctx, "traces", "trace", "id", batch_size, scope_keys):
         out.writelines(_line({"record": "trace", "props": props}) for props in page)
         counts.traces += len(page)
         progress("traces", len(page))
-    for page in _pages(store, "entities", "entity", "key", batch_size, scope_keys):
+    for page in _pages(ctx, "entities", "entity", "key", batch_size, scope_keys):
         out.writelines(_line({"record": "entity", "props": props}) for props in page)
         counts.entities += len(page)
         progress("entities", len(page))
-    for page in _pages(store, "schemas", "schema", "id", batch_size, scope_keys):
+    for page in _pages(ctx, "schemas", "schema", "id", batch_size, scope_keys):
         out.writelines(_line({"record": "schema", "props": props}) for props in page)
         counts.schemas += len(page)
         progress("schemas", len(page))
-    for page in _pages(store, "archived", "archived", "traceId", batch_size, scope_keys):
+    for page in _pages(ctx, "archived", "archived", "traceId", batch_size, scope_keys):
         out.writelines(_line({"record": "archived", "props": props}) for props in page)
         counts.archived += len(page)
         progress("archived", len(page))
     for kind, saved, column, section in _EXTRA_NODES:
-        for page in _pages(store, saved, column, "id", batch_size, scope_keys):
+        for page in _pages(ctx, saved, column, "id", batch_size, scope_keys):
             out.writelines(_line({"record": kind, "props": props}) for props in page)
             setattr(counts, section, getattr(counts, section) + len(page))
             progress(section, len(page))
-    for page in _pages(store, "mentions", "", "id", batch_size, scope_keys):
+    for page in _pages(ctx, "mentions", "", "id", batch_size, scope_keys):
         for row in page:
             for mention in sorted({m["key"]: m for m in row["mentions"] if m}.values(), key=lambda m: m["key"]):
                 props = {k: mention[k] for k in ("name", "kind", "createdAt") if mention.get(k) is not None}
                 out.write(_line({"record": "mention", "trace": row["id"], "entity": mention["key"], "props": props}))
                 counts.mentions += 1
         progress("mentions", len(page))
-    for page in _pages(store, "edges", "", "id", batch_size, scope_keys):
+    for page in _pages(ctx, "edges", "", "id", batch_size, scope_keys):
         for row in page:
             for edge in sorted(row["edges"], key=lambda e: (e["type"], str(e["dst"]))):
                 out.write(_line({"record": "edge", "type": edge["type"], "src": row["id"], "dst": edge["dst"],
@@ -197,9 +198,8 @@ def export_store(
 class _Importer:
     """Buffers records per kind and writes them in batches, nodes before links."""
 
-    def __init__(self, store: MemoryStore, batch_size: int, progress: ProgressCallback) -> None:
-        self.store = store
-        self.graph = store.graph
+    def __init__(self, ctx: MemoryContext, batch_size: int, progress: ProgressCallback) -> None:
+        self.graph = ctx.graph
         self.batch_size = batch_size
         self.progress = progress
         self.counts = PortableCounts()
@@ -402,7 +402,7 @@ def _ids(record: dict[str, Any], number: int, *keys: str) -> list[str]:
 
 
 def import_store(
-    store: MemoryStore, lines: Iterable[str], *, batch_size: int = BATCH_SIZE,
+    store: ContextSource, lines: Iterable[str], *, batch_size: int = BATCH_SIZE,
     on_progress: ProgressCallback | None = None,
 ) -> PortableCounts:
     """Restore a backup written by `export_store` into `store` (merged by id: importing twice
@@ -413,8 +413,9 @@ def import_store(
     if batch_size < 1:
         raise ValueError("batch_size must be >= 1")
     progress = on_progress or _noop
-    store._check_open()
-    importer = _Importer(store, batch_size, progress)
+    ctx = store.context()
+    ctx.check_open()
+    importer = _Importer(ctx, batch_size, progress)
     header_seen = False
     footer: dict[str, Any] | None = None
     number = 0
@@ -473,7 +474,7 @@ def import_store(
     if not header_seen:
         raise PortableFormatError("empty file: not a cogmem-graph backup")
     importer.flush_all()
-    index_unindexed(store.context(), on_batch=lambda n: progress("indexed", n))
+    index_unindexed(ctx, on_batch=lambda n: progress("indexed", n))
     if footer is None:
         raise PortableFormatError(f"the backup ends at line {number} without its footer: the file is truncated "
                                   "(what was read has been imported)")
