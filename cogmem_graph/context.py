@@ -89,3 +89,14 @@ class ContextSource(Protocol):
     by the facade's class, which it then need not import."""
 
     def context(self) -> MemoryContext: ...
+
+
+def checked_context(source: ContextSource) -> MemoryContext:
+    """`source`'s context, once its store is known to be open.
+
+    Raises:
+        StoreClosed: the store is closed.
+    """
+    ctx = source.context()
+    ctx.check_open()
+    return ctx

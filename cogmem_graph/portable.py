@@ -39,17 +39,15 @@ import json
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 from pydantic import ValidationError
 
+from cogmem_graph.context import ContextSource, MemoryContext, checked_context
 from cogmem_graph.errors import PortableFormatError, field_problems
 from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import Edge, ExportSection, Mention, SavedNodes
 from cogmem_graph.model import EdgeType, MemoryTrace
-
-if TYPE_CHECKING:
-    from cogmem_graph.context import ContextSource, MemoryContext
 
 FORMAT = "cogmem-graph"
 VERSION = 1
@@ -145,8 +143,7 @@ def export_store(
     if batch_size < 1:
         raise ValueError("batch_size must be >= 1")
     progress = on_progress or _noop
-    ctx = store.context()
-    ctx.check_open()
+    ctx = checked_context(store)
     counts = PortableCounts()
     out.write(_line({
         "record": "header", "format": FORMAT, "version": VERSION,
@@ -413,8 +410,7 @@ def import_store(
     if batch_size < 1:
         raise ValueError("batch_size must be >= 1")
     progress = on_progress or _noop
-    ctx = store.context()
-    ctx.check_open()
+    ctx = checked_context(store)
     importer = _Importer(ctx, batch_size, progress)
     header_seen = False
     footer: dict[str, Any] | None = None

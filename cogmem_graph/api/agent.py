@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from cogmem_graph.api import governance
 from cogmem_graph.api.prompt_layout import PromptLayout, event_order
 from cogmem_graph.cognition.working_memory import WorkingMemory
-from cogmem_graph.context import MemoryContext, MoodSource
+from cogmem_graph.context import MemoryContext, MoodSource, checked_context
 from cogmem_graph.errors import model_from
 from cogmem_graph.filters import MemoryFilter, as_filter
 from cogmem_graph.identity import AgentIdentity
@@ -30,7 +30,7 @@ from cogmem_graph.results import AssembledContext, RetrievalResult, ScoredTrace
 # or counts memories (`cogmem stats`, `list`, `export`) does not pay for them, nor for
 # numpy, which the write path brings.
 if TYPE_CHECKING:
-    from cogmem_graph.api.store import MemoryStore
+    from cogmem_graph.api.ports import StorePort
     from cogmem_graph.cognition.observation import ObservationNote
     from cogmem_graph.cognition.prompt import PromptSections
     from cogmem_graph.cognition.prospective import FiredReminder, Intention
@@ -76,7 +76,7 @@ class AgentMemory:
     `BackendUnavailable` when the graph or the vector index cannot be reached.
     """
 
-    def __init__(self, store: MemoryStore, identity: AgentIdentity, traits: Hexaco, mood: MoodSource = None) -> None:
+    def __init__(self, store: StorePort, identity: AgentIdentity, traits: Hexaco, mood: MoodSource = None) -> None:
         self.store = store
         self.identity = identity
         self.traits = traits
@@ -322,8 +322,7 @@ class AgentMemory:
         ids = [trace_ids] if isinstance(trace_ids, str) else list(trace_ids)
         if not ids or not all(isinstance(i, str) and i.strip() for i in ids):
             raise ValueError(f"trace_ids must be a trace id or a non-empty list of them, got {trace_ids!r}")
-        self.store._check_open()
-        return self.store.graph.set_pinned(ids, pinned, self.visible_scope_keys)
+        return checked_context(self).graph.set_pinned(ids, pinned, self.visible_scope_keys)
 
     def consolidate(self) -> ConsolidationResult:
         """Consolidate this agent's visible scopes now, its traits deciding contradictions
@@ -335,7 +334,6 @@ class AgentMemory:
         Raises:
             StoreClosed: the store is closed.
         """
-        self.store._check_open()
         return self.store.consolidate(self.visible_scope_keys, traits=self.traits, trigger="agent")
 
     def consolidation_report(self, *, runs: int = 20, schemas: int = 20, members: int = 10,
@@ -362,9 +360,8 @@ class AgentMemory:
                                   ("contradictions", contradictions, 500)):
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= high:
                 raise ValueError(f"{name} must be an integer in [0, {high}], got {value!r}")
-        self.store._check_open()
+        graph = checked_context(self).graph
         keys = self.visible_scope_keys
-        graph = self.store.graph
         return {
             "runs": self.store.consolidation_log.runs(runs, keys),
             "schemas": graph.schema_page(keys, limit=schemas, members=members) if schemas else [],
@@ -382,8 +379,7 @@ class AgentMemory:
         Raises:
             StoreClosed: the store is closed.
         """
-        self.store._check_open()
-        return self.store.graph.stats(self.visible_scope_keys)
+        return checked_context(self).graph.stats(self.visible_scope_keys)
 
     def neighbourhood(self, trace_id: str, *, limit: int = 25) -> tuple[MemoryTrace | None, builtins.list[Edge], builtins.list[MemoryTrace]]:
         """One memory this agent can see, its associative edges and the neighbours at their
@@ -405,15 +401,15 @@ class AgentMemory:
             raise ValueError(f"trace_id must be a non-empty string, got {trace_id!r}")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= 500:
             raise ValueError(f"limit must be an integer in [0, 500], got {limit!r}")
-        self.store._check_open()
+        graph = checked_context(self).graph
         keys = self.visible_scope_keys
-        found = self.store.graph.get_traces([trace_id], keys)
+        found = graph.get_traces([trace_id], keys)
         if not found:
             return None, [], []
-        edges = [e for e in self.store.graph.get_edges([trace_id], keys) if trace_id in (e.src, e.dst)]
+        edges = [e for e in graph.get_edges([trace_id], keys) if trace_id in (e.src, e.dst)]
         edges = sorted(edges, key=lambda e: -e.weight)[:limit]
         others = list(dict.fromkeys(e.dst if e.src == trace_id else e.src for e in edges))
-        neighbours = self.store.graph.get_traces(others, keys) if others else []
+        neighbours = graph.get_traces(others, keys) if others else []
         seen = {t.id for t in neighbours}
         return found[0], [e for e in edges if (e.dst if e.src == trace_id else e.src) in seen], neighbours
 
@@ -434,8 +430,8 @@ class AgentMemory:
         """
         from cogmem_graph.pipeline.archive import MemoryArchive
 
-        self.store._check_open()
-        return MemoryArchive(self.store.graph, self.store.clock).rehydrate(trace_id, self.visible_scope_keys)
+        ctx = checked_context(self)
+        return MemoryArchive(ctx.graph, ctx.clock).rehydrate(trace_id, self.visible_scope_keys)
 
     # ------------------------------------------------------------ observer and reflector
 
@@ -458,8 +454,7 @@ class AgentMemory:
         """
         from cogmem_graph.pipeline import observer
 
-        self.store._check_open()
-        return observer.observe(self.context(), role, text, created_at=created_at)
+        return observer.observe(checked_context(self), role, text, created_at=created_at)
 
     def flush_observations(self) -> ObserveResult:
         """Observe what is buffered and reflect every pending note now, thresholds or not.
@@ -472,8 +467,7 @@ class AgentMemory:
         """
         from cogmem_graph.pipeline import observer
 
-        self.store._check_open()
-        return observer.flush(self.context())
+        return observer.flush(checked_context(self))
 
     def reflect(self) -> ReflectionResult:
         """Turn this agent's pending observation notes into long-term traces now.
@@ -486,8 +480,7 @@ class AgentMemory:
         """
         from cogmem_graph.pipeline import reflector
 
-        self.store._check_open()
-        return reflector.reflect(self.context())
+        return reflector.reflect(checked_context(self))
 
     def observations(self, limit: int = 20, *, pending_only: bool = False,
                      all_agents: bool = False) -> builtins.list[ObservationNote]:
@@ -507,8 +500,7 @@ class AgentMemory:
         """
         from cogmem_graph.pipeline import observer
 
-        self.store._check_open()
-        return observer.list_notes(self.context(), limit=limit, pending_only=pending_only, all_agents=all_agents)
+        return observer.list_notes(checked_context(self), limit=limit, pending_only=pending_only, all_agents=all_agents)
 
     # ------------------------------------------------------------ read
 
@@ -549,8 +541,7 @@ class AgentMemory:
         k = _checked_query(query, cfg.top_k if top_k is None else top_k, cfg)
         when = _checked_when(as_of, timeline)
         f = as_filter(where)
-        self.store._check_open()
-        result = read_path.retrieve(self.context(), query, top_k=k, strategy=strategy, record_access=record_access,
+        result = read_path.retrieve(checked_context(self), query, top_k=k, strategy=strategy, record_access=record_access,
                                     mood=mood, when=when, where=f)
         if record_access:
             self._focus(result.traces)
@@ -591,8 +582,7 @@ class AgentMemory:
         top_k = cfg.top_k if top_k is None else top_k
         check_arguments(query, hops, top_k, cfg)
         f = as_filter(where)
-        self.store._check_open()
-        return multi_hop(self.context(), query, hops=hops, top_k=top_k, where=f)
+        return multi_hop(checked_context(self), query, hops=hops, top_k=top_k, where=f)
 
     def assemble_for_prompt(self, query: str, token_budget: int | None = None, *, top_k: int = 20,
                             events: Sequence[str] = (),
@@ -635,8 +625,7 @@ class AgentMemory:
             raise ValueError(f"debug must be True or False, got {debug!r}")
         top_k = _checked_query(query, top_k, self.store.config.retrieval)
         f = as_filter(where)
-        self.store._check_open()
-        result = read_path.retrieve(self.context(), query, top_k=top_k, where=f)
+        result = read_path.retrieve(checked_context(self), query, top_k=top_k, where=f)
         fired = self.check_reminders(query, events=events)
         held = self._forget_gone_from_working_memory({item.trace.id for item in result.traces})
         gate = self.store.config.prompt.injection
@@ -725,9 +714,8 @@ class AgentMemory:
         """
         from cogmem_graph.pipeline import prospective as prospective_memory
 
-        self.store._check_open()
         return prospective_memory.remind(
-            self.context(), content, at=at, every=every, on_keywords=on_keywords, on_context=on_context, recurring=recurring,
+            checked_context(self), content, at=at, every=every, on_keywords=on_keywords, on_context=on_context, recurring=recurring,
             cooldown=cooldown, threshold=threshold, importance=importance, scope=scope)
 
     def reminders(self, *, include_inactive: bool = False, limit: int = 100) -> builtins.list[Intention]:
@@ -746,8 +734,7 @@ class AgentMemory:
         """
         from cogmem_graph.pipeline import prospective as prospective_memory
 
-        self.store._check_open()
-        return prospective_memory.memory_for(self.context()).list(self.visible_scope_keys,
+        return prospective_memory.memory_for(checked_context(self)).list(self.visible_scope_keys,
                                                         include_inactive=include_inactive, limit=limit)
 
     def cancel_reminder(self, reminder_id: str) -> bool:
@@ -765,8 +752,7 @@ class AgentMemory:
         """
         from cogmem_graph.pipeline import prospective as prospective_memory
 
-        self.store._check_open()
-        return prospective_memory.memory_for(self.context()).cancel(reminder_id, self.visible_scope_keys)
+        return prospective_memory.memory_for(checked_context(self)).cancel(reminder_id, self.visible_scope_keys)
 
     def check_reminders(self, text: str = "", *, events: Sequence[str] = ()) -> builtins.list[FiredReminder]:
         """Fire the intentions this turn triggers (`assemble_for_prompt` does it for its query).
@@ -784,8 +770,7 @@ class AgentMemory:
         """
         from cogmem_graph.pipeline import prospective as prospective_memory
 
-        self.store._check_open()
-        return prospective_memory.memory_for(self.context()).check(self.visible_scope_keys, text, events)
+        return prospective_memory.memory_for(checked_context(self)).check(self.visible_scope_keys, text, events)
 
 
 def _checked_query(query: object, top_k: object, config: RetrievalConfig) -> int:

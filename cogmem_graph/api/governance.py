@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 from cogmem_graph.api.audit import AuditLog
+from cogmem_graph.context import checked_context
 from cogmem_graph.errors import MemoryNotFound
 from cogmem_graph.filters import (
     NO_FILTER_PARAMS,
@@ -35,8 +36,7 @@ from cogmem_graph.model import MemoryTrace, MemoryType, Scope, check_text, entit
 from cogmem_graph.write.indexing import filter_payload
 
 if TYPE_CHECKING:
-    from cogmem_graph.api.agent import AgentMemory
-    from cogmem_graph.api.store import MemoryStore
+    from cogmem_graph.api.ports import HandlePort, StorePort
 
 MAX_PAGE = 1000
 DEFAULT_PAGE = 100
@@ -115,10 +115,9 @@ def _checked_id(trace_id: object, argument: str = "trace_id") -> str:
     return check_text(trace_id, argument, allow_empty=False, max_len=200)
 
 
-def get(agent: AgentMemory, trace_id: str) -> MemoryRecord:
+def get(agent: HandlePort, trace_id: str) -> MemoryRecord:
     trace_id = _checked_id(trace_id)
-    agent.store._check_open()
-    rows = agent.store.graph.memories([trace_id], agent.visible_scope_keys)
+    rows = checked_context(agent).graph.memories([trace_id], agent.visible_scope_keys)
     if not rows:
         raise MemoryNotFound(f"no memory with id {trace_id!r} is visible to agent {agent.identity.agent_id!r}")
     row = rows[0]
@@ -152,7 +151,7 @@ def _decode_cursor(cursor: str, order: str) -> tuple[int, str]:
     return created_at, trace_id
 
 
-def list_page(agent: AgentMemory, where: MemoryFilter | Mapping[str, Any] | None = None, *,
+def list_page(agent: HandlePort, where: MemoryFilter | Mapping[str, Any] | None = None, *,
               order: str = "newest", limit: int = DEFAULT_PAGE, cursor: str | None = None) -> MemoryPage:
     if order not in ORDERS:
         raise ValueError(f"order must be one of {ORDERS}, not {order!r}")
@@ -161,12 +160,12 @@ def list_page(agent: AgentMemory, where: MemoryFilter | Mapping[str, Any] | None
     if cursor is not None and not isinstance(cursor, str):
         raise ValueError("cursor must be the string a previous list call returned")
     f = as_filter(where)
-    agent.store._check_open()
+    graph = checked_context(agent).graph
     keys, params = graph_filter(f, agent.visible_scope_keys)
     if not keys:
         return MemoryPage([], None)
     after = _decode_cursor(cursor, order) if cursor else None
-    rows = agent.store.graph.filter_page(keys, params, after=after, newest_first=order == "newest", limit=limit + 1)
+    rows = graph.filter_page(keys, params, after=after, newest_first=order == "newest", limit=limit + 1)
     more = len(rows) > limit
     rows = rows[:limit]
     items = [record_of(props) for props, _ in rows]
@@ -174,7 +173,7 @@ def list_page(agent: AgentMemory, where: MemoryFilter | Mapping[str, Any] | None
     return MemoryPage(items, next_cursor)
 
 
-def iter_matching(store: MemoryStore, scope_keys: Sequence[str], where: MemoryFilter | None,
+def iter_matching(store: StorePort, scope_keys: Sequence[str], where: MemoryFilter | None,
                   page: int = FORGET_BATCH) -> Iterator[list[MemoryRecord]]:
     """Pages of every memory of `scope_keys` passing `where` (oldest first), for forget and export."""
     keys, params = graph_filter(where, scope_keys)
@@ -192,11 +191,10 @@ def iter_matching(store: MemoryStore, scope_keys: Sequence[str], where: MemoryFi
         after = (records[-1].trace.created_at, records[-1].id)
 
 
-def history(agent: AgentMemory, trace_id: str) -> list[MemoryRecord]:
+def history(agent: HandlePort, trace_id: str) -> list[MemoryRecord]:
     """Every version of a memory, oldest first: what it said, when, and who wrote it."""
     trace_id = _checked_id(trace_id)
-    agent.store._check_open()
-    versions = agent.store.graph.versions(trace_id, agent.visible_scope_keys)
+    versions = checked_context(agent).graph.versions(trace_id, agent.visible_scope_keys)
     if not versions:
         raise MemoryNotFound(f"no memory with id {trace_id!r} is visible to agent {agent.identity.agent_id!r}")
     records = [record_of(v) for v in versions]
@@ -206,17 +204,17 @@ def history(agent: AgentMemory, trace_id: str) -> list[MemoryRecord]:
 # ---------------------------------------------------------------- changing
 
 
-def actor_of(agent: AgentMemory) -> dict[str, Any]:
+def actor_of(agent: HandlePort) -> dict[str, Any]:
     return {k: v for k, v in agent.identity.model_dump().items() if v is not None}
 
 
-def _audit(store: MemoryStore, operation: str, actor: Mapping[str, Any], scope_keys: Sequence[str],
+def _audit(store: StorePort, operation: str, actor: Mapping[str, Any], scope_keys: Sequence[str],
            counts: Mapping[str, Any]) -> None:
     AuditLog(store.home).record(operation, at_ms=store.clock.now_ms(), actor=actor, scope_keys=scope_keys,
                                 counts=counts)
 
 
-def update(agent: AgentMemory, trace_id: str, *, content: str | None = None, tags: Sequence[str] | None = None,
+def update(agent: HandlePort, trace_id: str, *, content: str | None = None, tags: Sequence[str] | None = None,
            metadata: Mapping[str, Any] | None = None, pinned: bool | None = None,
            type: MemoryType | str | None = None) -> MemoryRecord:  # noqa: A002 - the field's name
     """Correct a memory. New `content` makes a new version that supersedes this one (which stays
@@ -264,7 +262,7 @@ def update(agent: AgentMemory, trace_id: str, *, content: str | None = None, tag
     return result
 
 
-def _new_version(agent: AgentMemory, old: MemoryTrace, content: str, checked: MemoryTrace) -> MemoryTrace:
+def _new_version(agent: HandlePort, old: MemoryTrace, content: str, checked: MemoryTrace) -> MemoryTrace:
     """The new version, encoded like any memory in the old one's scope, as new (a near-duplicate
     of the old text must not just reinforce the memory it replaces)."""
     from cogmem_graph.write.encode import encode_many
@@ -280,7 +278,7 @@ def _new_version(agent: AgentMemory, old: MemoryTrace, content: str, checked: Me
     return new
 
 
-def forget(agent: AgentMemory, ids: str | Sequence[str] | None = None, *,
+def forget(agent: HandlePort, ids: str | Sequence[str] | None = None, *,
            where: MemoryFilter | Mapping[str, Any] | None = None, force: bool = False,
            compact: bool = False) -> ForgetReceipt:
     """Delete memories for good (see the module's docstring). `ids` or `where`, not both;
@@ -288,7 +286,7 @@ def forget(agent: AgentMemory, ids: str | Sequence[str] | None = None, *,
     store = agent.store
     if (ids is None) == (where is None):
         raise ValueError("forget needs ids or where= (a filter), not both and not neither")
-    store._check_open()
+    ctx = checked_context(agent)
     visible = agent.visible_scope_keys
     receipt = ForgetReceipt()
     if ids is not None:
@@ -310,7 +308,7 @@ def forget(agent: AgentMemory, ids: str | Sequence[str] | None = None, *,
     totals: dict[str, int] = {"traces": 0, "archived": 0, "observation_notes": 0, "schemas": 0, "entities": 0,
                               "vectors": 0}
     for batch in batches:
-        rows = store.graph.forget_expand(batch, visible, SAME_MEMORY)
+        rows = ctx.graph.forget_expand(batch, visible, SAME_MEMORY)
         found = {r["id"] for r in rows}
         receipt.not_found += [i for i in batch if i not in found]
         doomed: list[str] = []
@@ -320,8 +318,8 @@ def forget(agent: AgentMemory, ids: str | Sequence[str] | None = None, *,
                 continue
             doomed += [row["id"], *row["related"]]
         doomed = list(dict.fromkeys(doomed))
-        counts = store.graph.hard_delete(doomed, visible)  # the graph first: a vector without its trace is never shown
-        store.vectors.delete(doomed)
+        counts = ctx.graph.hard_delete(doomed, visible)  # the graph first: a vector without its trace is never shown
+        ctx.vectors.delete(doomed)
         agent.working_memory_forget(doomed)
         for key, n in counts.items():
             totals[key] += n
@@ -338,12 +336,11 @@ def forget(agent: AgentMemory, ids: str | Sequence[str] | None = None, *,
     return receipt
 
 
-def export(store: MemoryStore, out: TextIO, scope_keys: Sequence[str] | None, actor: Mapping[str, Any],
+def export(store: StorePort, out: TextIO, scope_keys: Sequence[str] | None, actor: Mapping[str, Any],
            on_progress: Any = None) -> Any:
     """The memories of `scope_keys` (None: the whole store) as JSON Lines `import` reads, audited."""
-    from cogmem_graph.portable import export_store
+    from cogmem_graph.portable import export_store  # it checks that the store is open
 
-    store._check_open()
     keys = list(scope_keys) if scope_keys is not None else None
     counts = export_store(store, out, scope_keys=keys, on_progress=on_progress)
     _audit(store, "export", actor, keys or ["*"], {"traces": counts.traces})
@@ -353,7 +350,7 @@ def export(store: MemoryStore, out: TextIO, scope_keys: Sequence[str] | None, ac
 # ---------------------------------------------------------------- a whole user
 
 
-def user_scopes(store: MemoryStore, user_id: str | None, organization_id: str | None) -> tuple[str, list[str]]:
+def user_scopes(store: StorePort, user_id: str | None, organization_id: str | None) -> tuple[str, list[str]]:
     """The user's qualified id and the scope keys in use that are theirs (user and threads)."""
     for name, value in (("user_id", user_id), ("organization_id", organization_id)):
         if value is not None and (not isinstance(value, str) or not value.strip() or SEPARATOR in value):
@@ -366,14 +363,13 @@ def user_scopes(store: MemoryStore, user_id: str | None, organization_id: str | 
     return qualified, sorted(set(keys) | {user_key})
 
 
-def scope_counts(store: MemoryStore) -> dict[str, int]:
+def scope_counts(store: StorePort) -> dict[str, int]:
     """Active memories per scope key over the whole store, and nothing of their content: the
     owner's census, which a local command shows when the identity it was given sees nothing."""
-    store._check_open()
-    return store.graph.scope_key_counts()
+    return checked_context(store).graph.scope_key_counts()
 
 
-def erase(store: MemoryStore, user_id: str, *, organization_id: str | None = None,
+def erase(store: StorePort, user_id: str, *, organization_id: str | None = None,
           include_shared: bool = False, compact: bool = True,
           on_progress: Callable[[str, int], None] | None = None) -> EraseReceipt:
     """Everything of one user: their user and thread scopes (memories, reminders, notes,
@@ -382,30 +378,30 @@ def erase(store: MemoryStore, user_id: str, *, organization_id: str | None = Non
     agent, persona) stays, without its author, unless `include_shared=True`. Run twice,
     the second run finds nothing. `on_progress(kind, n)` hears of each batch deleted."""
     progress = on_progress or (lambda kind, n: None)
-    store._check_open()
+    ctx = checked_context(store)
     qualified, keys = user_scopes(store, user_id, organization_id)
     receipt = EraseReceipt(user=qualified, scope_keys=keys)
     counts: dict[str, int] = {"traces": 0, "archived": 0, "observation_notes": 0, "schemas": 0, "entities": 0,
                               "other_nodes": 0, "shared_deleted": 0, "shared_kept_without_author": 0}
-    while ids := store.graph.trace_ids_in_scopes(keys, FORGET_BATCH):
-        for kind, n in store.graph.hard_delete(ids, keys).items():
+    while ids := ctx.graph.trace_ids_in_scopes(keys, FORGET_BATCH):
+        for kind, n in ctx.graph.hard_delete(ids, keys).items():
             counts[kind] += n
-        store.vectors.delete(ids)
+        ctx.vectors.delete(ids)
         progress("traces", len(ids))
-    counts["other_nodes"] = store.graph.delete_scope_leftovers(keys)
-    store.vectors.delete_scopes(keys)
-    while authored := store.graph.authored_elsewhere(qualified, keys, FORGET_BATCH):
+    counts["other_nodes"] = ctx.graph.delete_scope_leftovers(keys)
+    ctx.vectors.delete_scopes(keys)
+    while authored := ctx.graph.authored_elsewhere(qualified, keys, FORGET_BATCH):
         if include_shared:
             by_scope: dict[str, list[str]] = {}
             for trace_id, key in authored:
                 by_scope.setdefault(key, []).append(trace_id)
             for key, ids in by_scope.items():
-                deleted = store.graph.hard_delete(ids, [key])
+                deleted = ctx.graph.hard_delete(ids, [key])
                 counts["shared_deleted"] += deleted["traces"]
                 counts["entities"] += deleted["entities"]
-                store.vectors.delete(ids)
+                ctx.vectors.delete(ids)
         else:
-            counts["shared_kept_without_author"] += store.graph.remove_author([i for i, _ in authored], qualified)
+            counts["shared_kept_without_author"] += ctx.graph.remove_author([i for i, _ in authored], qualified)
     store.consolidation_log.forget_scopes(keys)
     receipt.counts = counts
     _audit(store, "erase", {"owner": True, "user": qualified}, keys, {**counts, "include_shared": include_shared})

@@ -9,9 +9,6 @@ from __future__ import annotations
 import grimp
 
 KNOWN_CIRCLES: tuple[frozenset[str], ...] = (
-    # The facade: the store makes agents and the agent names its store (type-only); both call
-    # governance, which names them (type-only).
-    frozenset({"cogmem_graph.api.agent", "cogmem_graph.api.governance", "cogmem_graph.api.store"}),
     # The async facade: the async store makes async agents, which name their store (type-only).
     frozenset({"cogmem_graph.api.async_agent", "cogmem_graph.api.async_store"}),
 )
