@@ -13,13 +13,12 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from cogmem_graph.api.agent import AgentMemory
-from cogmem_graph.api.offload import add_twins
+from cogmem_graph.api.offload import Offload, add_twins
 
 if TYPE_CHECKING:
-    from cogmem_graph.api.async_store import AsyncMemoryStore
     from cogmem_graph.cognition.working_memory import WorkingMemory
     from cogmem_graph.identity import AgentIdentity
     from cogmem_graph.model import Hexaco
@@ -32,17 +31,23 @@ SERIALISED = frozenset({"retrieve", "assemble_for_prompt", "forget", "working_me
 PLAIN = frozenset({"context", "set_mood"})
 """The methods that stay plain: no backend, no lock."""
 
+StoreT = TypeVar("StoreT")
+"""The class of the async store that made the handle (`AsyncMemoryStore`), which this
+module need not know: the handle uses nothing of it but the threads it is given."""
+
 
 @add_twins(AgentMemory, plain=PLAIN)
-class AsyncAgentMemory:
+class AsyncAgentMemory(Generic[StoreT]):
     """One agent's view of an `AsyncMemoryStore` (`store.agent(...)`): `AgentMemory`'s methods,
-    awaitable. `sync` is the `AgentMemory` it runs."""
+    awaitable, run on the store's worker threads (`offload`). `sync` is the `AgentMemory` it
+    runs."""
 
-    def __init__(self, store: AsyncMemoryStore, agent: AgentMemory) -> None:
+    def __init__(self, store: StoreT, agent: AgentMemory, offload: Offload) -> None:
         if not isinstance(agent, AgentMemory):
             raise ValueError(f"agent must be an AgentMemory, not {type(agent).__name__}")
         self.store = store
         self.sync = agent
+        self._offload = offload
         self._one_at_a_time = threading.Lock()  # taken on the worker thread, so a cancelled task cannot drop it
 
     def __repr__(self) -> str:
@@ -68,7 +73,7 @@ class AsyncAgentMemory:
         method: Callable[..., Any] = getattr(self.sync, name)
         if name in SERIALISED:
             method = functools.partial(_holding, self._one_at_a_time, method)
-        return await self.store._offload.run(method, *args, **kwargs)
+        return await self._offload.run(method, *args, **kwargs)
 
     def _call_plain(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         return getattr(self.sync, name)(*args, **kwargs)

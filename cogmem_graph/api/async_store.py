@@ -81,13 +81,13 @@ class AsyncMemoryStore:
         self, agent_id: str, *, traits: Hexaco | Mapping[str, Any] | None = None, user_id: str | None = None,
         thread_id: str | None = None, persona_id: str | None = None, organization_id: str | None = None,
         mood: MoodSource | Mapping[str, Any] = None,
-    ) -> AsyncAgentMemory:
+    ) -> AsyncAgentMemory[AsyncMemoryStore]:
         """A handle for one agent, as `MemoryStore.agent` makes it, whose methods are awaitables."""
         if self.closed:
             raise StoreClosed(CLOSED)
         return AsyncAgentMemory(self, self.sync.agent(
             agent_id, traits=traits, user_id=user_id, thread_id=thread_id, persona_id=persona_id,
-            organization_id=organization_id, mood=mood))
+            organization_id=organization_id, mood=mood), self._offload)
 
     async def health(self) -> dict[str, Any]:
         """As `MemoryStore.health()`: never raises; once closed, says so without asking the backends."""
