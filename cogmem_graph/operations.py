@@ -160,6 +160,12 @@ class EraseArgs(UserArgs):
     compact: bool = Field(True, description="rewrite the store's files now (the default)")
 
 
+class RepairArgs(Args):
+    reembed: bool = Field(False, description=(
+        "also embed every memory again with the store's embedder and replace its vector (vectors an older "
+        "version made: memories written before sentence vectors have none)"))
+
+
 class IdsArgs(Args):
     ids: list[str] = Field(..., min_length=1, max_length=MAX_BATCH, description="memory ids")
 
@@ -567,9 +573,10 @@ OPERATIONS: dict[str, Operation] = _table(
         description="Owner only: counts of the whole store and the last scheduled consolidation.",
         mcp="stats", client="stats", cli="stats"),
     Operation(
-        "repair", NoArgs, "owner", "POST", "/v1/admin/repair",
+        "repair", RepairArgs, "owner", "POST", "/v1/admin/repair",
         summary="Owner: reconcile the vectors with the graph",
-        description="Owner only: reconcile the vector index with the graph after a crash.",
+        description="Owner only: reconcile the vector index with the graph after a crash; with reembed, embed "
+        "every memory again.",
         mcp="repair", client="repair", cli="repair"),
     Operation(
         "erase", EraseArgs, "owner", "POST", "/v1/admin/erase",

@@ -77,10 +77,13 @@ class AssembledContext:
 @dataclass
 class RepairResult:
     reindexed: int = 0
+    reembedded: int = 0
+    """Memories embedded again (`repair(reembed=True)`)."""
     deactivated_vectors: int = 0
     removed_vectors: int = 0
     reactivated_vectors: int = 0
 
     @property
     def changed(self) -> int:
-        return self.reindexed + self.deactivated_vectors + self.removed_vectors + self.reactivated_vectors
+        return (self.reindexed + self.reembedded + self.deactivated_vectors + self.removed_vectors
+                + self.reactivated_vectors)

@@ -46,7 +46,7 @@ from cogmem_graph.providers import CachedEmbedder, Embedder, best_local_embedder
 from cogmem_graph.redact import redact_url, redact_urls
 from cogmem_graph.results import RepairResult
 from cogmem_graph.vectors.port import VectorIndex
-from cogmem_graph.write.indexing import index_unindexed
+from cogmem_graph.write.indexing import index_unindexed, reembed_all
 
 if TYPE_CHECKING:
     from cogmem_graph.pipeline import perspective
@@ -112,7 +112,8 @@ def warn_other_embedders(index: VectorIndex, home: Path, embedder: Embedder) -> 
         log.warning("the vectors under %s were made by another embedder (collection %s); this store uses %r "
                     "(collection %s, empty), so the memories indexed there are not searchable: open it "
                     "with the embedder that made them (e.g. embedder='local' for MiniLM, 'hash' for the "
-                    "hash embedder)", folder, ", ".join(others), embedder.name, current)
+                    "hash embedder), or index them for this one with store.repair() (`cogmem repair`)",
+                    folder, ", ".join(others), embedder.name, current)
 
 
 def warn_unsearchable(graph: GraphStore, index: VectorIndex, config: CogmemConfig, home: Path) -> None:
@@ -329,10 +330,24 @@ class MemoryStore:
         """The last consolidation runs, under the home (`api.consolidation_log`)."""
         return ConsolidationLog(self.home)
 
-    def repair(self) -> RepairResult:
+    def repair(self, *, reembed: bool = False, on_progress: Callable[[str, int], None] | None = None
+               ) -> RepairResult:
         """Reconcile the vectors with the graph (the source of truth): index traces the
         graph holds unindexed, deactivate vectors of inactive traces, remove vectors
         whose trace is gone, reactivate vectors of active traces.
+
+        A home opened with another embedder than the one that indexed it has an empty
+        collection for the new one: `repair()` indexes every memory there.
+
+        Args:
+            reembed: also embed every memory again with this store's embedder and replace its
+                vector: for vectors an older version made (memories written before sentence
+                vectors have none) or a model changed under the same name. The vector
+                segments are compacted first, so that a segment made before sentence vectors
+                takes them. Memories stay searchable throughout; an interrupted run can be
+                run again.
+            on_progress: `on_progress(kind, n)` after each batch ("reembedded" or
+                "reindexed", n memories): a progress bar.
 
         Returns:
             A `RepairResult` counting each.
@@ -341,12 +356,18 @@ class MemoryStore:
             StoreClosed: the store is closed.
         """
         self._check_open()
+        report = on_progress or (lambda kind, n: None)
         result = RepairResult()
+        if reembed:
+            self.vectors.compact()
+            result.reembedded = reembed_all(self.context(), batch_size=REPAIR_BATCH,
+                                            on_batch=lambda n: report("reembedded", n))
         # A vector lost behind the graph's back (index rebuilt, collection dropped): index again.
         known = self.vectors.all_ids()
         lost = [i for i in self.graph.indexed_trace_ids() if i not in known]
         self.graph.set_indexed(lost, False)
-        result.reindexed = index_unindexed(self.context(), batch_size=REPAIR_BATCH)
+        result.reindexed = index_unindexed(self.context(), batch_size=REPAIR_BATCH,
+                                           on_batch=lambda n: report("reindexed", n))
         active_vectors = self.vectors.all_ids(active=True)
         inactive_vectors = self.vectors.all_ids(active=False)
         state = self.graph.trace_index_state(list(active_vectors | inactive_vectors))
@@ -354,6 +375,8 @@ class MemoryStore:
         to_deactivate = [i for i in active_vectors if state.get(i) is False]
         to_reactivate = [i for i in inactive_vectors if state.get(i) is True]
         self.vectors.delete(gone)
+        if gone:  # a forgotten memory's vector: its bytes leave the files at the next compaction
+            self.compaction_due()
         self.vectors.set_active(to_deactivate, False)
         self.vectors.set_active(to_reactivate, True)
         result.removed_vectors = len(gone)

@@ -19,6 +19,7 @@ from cogmem_graph.cli.common import (
     agent_of,
     err,
     out,
+    progress_bars,
     remote_session,
     session,
     settings_of,
@@ -44,12 +45,12 @@ def _stats_dict(store: MemoryStore) -> dict[str, Any]:
     }
 
 
-def _remote(ctx: typer.Context, op: str) -> bool:
+def _remote(ctx: typer.Context, op: str, args: dict[str, Any] | None = None) -> bool:
     """With --server: run the owner operation there (an owner key is needed) and print its JSON."""
     if not settings_of(ctx).server:
         return False
     with remote_session(ctx) as remote:
-        data = remote.call(op)
+        data = remote.call(op, args)
     out.print_json(data=data)
     return True
 
@@ -84,13 +85,27 @@ def stats(
 
 
 @app.command()
-def repair(ctx: typer.Context) -> None:
-    """Reconcile the vectors with the graph (the source of truth). An owner command: no identity."""
-    if _remote(ctx, "repair"):
+def repair(
+    ctx: typer.Context,
+    reembed: Annotated[bool, typer.Option(
+        "--reembed", help="also embed every memory again with the store's embedder (vectors an older version "
+        "made: memories written before sentence vectors have none); a progress bar shows it")] = False,
+) -> None:
+    """Reconcile the vectors with the graph (the source of truth). An owner command: no identity.
+    A home opened with another embedder (--embedder) is indexed for it here."""
+    if _remote(ctx, "repair", {"reembed": reembed}):
         return
-    with session(ctx, owner=("repair", "reconciles the vectors")) as store, err.status("repairing…"):
-        result = store.repair()
-    out.print(f"repair: {result.reindexed} re-indexed, {result.deactivated_vectors} vectors deactivated, "
+    with session(ctx, owner=("repair", "reconciles the vectors")) as store, progress_bars() as bars:
+        tasks = {"reembedded": bars.add_task("embedding every memory again",
+                                             total=store.stats().total_traces if reembed else 0, visible=reembed),
+                 "reindexed": bars.add_task("indexing memories without a vector", total=None, visible=False)}
+
+        def advance(kind: str, n: int) -> None:
+            bars.update(tasks[kind], advance=n, visible=True)
+
+        result = store.repair(reembed=reembed, on_progress=advance)
+    done = f"{result.reembedded} re-embedded, " if reembed else ""
+    out.print(f"repair: {done}{result.reindexed} re-indexed, {result.deactivated_vectors} vectors deactivated, "
               f"{result.reactivated_vectors} reactivated, {result.removed_vectors} removed")
 
 

@@ -242,8 +242,9 @@ class RemoteMethods:
         return (yield Send("stats"))
 
     @remote
-    def repair(self) -> Plan[dict[str, Any]]:
-        return (yield Send("repair"))
+    def repair(self, *, reembed: bool = False) -> Plan[dict[str, Any]]:
+        """Reconcile the vectors with the graph (owner key); `reembed`: embed every memory again."""
+        return (yield Send("repair", {"reembed": reembed}))
 
 
 class RemoteAgent(RemoteMethods):

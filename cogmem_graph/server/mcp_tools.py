@@ -393,8 +393,8 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MemoryMCP:
         return run(ctx, "stats")
 
     @tool("repair")
-    def repair(ctx: Context) -> dict[str, Any]:
-        return run(ctx, "repair")
+    def repair(ctx: Context, reembed: bool = False) -> dict[str, Any]:
+        return run(ctx, "repair", reembed=reembed)
 
     @resource("memory")
     def memory(trace_id: str, ctx: Context) -> str:

@@ -47,6 +47,7 @@ from cogmem_graph.operations import (
     RecallArgs,
     RemindArgs,
     RemindersArgs,
+    RepairArgs,
     TraceArgs,
     UpdateArgs,
     UserArgs,
@@ -330,5 +331,5 @@ class MemoryService:
                 "agent_handles": len(self._handles),
                 "consolidation": self.scheduler.status() if self.scheduler else None}
 
-    def _op_repair(self, p: Principal, a: BaseModel) -> dict[str, Any]:
-        return to_jsonable(self.store.repair())
+    def _op_repair(self, p: Principal, a: RepairArgs) -> dict[str, Any]:
+        return to_jsonable(self.store.repair(reembed=a.reembed))

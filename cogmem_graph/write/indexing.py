@@ -1,6 +1,8 @@
 """Indexing what the graph holds unindexed: `repair()` after a lost vector or a failed
 upsert, and an import once all of its traces are in the graph (so that each turn's
-previous turn is there to embed it with, whatever order the backup lists them in)."""
+previous turn is there to embed it with, whatever order the backup lists them in); and
+embedding every memory again (`repair(reembed=True)`), for vectors an older version or
+another setting made."""
 
 from __future__ import annotations
 
@@ -64,4 +66,33 @@ def index_unindexed(ctx: MemoryContext, *, batch_size: int = INDEX_BATCH,
         done += len(pending)
         if on_batch:
             on_batch(len(pending))
+    return done
+
+
+def reembed_all(ctx: MemoryContext, *, batch_size: int = INDEX_BATCH,
+                on_batch: Callable[[int], None] | None = None) -> int:
+    """Embed every trace of the store again (all scopes, active or not: an owner's
+    operation) and replace its vector point, a batch at a time in id order; the number
+    embedded. Each point is replaced whole, so a memory is searchable throughout. A trace
+    forgotten while its batch was embedded loses the point this wrote (the graph is the
+    source of truth); one deactivated meanwhile is set right by `repair()`'s reconciliation."""
+    from cogmem_graph.write.context_vectors import embed_for_index
+
+    done, after = 0, ""
+    while rows := ctx.graph.export_page("traces", after=after, limit=batch_size, scope_keys=None):
+        traces = [MemoryTrace.from_graph_props(row["trace"]) for row in rows]
+        after = traces[-1].id
+        vectors, sentences = embed_for_index(ctx, traces)
+        ctx.vectors.upsert([point_for(t, v, active=t.is_active, sentences=sentences[i] if sentences else None)
+                            for i, (t, v) in enumerate(zip(traces, vectors, strict=True))])
+        ids = [t.id for t in traces]
+        ctx.graph.set_indexed(ids, True)
+        gone = [i for i in ids if i not in ctx.graph.trace_index_state(ids)]
+        if gone:
+            ctx.vectors.delete(gone)
+        done += len(traces)
+        if on_batch:
+            on_batch(len(traces))
+        if len(rows) < batch_size:
+            break
     return done

@@ -183,6 +183,8 @@ def test_owner_operations_need_an_owner_key_and_stats_show_the_scheduled_consoli
     run = owner.consolidate()
     assert "total_processed" in run
     assert owner.repair()["reindexed"] == 0
+    counts = owner.stats()["store"]
+    assert owner.repair(reembed=True)["reembedded"] == counts["active_traces"] + counts["inactive_traces"]
     with pytest.raises(RequestRejected) as no_identity:
         owner.retrieve("anything")
     assert no_identity.value.status == 403

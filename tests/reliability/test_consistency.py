@@ -254,7 +254,8 @@ def test_repair_restores_a_vector_lost_behind_the_graphs_back(tmp_path, clock) -
 # consolidation joins here ("consolidate": lambda store: store.consolidate()), and with it
 # merges, prunes and gists are checked never to leave an inactive trace with an active
 # vector or an active+indexed trace without one.
-MAINTENANCE = {"repair": lambda store: store.repair(), "consolidate": lambda store: store.consolidate()}
+MAINTENANCE = {"repair": lambda store: store.repair(), "reembed": lambda store: store.repair(reembed=True),
+               "consolidate": lambda store: store.consolidate()}
 
 
 @pytest.mark.parametrize("name", sorted(MAINTENANCE))
@@ -264,7 +265,7 @@ def test_maintenance_leaves_the_stores_consistent(tmp_path, clock, monkeypatch, 
         traces = agent.encode_many(_items(12))
         clock.advance(1_000)
         agent.encode_many(_items(4, start=100))  # near-duplicates of the first ones
-        if name == "repair":  # a delete behind Qdrant's back is drift only repair() is asked to mend
+        if name in ("repair", "reembed"):  # a delete behind Qdrant's back is drift only repair() is asked to mend
             store.graph.soft_delete([traces[0].id], agent.visible_scope_keys, reason="test")
 
         def index_fails(*args, **kwargs):
