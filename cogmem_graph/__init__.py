@@ -93,9 +93,9 @@ if TYPE_CHECKING:
     from cogmem_graph.results import RepairResult as RepairResult
     from cogmem_graph.results import RetrievalResult as RetrievalResult
     from cogmem_graph.results import ScoredTrace as ScoredTrace
-    from cogmem_graph.retrieval.multihop_results import EvidencePath as EvidencePath
-    from cogmem_graph.retrieval.multihop_results import MultiHopResult as MultiHopResult
-    from cogmem_graph.retrieval.multihop_results import MultiHopTrace as MultiHopTrace
+    from cogmem_graph.retrieval.multihop.results import EvidencePath as EvidencePath
+    from cogmem_graph.retrieval.multihop.results import MultiHopResult as MultiHopResult
+    from cogmem_graph.retrieval.multihop.results import MultiHopTrace as MultiHopTrace
     from cogmem_graph.write.request import EncodeRequest as EncodeRequest
 
 _PUBLIC = re.compile(r"^ {4}from (cogmem_graph[\w.]*) import \(?\s*(\w+) as \2\b", re.MULTILINE)

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from cogmem_graph.pipeline.observer import ObserveResult
     from cogmem_graph.pipeline.reflector import ReflectionResult
     from cogmem_graph.retrieval import read_path
-    from cogmem_graph.retrieval.multihop_results import MultiHopResult
+    from cogmem_graph.retrieval.multihop.results import MultiHopResult
     from cogmem_graph.write.request import EncodeRequest
 
 __all__ = ["AgentMemory", "MoodSource"]
@@ -559,7 +559,7 @@ class AgentMemory:
         the text matches and, for global questions, by community summaries; ranked by
         personalised PageRank (GDS on Neo4j) or spreading activation in Cypher. Each returned
         trace carries its evidence path from the query. Reads only; see
-        `cogmem_graph.retrieval.multihop_walk`.
+        `cogmem_graph.retrieval.multihop.walk`.
 
         Args:
             query: the question, a non-empty string.
@@ -574,8 +574,8 @@ class AgentMemory:
             ValueError: an empty query, or `hops`, `top_k` or the filter out of range.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.retrieval.multihop_search import multi_hop
-        from cogmem_graph.retrieval.multihop_walk import check_arguments
+        from cogmem_graph.retrieval.multihop.search import multi_hop
+        from cogmem_graph.retrieval.multihop.walk import check_arguments
 
         cfg = self.store.config.retrieval
         hops = cfg.multi_hop.default_hops if hops is None else hops

@@ -74,9 +74,9 @@ from cogmem_graph.model import MemoryCategory, MemoryTrace, Mood, entity_key
 from cogmem_graph.providers.cache import CachedEmbedder
 from cogmem_graph.providers.embedders import gives_sentences
 from cogmem_graph.results import RetrievalResult, ScoredTrace
-from cogmem_graph.retrieval import multihop_walk as multihop
 from cogmem_graph.retrieval.fusion import fuse_hits, reciprocal_rank_fusion
-from cogmem_graph.retrieval.multihop import query_entity_keys
+from cogmem_graph.retrieval.multihop import walk as multihop_walk
+from cogmem_graph.retrieval.multihop.bookkeeping import query_entity_keys
 from cogmem_graph.retrieval.query_plan import QueryPlan, plan_query, query_vector
 from cogmem_graph.vectors.port import VectorHit
 
@@ -225,7 +225,7 @@ def _retrieve(
         return _retrieve_parts(ctx, query, plan, top_k=top_k, record_access=record_access, mood=mood, when=when,
                                where=where, gather_for=gather_for)
     # The graph looks up the entities the query names while the vector store finds candidates.
-    named = multihop.query_entities_later(ctx, query) if plan is not None and cfg.multi_hop_blend else None
+    named = multihop_walk.query_entities_later(ctx, query) if plan is not None and cfg.multi_hop_blend else None
     entity_search = named is not None and _entity_search_asked(cfg.gather, gather_for, query)
     found = _search(ctx, ask, plan, named, entity_search)
     if plan is None:
@@ -325,7 +325,7 @@ def _expand(ctx: MemoryContext, ask: _Ask, route: IntentRoute, found: _Found, na
     # Queries naming several entities: multi-hop candidates join; their walk score counts as relevance.
     if entities is None and named is not None:
         entities = named()
-    blended = multihop.blend_candidates(ctx, ask.query, found.relevance, ask.pool, entities,
+    blended = multihop_walk.blend_candidates(ctx, ask.query, found.relevance, ask.pool, entities,
                                         min_entities=1 if route.entity_hub else None)
     found.join("multi_hop", blended)
     caused = _caused(ctx, found.relevance, causal())

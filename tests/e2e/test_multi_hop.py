@@ -17,7 +17,7 @@ from cogmem_graph.clock import MS_PER_HOUR, ManualClock
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.graph.port import Edge
 from cogmem_graph.model import EdgeType, entity_key
-from cogmem_graph.retrieval.multihop_results import MultiHopResult
+from cogmem_graph.retrieval.multihop.results import MultiHopResult
 
 START = 1_700_000_000_000
 ALICE = "Alice Moreau joined Initech as a data engineer"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cogmem_graph.config.multihop import GLOBAL_CUES
-from cogmem_graph.retrieval.multihop import (
+from cogmem_graph.retrieval.multihop.bookkeeping import (
     Origin,
     Walk,
     is_global_question,

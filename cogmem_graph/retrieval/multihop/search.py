@@ -1,4 +1,4 @@
-"""`agent.multi_hop(query)`: the read path's ranking and the walk's (`multihop_walk`), fused.
+"""`agent.multi_hop(query)`: the read path's ranking and the walk's (`walk.py`), fused.
 
 The read path ranks what the query says, gathering around the entities it names for every
 question (`MultiHopConfig.gather_for`); its best matches seed the walk, which adds what is
@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cogmem_graph.retrieval.fusion import reciprocal_rank_fusion
-from cogmem_graph.retrieval.multihop_results import MultiHopResult, QueryEntity
-from cogmem_graph.retrieval.multihop_walk import (
+from cogmem_graph.retrieval.multihop.results import MultiHopResult, QueryEntity
+from cogmem_graph.retrieval.multihop.walk import (
     query_entities,
     spread,
     text_matches,

@@ -46,7 +46,7 @@ from cogmem_graph.errors import GraphQueryError
 from cogmem_graph.lexical import bm25_query_vector
 from cogmem_graph.model import MemoryTrace
 from cogmem_graph.retrieval.fusion import fuse_hits
-from cogmem_graph.retrieval.multihop import (
+from cogmem_graph.retrieval.multihop.bookkeeping import (
     Origin,
     Walk,
     cosine,
@@ -59,7 +59,7 @@ from cogmem_graph.retrieval.multihop import (
     start_shares,
     term_overlap,
 )
-from cogmem_graph.retrieval.multihop_results import (
+from cogmem_graph.retrieval.multihop.results import (
     CommunitySummary,
     EvidencePath,
     MultiHopResult,
@@ -105,7 +105,7 @@ def walk(ctx: MemoryContext, query: str, *, hops: int, top_k: int, relevance: di
 @dataclass
 class Walked:
     """A finished walk: each reached trace's score (`scores`, through the caller's filter) and
-    what explains it, before any cut. `retrieval.multihop_search` fuses its ranking with the
+    what explains it, before any cut. `retrieval.multihop.search` fuses its ranking with the
     read path's; `walk` returns its own."""
 
     query: str
