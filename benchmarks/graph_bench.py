@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from cogmem_graph.config.graph import ActivationConfig
-from cogmem_graph.graph.falkor import FalkorGraphStore
+from cogmem_graph.graph.falkordb.store import FalkorGraphStore
 from cogmem_graph.graph.port import Edge
 from cogmem_graph.model import EdgeType, MemoryTrace
 

@@ -70,12 +70,12 @@ _LOOPBACK_PORT = re.compile(r"(?:(?:falkor|redis)://)?127\.0\.0\.1:\d+")
 
 def _open_graph(uri: str | None, home: Path, config: CogmemConfig, clock: Clock):
     if uri is None:
-        from cogmem_graph.graph.falkor import FalkorGraphStore
+        from cogmem_graph.graph.falkordb.store import FalkorGraphStore
 
         return FalkorGraphStore(data_dir=home / GRAPH_DIR, config=config.graph, clock=clock)
     scheme = uri.split("://", 1)[0].lower()
     if scheme in FALKOR_SCHEMES:
-        from cogmem_graph.graph.falkor import FalkorGraphStore
+        from cogmem_graph.graph.falkordb.store import FalkorGraphStore
 
         return FalkorGraphStore(url=uri, config=config.graph, clock=clock)
     if scheme in ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"):

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from cogmem_graph.clock import ManualClock
-from cogmem_graph.graph.falkor import FalkorGraphStore
+from cogmem_graph.graph.falkordb.store import FalkorGraphStore
 
 NEO4J_IMAGE = "neo4j:5"
 

@@ -21,8 +21,8 @@ import pytest
 import redis
 
 from cogmem_graph.graph.cypher import CypherLibrary
-from cogmem_graph.graph.falkor import FalkorGraphStore
-from cogmem_graph.graph.launcher import LOG_FILE, SERVER_FILE, running_server
+from cogmem_graph.graph.falkordb.launcher import LOG_FILE, SERVER_FILE, running_server
+from cogmem_graph.graph.falkordb.store import FalkorGraphStore
 from cogmem_graph.model import MemoryTrace
 
 KEYS = ["user:u1"]
@@ -149,8 +149,8 @@ def test_another_process_of_the_owner_attaches_with_the_server_file(tmp_path):
         store.upsert_traces([t])
         child = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
             from cogmem_graph.config.graph import GraphConfig
-            from cogmem_graph.graph.falkor import FalkorGraphStore
-            from cogmem_graph.graph.launcher import running_server
+            from cogmem_graph.graph.falkordb.store import FalkorGraphStore
+            from cogmem_graph.graph.falkordb.launcher import running_server
             info = running_server({str(home)!r})
             other = FalkorGraphStore(url=info.url, config=GraphConfig(falkor_password=info.password))
             print(other.get_traces([{t.id!r}], {KEYS!r})[0].content)

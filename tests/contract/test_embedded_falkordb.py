@@ -13,8 +13,8 @@ import pytest
 
 from cogmem_graph.config.graph import GraphConfig
 from cogmem_graph.errors import EmbeddedServerError, GraphStoreUnavailable
-from cogmem_graph.graph.falkor import FalkorGraphStore
-from cogmem_graph.graph.launcher import running_server
+from cogmem_graph.graph.falkordb.launcher import running_server
+from cogmem_graph.graph.falkordb.store import FalkorGraphStore
 from cogmem_graph.model import MemoryTrace
 
 KEYS = ["user:u1"]
@@ -132,7 +132,7 @@ def test_a_second_process_is_refused_with_a_clear_message(tmp_path):
     try:
         child = run_child(
             f"""
-            from cogmem_graph.graph.falkor import FalkorGraphStore
+            from cogmem_graph.graph.falkordb.store import FalkorGraphStore
             from cogmem_graph.errors import HomeLocked
             try:
                 FalkorGraphStore(data_dir={str(home)!r})
@@ -155,7 +155,7 @@ def test_server_left_by_a_killed_process_is_replaced_and_data_kept(tmp_path):
             textwrap.dedent(
                 f"""
                 import sys, threading, time
-                from cogmem_graph.graph.falkor import FalkorGraphStore
+                from cogmem_graph.graph.falkordb.store import FalkorGraphStore
                 from cogmem_graph.model import MemoryTrace
                 def main():
                     store = FalkorGraphStore(data_dir={str(home)!r})
@@ -195,7 +195,7 @@ def test_server_dies_with_its_parent_when_started_from_the_main_thread(tmp_path)
             textwrap.dedent(
                 f"""
                 import time
-                from cogmem_graph.graph.falkor import FalkorGraphStore
+                from cogmem_graph.graph.falkordb.store import FalkorGraphStore
                 store = FalkorGraphStore(data_dir={str(home)!r})
                 print(store.embedded_server.process.pid, flush=True)
                 time.sleep(60)
@@ -283,7 +283,7 @@ with socket.create_server(("127.0.0.1", int(sys.argv[sys.argv.index("--port") + 
 def stalling_server(tmp_path, monkeypatch, recover: bool):
     """The launcher's server binary replaced by one that listens but never answers; with
     `recover`, its second start runs the real FalkorDB server with the same arguments."""
-    from cogmem_graph.graph import launcher
+    from cogmem_graph.graph.falkordb import launcher
 
     server, module = launcher.find_binaries()
     script = tmp_path / "stalling-redis-server"
@@ -347,7 +347,7 @@ with socket.create_server(("127.0.0.1", int(sys.argv[sys.argv.index("--port") + 
 
 
 def test_a_server_that_answers_but_runs_no_query_is_started_again(tmp_path, monkeypatch):
-    from cogmem_graph.graph import launcher
+    from cogmem_graph.graph.falkordb import launcher
 
     server, module = launcher.find_binaries()
     script = tmp_path / "silent-redis-server"

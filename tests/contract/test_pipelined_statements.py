@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from cogmem_graph.errors import GraphQueryError
-from cogmem_graph.graph.falkor import FalkorGraphStore
+from cogmem_graph.graph.falkordb.store import FalkorGraphStore
 from cogmem_graph.graph.port import AccessUpdate
 from cogmem_graph.model import EdgeType, MemoryTrace, Scope
 

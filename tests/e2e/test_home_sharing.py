@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 
 import cogmem_graph as cg
-from cogmem_graph.graph import launcher
+from cogmem_graph.graph.falkordb import launcher
 
 from .watched_run import run_python
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import cogmem_graph as cg
-from cogmem_graph.graph.launcher import SERVER_FILE
+from cogmem_graph.graph.falkordb.launcher import SERVER_FILE
 
 from ._server_client import content_for
 from .server_harness import REPO, Server, add_key, child_env, free_port

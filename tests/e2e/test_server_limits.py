@@ -26,7 +26,7 @@ import httpx
 import pytest
 
 import cogmem_graph as cg
-from cogmem_graph.graph.launcher import SERVER_FILE
+from cogmem_graph.graph.falkordb.launcher import SERVER_FILE
 
 from .server_harness import (
     REPO,

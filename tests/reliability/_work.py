@@ -33,7 +33,7 @@ from typing import Any
 
 import cogmem_graph as cg
 from cogmem_graph.graph.cypher import EDGE_TYPE_PLACEHOLDER, TYPE_LABEL_PLACEHOLDER
-from cogmem_graph.graph.falkor import FalkorGraphStore
+from cogmem_graph.graph.falkordb.store import FalkorGraphStore
 from cogmem_graph.model import EdgeType, MemoryType
 from cogmem_graph.vectors.port import VectorIndex
 

@@ -35,7 +35,7 @@ def content_for(index: int) -> str:
 
 def ingest(home: Path, batch: int, limit: int) -> int:
     import cogmem_graph as cg
-    from cogmem_graph.graph.launcher import SERVER_FILE
+    from cogmem_graph.graph.falkordb.launcher import SERVER_FILE
 
     store = cg.open(home=home, embedder="hash")
     try:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 import cogmem_graph as cg
-from cogmem_graph.graph import falkor_lane
+from cogmem_graph.graph.falkordb import write_lane
 from cogmem_graph.model import MAX_ID_CHARS
 
 # ---------------------------------------------------------------- 11. mood and traits
@@ -87,15 +87,15 @@ def test_an_id_past_the_limit_is_refused_naming_it(store: cg.MemoryStore, argume
 
 
 def test_write_lanes_are_dropped_when_their_last_store_closes(tmp_path, clock) -> None:
-    before = set(falkor_lane._lanes)
+    before = set(write_lane._lanes)
     keys = []
     for i in range(3):
         with cg.open(home=tmp_path / f"home{i}", embedder="hash", clock=clock) as store:
             store.agent("a", user_id="u").encode(f"memory {i} of a short-lived store")
             keys.append((store.graph.url, store.graph.config.graph_name))
-            assert keys[-1] in falkor_lane._lanes
-        assert keys[-1] not in falkor_lane._lanes
-    assert len(set(keys)) == 3 and set(falkor_lane._lanes) == before
+            assert keys[-1] in write_lane._lanes
+        assert keys[-1] not in write_lane._lanes
+    assert len(set(keys)) == 3 and set(write_lane._lanes) == before
 
 
 def test_a_lane_shared_by_two_stores_lives_until_both_close(tmp_path, clock) -> None:
@@ -104,7 +104,7 @@ def test_a_lane_shared_by_two_stores_lives_until_both_close(tmp_path, clock) -> 
     key = (first.graph.url, first.graph.config.graph_name)
     assert (second.graph.url, second.graph.config.graph_name) == key
     first.close()
-    assert key in falkor_lane._lanes
+    assert key in write_lane._lanes
     second.agent("a", user_id="u").encode("still writing through the shared lane")
     second.close()
-    assert key not in falkor_lane._lanes
+    assert key not in write_lane._lanes

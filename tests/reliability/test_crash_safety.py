@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import cogmem_graph as cg
-from cogmem_graph.graph.launcher import SERVER_FILE
+from cogmem_graph.graph.falkordb.launcher import SERVER_FILE
 
 from ._workers import content_for
 from .conftest import REPO, assert_consistent, owner_traces, python_child

@@ -27,8 +27,8 @@ import redis
 import cogmem_graph as cg
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.errors import BackendUnavailable, EmbeddedServerError, GraphStoreUnavailable
-from cogmem_graph.graph import launcher
 from cogmem_graph.graph.cypher import CypherLibrary
+from cogmem_graph.graph.falkordb import launcher
 
 from ._workers import content_for
 from .conftest import TEST_CYPHER, assert_consistent, owner_traces

@@ -28,7 +28,7 @@ from cogmem_graph.config import CogmemConfig
 from cogmem_graph.config.graph import GraphConfig
 from cogmem_graph.config.vectors import VectorConfig
 from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable, VectorStoreUnavailable
-from cogmem_graph.graph.launcher import EmbeddedFalkorDB, find_binaries
+from cogmem_graph.graph.falkordb.launcher import EmbeddedFalkorDB, find_binaries
 from cogmem_graph.providers import (
     CohereReranker,
     OpenAIChat,

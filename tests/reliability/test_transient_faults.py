@@ -26,7 +26,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException
 import cogmem_graph as cg
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.errors import GraphStoreUnavailable, VectorStoreUnavailable
-from cogmem_graph.graph.launcher import SERVER_FILE, EmbeddedFalkorDB, find_binaries
+from cogmem_graph.graph.falkordb.launcher import SERVER_FILE, EmbeddedFalkorDB, find_binaries
 
 from .conftest import REPO, assert_consistent, closed_port
 

@@ -23,7 +23,7 @@ import json, sys, warnings
 import cogmem_graph.cli
 import cogmem_graph as cg
 cg.open
-import cogmem_graph.graph.falkor
+import cogmem_graph.graph.falkordb.store
 import cogmem_graph.portable
 from cogmem_graph.providers import best_local_embedder
 with warnings.catch_warnings():

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from redis import ResponseError
 
-from cogmem_graph.graph.falkor_wire import params_header, read_compact
+from cogmem_graph.graph.falkordb.wire import params_header, read_compact
 
 
 def client_header(params):

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from cogmem_graph.graph.falkor import FalkorGraphStore
-from cogmem_graph.graph.launcher import LOG_FILE, _parent_death_signal
+from cogmem_graph.graph.falkordb.launcher import LOG_FILE, _parent_death_signal
+from cogmem_graph.graph.falkordb.store import FalkorGraphStore
 from cogmem_graph.model import MemoryTrace
 
 KEYS = ["user:u1"]

@@ -29,7 +29,7 @@ server that is still replaying is waited for as long as it makes progress, up to
 A server that dies under a running store (killed, out of memory, crashed) is started again
 by `revive`, through the same start path, on the same data directory: its append-only log is
 replayed, so every write it acknowledged is back; it gets a new port and a new password, and
-the store's adapter (graph/falkor.py) reconnects when `generation` changes. Restarts are
+the store's adapter (graph/falkordb/store.py) reconnects when `generation` changes. Restarts are
 bounded (RESTARTS_PER_WINDOW in RESTART_WINDOW_S): a server that keeps dying ends in an error
 naming its data directory and log, not in a loop.
 """

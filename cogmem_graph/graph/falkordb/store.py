@@ -8,7 +8,7 @@ Facts of the engine this adapter respects:
 - one query must not MERGE the same relationship twice (the server crashes),
   so batches are deduplicated by the shared layer before they are sent.
 
-The embedded server is started again when it dies (graph/launcher.py `revive`: same data,
+The embedded server is started again when it dies (graph/falkordb/launcher.py `revive`: same data,
 new port and password); the store then reconnects its client and its write lane. A statement
 meeting a server already dead starts it first; one that the server died under is handled by
 the shared retry logic (graph/base.py `_run_text`).
@@ -40,10 +40,14 @@ from cogmem_graph.errors import (
     UnconfirmedWriteFailed,
 )
 from cogmem_graph.graph.base import CypherGraphStore
-from cogmem_graph.graph.falkor_lane import close_lane, open_lane
-from cogmem_graph.graph.falkor_wire import params_header, read_compact
+from cogmem_graph.graph.falkordb.launcher import (
+    EmbeddedFalkorDB,
+    acquire_embedded,
+    release_embedded,
+)
+from cogmem_graph.graph.falkordb.wire import params_header, read_compact
+from cogmem_graph.graph.falkordb.write_lane import close_lane, open_lane
 from cogmem_graph.graph.fulltext import redisearch_query
-from cogmem_graph.graph.launcher import EmbeddedFalkorDB, acquire_embedded, release_embedded
 from cogmem_graph.model import NodeLabel
 from cogmem_graph.redact import redact_url
 
@@ -140,7 +144,7 @@ class FalkorGraphStore(CypherGraphStore):
     def _endpoint(self) -> tuple[str, int, str | None, bool]:
         """(host, port, password, tls) of the server as it runs now."""
         if self._server is not None:
-            # The embedded server requires the password it was started with (graph/launcher.py).
+            # The embedded server requires the password it was started with (graph/falkordb/launcher.py).
             return "127.0.0.1", self._server.port, self._server.password, False
         assert self._external is not None
         return self._external
@@ -210,7 +214,7 @@ class FalkorGraphStore(CypherGraphStore):
 
     def _follow_server(self, *, restart: bool) -> None:
         """Talk to the embedded server where it runs now: with `restart`, start it again first
-        if it died (bounded, graph/launcher.py `revive`; EmbeddedServerError when it cannot), and
+        if it died (bounded, graph/falkordb/launcher.py `revive`; EmbeddedServerError when it cannot), and
         reconnect if it was started again (by this store or another one on the same home)."""
         server = self._server
         if server is None:
@@ -347,7 +351,7 @@ class FalkorGraphStore(CypherGraphStore):
                 params_header(params) + text, "--compact", "timeout", self.config.query_timeout_ms]
 
     def _run_unconfirmed(self, text: str, params: dict[str, Any], *, name: str) -> None:
-        """Send a write and return before the server has applied it (graph/falkor_lane.py):
+        """Send a write and return before the server has applied it (graph/falkordb/write_lane.py):
         the next statement through the lane reads its reply first and raises if it failed."""
         if not self._send_unconfirmed(text, params, lambda pool, connection: self._confirm(pool, connection, name)):
             self._run_text(text, params, write=True, name=name)
