@@ -150,7 +150,7 @@ def test_another_process_of_the_owner_attaches_with_the_server_file(tmp_path):
         child = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
             from cogmem_graph.config.graph import GraphConfig
             from cogmem_graph.graph.falkordb.store import FalkorGraphStore
-            from cogmem_graph.graph.falkordb.launcher import running_server
+            from cogmem_graph.graph.launcher import running_server  # the path docs/reliability.md gives
             info = running_server({str(home)!r})
             other = FalkorGraphStore(url=info.url, config=GraphConfig(falkor_password=info.password))
             print(other.get_traces([{t.id!r}], {KEYS!r})[0].content)
