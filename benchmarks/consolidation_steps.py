@@ -36,11 +36,11 @@ from consolidation_bench import corpus  # noqa: E402
 
 import cogmem_graph as cg  # noqa: E402
 from cogmem_graph.api.store import consolidator_for  # noqa: E402
+from cogmem_graph.between_turns.consolidation.steps import STEPS, AllKeys, EachKey  # noqa: E402
 from cogmem_graph.clock import MS_PER_DAY, MS_PER_HOUR, MS_PER_MINUTE, ManualClock  # noqa: E402
 from cogmem_graph.config import CogmemConfig  # noqa: E402
 from cogmem_graph.graph.port import Edge  # noqa: E402
 from cogmem_graph.model import EdgeType, Hexaco  # noqa: E402
-from cogmem_graph.pipeline.consolidation.steps import STEPS, AllKeys, EachKey  # noqa: E402
 
 STEP_NAMES = tuple(f.__name__ for step in STEPS for f in step.functions)
 

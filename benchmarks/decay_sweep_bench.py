@@ -21,11 +21,11 @@ from rich.table import Table
 
 import cogmem_graph as cg
 from cogmem_graph.api.store import consolidator_for
+from cogmem_graph.between_turns.consolidation import ConsolidationResult
+from cogmem_graph.between_turns.consolidation.strength import prune
 from cogmem_graph.clock import MS_PER_DAY, MS_PER_HOUR, ManualClock
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.model import MemoryTrace
-from cogmem_graph.pipeline.consolidation import ConsolidationResult
-from cogmem_graph.pipeline.consolidation.strength import prune
 
 BATCH = 2_000
 

@@ -29,6 +29,14 @@ if TYPE_CHECKING:
     from cogmem_graph.api.governance import MemoryRecord as MemoryRecord
     from cogmem_graph.api.store import MemoryStore as MemoryStore
     from cogmem_graph.api.store import open as open  # noqa: A004 - `cg.open()` is the entry point
+    from cogmem_graph.between_turns.consolidation.result import (
+        ConsolidationResult as ConsolidationResult,
+    )
+    from cogmem_graph.between_turns.observer import ObserveResult as ObserveResult
+    from cogmem_graph.between_turns.perspective import EventEncoding as EventEncoding
+    from cogmem_graph.between_turns.perspective import Witness as Witness
+    from cogmem_graph.between_turns.perspective import WitnessMemory as WitnessMemory
+    from cogmem_graph.between_turns.reflector import ReflectionResult as ReflectionResult
     from cogmem_graph.client.agent import RemoteAgent as RemoteAgent
     from cogmem_graph.client.agent import connect as connect
     from cogmem_graph.client.aio import AsyncRemoteAgent as AsyncRemoteAgent
@@ -80,14 +88,6 @@ if TYPE_CHECKING:
     from cogmem_graph.model import Mood as Mood
     from cogmem_graph.model import Scope as Scope
     from cogmem_graph.model import SourceType as SourceType
-    from cogmem_graph.pipeline.consolidation.result import (
-        ConsolidationResult as ConsolidationResult,
-    )
-    from cogmem_graph.pipeline.observer import ObserveResult as ObserveResult
-    from cogmem_graph.pipeline.perspective import EventEncoding as EventEncoding
-    from cogmem_graph.pipeline.perspective import Witness as Witness
-    from cogmem_graph.pipeline.perspective import WitnessMemory as WitnessMemory
-    from cogmem_graph.pipeline.reflector import ReflectionResult as ReflectionResult
     from cogmem_graph.portable import PortableCounts as PortableCounts
     from cogmem_graph.results import AssembledContext as AssembledContext
     from cogmem_graph.results import RepairResult as RepairResult

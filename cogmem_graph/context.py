@@ -1,4 +1,4 @@
-"""What a read, a write or a pipeline step needs, and nothing more.
+"""What a read, a write or a between-turn process needs, and nothing more.
 
 The facade builds one (`AgentMemory` per handle, `MemoryStore` for owner
 operations such as consolidation) so that the layers below it never see the

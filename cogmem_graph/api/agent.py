@@ -25,20 +25,20 @@ from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import Hexaco, MemoryTrace, MemoryType, Mood, Scope
 from cogmem_graph.results import AssembledContext, RetrievalResult, ScoredTrace
 
-# The write path, the read path and the pipeline (observer, reflector, prospective memory,
+# The write path, the read path and the between-turn processes (observer, reflector, prospective memory,
 # archive) are imported inside the methods that use them: a command that only lists, gets
 # or counts memories (`cogmem stats`, `list`, `export`) does not pay for them, nor for
 # numpy, which the write path brings.
 if TYPE_CHECKING:
     from cogmem_graph.api.ports import StorePort
+    from cogmem_graph.between_turns.consolidation import ConsolidationResult
+    from cogmem_graph.between_turns.observer import ObserveResult
+    from cogmem_graph.between_turns.reflector import ReflectionResult
     from cogmem_graph.cognition.observation import ObservationNote
     from cogmem_graph.cognition.prompt import PromptSections
     from cogmem_graph.cognition.prospective import FiredReminder, Intention
     from cogmem_graph.config.retrieval import RetrievalConfig
     from cogmem_graph.graph.port import Edge, GraphStats
-    from cogmem_graph.pipeline.consolidation import ConsolidationResult
-    from cogmem_graph.pipeline.observer import ObserveResult
-    from cogmem_graph.pipeline.reflector import ReflectionResult
     from cogmem_graph.retrieval import read_path
     from cogmem_graph.retrieval.multihop.results import MultiHopResult
     from cogmem_graph.write.request import EncodeRequest
@@ -99,7 +99,7 @@ class AgentMemory:
         return self.context().current_mood()
 
     def context(self) -> MemoryContext:
-        """What the read path, the write path and the pipeline get instead of this handle:
+        """What the read path, the write path and the between-turn processes get instead of this handle:
         the store's ports and this agent's identity, traits and mood (made per call, so a
         changed mood or traits count at once)."""
         return self.store.context().for_agent(self.identity, self.traits, self._mood)
@@ -354,7 +354,7 @@ class AgentMemory:
             ValueError: a count out of its range.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.pipeline.consolidation.contradictions import RESOLVED_REASON
+        from cogmem_graph.between_turns.consolidation.contradictions import RESOLVED_REASON
 
         for name, value, high in (("schemas", schemas, 200), ("members", members, 100),
                                   ("contradictions", contradictions, 500)):
@@ -428,7 +428,7 @@ class AgentMemory:
             ValueError: `trace_id` is not a string.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.pipeline.archive import MemoryArchive
+        from cogmem_graph.between_turns.archive import MemoryArchive
 
         ctx = checked_context(self)
         return MemoryArchive(ctx.graph, ctx.clock).rehydrate(trace_id, self.visible_scope_keys)
@@ -452,7 +452,7 @@ class AgentMemory:
             ValueError: an unknown role or blank text.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.pipeline import observer
+        from cogmem_graph.between_turns import observer
 
         return observer.observe(checked_context(self), role, text, created_at=created_at)
 
@@ -465,7 +465,7 @@ class AgentMemory:
         Raises:
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.pipeline import observer
+        from cogmem_graph.between_turns import observer
 
         return observer.flush(checked_context(self))
 
@@ -478,7 +478,7 @@ class AgentMemory:
         Raises:
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.pipeline import reflector
+        from cogmem_graph.between_turns import reflector
 
         return reflector.reflect(checked_context(self))
 
@@ -498,7 +498,7 @@ class AgentMemory:
             ValueError: `limit` out of range.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.pipeline import observer
+        from cogmem_graph.between_turns import observer
 
         return observer.list_notes(checked_context(self), limit=limit, pending_only=pending_only, all_agents=all_agents)
 
@@ -712,7 +712,7 @@ class AgentMemory:
             ValueError: no trigger, or an invalid time, scope or number.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.pipeline import prospective as prospective_memory
+        from cogmem_graph.between_turns import prospective as prospective_memory
 
         return prospective_memory.remind(
             checked_context(self), content, at=at, every=every, on_keywords=on_keywords, on_context=on_context, recurring=recurring,
@@ -732,7 +732,7 @@ class AgentMemory:
             ValueError: `limit` is not a non-negative integer.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.pipeline import prospective as prospective_memory
+        from cogmem_graph.between_turns import prospective as prospective_memory
 
         return prospective_memory.memory_for(checked_context(self)).list(self.visible_scope_keys,
                                                         include_inactive=include_inactive, limit=limit)
@@ -750,7 +750,7 @@ class AgentMemory:
             ValueError: `reminder_id` is not a string.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.pipeline import prospective as prospective_memory
+        from cogmem_graph.between_turns import prospective as prospective_memory
 
         return prospective_memory.memory_for(checked_context(self)).cancel(reminder_id, self.visible_scope_keys)
 
@@ -768,7 +768,7 @@ class AgentMemory:
             ValueError: `text` is not a string, or bad `events`.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.pipeline import prospective as prospective_memory
+        from cogmem_graph.between_turns import prospective as prospective_memory
 
         return prospective_memory.memory_for(checked_context(self)).check(self.visible_scope_keys, text, events)
 
@@ -803,6 +803,6 @@ def _checked_when(as_of: object, timeline: object) -> read_path.When:
 
 def _with_observations(sections: PromptSections, agent: AgentMemory) -> PromptSections:
     """The Observations section: the agent's newest notes not yet reflected."""
-    from cogmem_graph.pipeline import observer
+    from cogmem_graph.between_turns import observer
 
     return replace(sections, observation_notes=observer.prompt_notes(agent.context()))

@@ -29,10 +29,10 @@ from cogmem_graph.errors import StoreClosed
 if TYPE_CHECKING:
     from collections.abc import Generator
 
+    from cogmem_graph.between_turns.perspective import EventEncoding
     from cogmem_graph.clock import Clock
     from cogmem_graph.context import MoodSource
     from cogmem_graph.model import Hexaco
-    from cogmem_graph.pipeline.perspective import EventEncoding
     from cogmem_graph.providers import Embedder
 
 __all__ = ["PLAIN", "AsyncMemoryStore", "OpeningStore", "open_async"]

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from cogmem_graph.api.consolidation_log import ConsolidationLog
+    from cogmem_graph.between_turns.consolidation import ConsolidationResult
     from cogmem_graph.clock import Clock
     from cogmem_graph.config import CogmemConfig
     from cogmem_graph.context import MemoryContext
     from cogmem_graph.graph.port import GraphStore
     from cogmem_graph.identity import AgentIdentity
     from cogmem_graph.model import Hexaco
-    from cogmem_graph.pipeline.consolidation import ConsolidationResult
     from cogmem_graph.vectors.port import VectorIndex
 
 __all__ = ["HandlePort", "StorePort"]

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from cogmem_graph.api import governance
 from cogmem_graph.api.agent import AgentMemory, MoodSource, as_mood_source, as_traits
 from cogmem_graph.api.consolidation_log import ConsolidationLog
+from cogmem_graph.between_turns.archive import MemoryArchive
 from cogmem_graph.clock import Clock, SystemClock
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.config.graph import FALKOR_SCHEMES
@@ -41,7 +42,6 @@ from cogmem_graph.home import (
 from cogmem_graph.home_lock import HomeHold, hold_home
 from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import Hexaco
-from cogmem_graph.pipeline.archive import MemoryArchive
 from cogmem_graph.providers import CachedEmbedder, Embedder, best_local_embedder, make_embedder
 from cogmem_graph.redact import redact_url, redact_urls
 from cogmem_graph.results import RepairResult
@@ -49,9 +49,9 @@ from cogmem_graph.vectors.port import VectorIndex
 from cogmem_graph.write.indexing import index_unindexed, reembed_all
 
 if TYPE_CHECKING:
-    from cogmem_graph.pipeline import perspective
-    from cogmem_graph.pipeline.consolidation import ConsolidationResult, Consolidator
-    from cogmem_graph.pipeline.perspective import EventEncoding
+    from cogmem_graph.between_turns import perspective
+    from cogmem_graph.between_turns.consolidation import ConsolidationResult, Consolidator
+    from cogmem_graph.between_turns.perspective import EventEncoding
 
 __all__ = ["MemoryStore", "StoreClosed", "consolidator_for", "default_home", "open"]
 
@@ -91,7 +91,7 @@ def _open_vectors(embedder: Embedder, config: CogmemConfig, home: Path) -> Vecto
     Qdrant Edge (in-process engine) or qdrant-client's local mode, as configured."""
     vectors = config.vectors
     if vectors.url is None and vectors.embedded == "edge":
-        from cogmem_graph.vectors.edge import EdgeVectorIndex
+        from cogmem_graph.vectors.qdrant_edge import EdgeVectorIndex
 
         return EdgeVectorIndex(model=embedder.name, dim=embedder.dim, config=vectors, path=home / EDGE_DIR)
     from cogmem_graph.vectors.qdrant import QdrantVectorIndex  # qdrant-client: 1.5 s of imports
@@ -546,7 +546,7 @@ class MemoryStore:
                 invalid field.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.pipeline import perspective  # on first use, like consolidation
+        from cogmem_graph.between_turns import perspective  # on first use, like consolidation
 
         self._check_open()
         ctx = self.context()
@@ -556,7 +556,7 @@ class MemoryStore:
 
     def _witnesses(self, witnesses: Any) -> list[tuple[perspective.Witness, MemoryContext]]:
         """Each witness (an agent handle or a `Witness`) with its agent's context, checked."""
-        from cogmem_graph.pipeline import perspective
+        from cogmem_graph.between_turns import perspective
 
         if isinstance(witnesses, str | bytes) or not isinstance(witnesses, Sequence) or not witnesses:
             raise ValueError("witnesses must be a non-empty list of agent handles or Witness objects")
@@ -632,7 +632,7 @@ def consolidator_for(store: MemoryStore) -> Consolidator:
     shares one mutex."""
     # Imported on first use: consolidation brings numpy, which opening a store for
     # `cogmem stats`, `list` or `export` does not need.
-    from cogmem_graph.pipeline.consolidation import Consolidator
+    from cogmem_graph.between_turns.consolidation import Consolidator
 
     with _consolidators_lock:
         consolidator = _consolidators.get(store)

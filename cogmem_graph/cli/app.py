@@ -11,8 +11,8 @@ from typing import Annotated, Any
 
 import typer
 
-from cogmem_graph.cli.common import Settings
 from cogmem_graph.cli.help_layout import HelpGroup
+from cogmem_graph.cli.invocation import Settings
 
 HELP_LAYOUT: dict[str, Any] = {"cls": HelpGroup, "rich_markup_mode": None}
 """Every `cogmem` group's help layout: click's plain one, lines broken only between words

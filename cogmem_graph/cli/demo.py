@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from cogmem_graph.cli.app import app
-from cogmem_graph.cli.common import handled, refuse_server, settings_of
+from cogmem_graph.cli.invocation import handled, refuse_server, settings_of
 
 
 @app.command()

@@ -22,7 +22,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from cogmem_graph.cli.app import app
-from cogmem_graph.cli.common import (
+from cogmem_graph.cli.invocation import (
     EXIT_USAGE,
     IDENTITY_OPTIONS,
     UsageProblem,

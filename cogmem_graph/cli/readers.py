@@ -20,7 +20,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from cogmem_graph.cli.common import UsageProblem
+from cogmem_graph.cli.invocation import UsageProblem
 from cogmem_graph.model import MAX_EPOCH_MS
 
 

@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from cogmem_graph.cli.app import HELP_LAYOUT, app
-from cogmem_graph.cli.common import (
+from cogmem_graph.cli.invocation import (
     EXIT_ERROR,
     EXIT_USAGE,
     err,

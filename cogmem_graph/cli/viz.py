@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 
 from cogmem_graph.cli.app import app
-from cogmem_graph.cli.common import (
+from cogmem_graph.cli.invocation import (
     EXIT_USAGE,
     agent_of,
     err,

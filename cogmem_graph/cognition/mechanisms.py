@@ -4,7 +4,7 @@ Each mechanism takes traces (or plain numbers) and returns new values; inputs
 are never mutated (changed traces are `model_copy` results, unchanged traces
 come back as the very same objects, so `out is not before` tells a caller what
 to write back). Nothing here does I/O or reads a clock: time arrives as
-`now_ms`, randomness as an `rng`. The pipeline decides when to call what and
+`now_ms`, randomness as an `rng`. `between_turns/` decides when to call what and
 persists the results; the temporal-gist archive is its job too (write the
 verbatim original first, then the gist).
 
@@ -119,7 +119,7 @@ def is_flashbulb_grade(trace: MemoryTrace, immune_strength: float) -> bool:
 
 
 def changed(before: Sequence[MemoryTrace], after: Sequence[MemoryTrace]) -> list[MemoryTrace]:
-    """The traces a batch mechanism actually replaced: what the pipeline must write back."""
+    """The traces a batch mechanism actually replaced: what the caller must write back."""
     return [new for old, new in zip(before, after, strict=True) if new is not old]
 
 
@@ -456,7 +456,7 @@ def gist_trace(
     shorter than the original keeps the original and costs no strength (only the
     mark is set, so the trace is not offered again). Entity names the gist
     dropped are appended when `preserve_entities` is on. Exceptions from
-    `compress` propagate: the pipeline decides how to degrade.
+    `compress` propagate: the caller decides how to degrade.
     """
     if not is_gist_eligible(trace, config, now_ms):
         return trace

@@ -1,6 +1,6 @@
 """Observer and reflector logic: conversation → typed notes → long-term memories.
 
-Pure functions only (no I/O, no clock, no model); the pipeline feeds them turns
+Pure functions only (no I/O, no clock, no model); `between_turns/` feeds them turns
 and notes and writes what they decide.
 
 - **Token thresholds.** Turns are buffered until they hold enough tokens for the

@@ -8,7 +8,7 @@ personality and mood only when three gates pass:
    keep the objective event; background-tier witnesses keep nothing);
 3. **entity overlap** — the witness relates to someone or something in the event.
 
-Everyone else gets the objective event. Pure functions: the pipeline supplies
+Everyone else gets the objective event. Pure functions: `between_turns/` supplies
 the entities a witness knows and calls the model.
 """
 

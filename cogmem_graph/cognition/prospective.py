@@ -15,7 +15,7 @@ A one-shot intention is spent by its firing; a recurring one stays active. A
 recurring cue-triggered intention pauses for its cooldown after each firing, so a
 topic that keeps coming up does not repeat the reminder every turn.
 
-Pure: no I/O, the time is always passed in; the pipeline reads and writes the graph.
+Pure: no I/O, the time is always passed in; `between_turns/` reads and writes the graph.
 """
 
 from __future__ import annotations

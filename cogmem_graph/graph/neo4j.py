@@ -14,7 +14,7 @@ from typing import Any
 from cogmem_graph.clock import Clock
 from cogmem_graph.config.graph import GraphConfig
 from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable
-from cogmem_graph.graph.base import CypherGraphStore
+from cogmem_graph.graph.cypher_store.graph_store import CypherGraphStore
 from cogmem_graph.graph.fulltext import lucene_query
 from cogmem_graph.redact import redact_url
 

@@ -8,9 +8,9 @@ import os
 from pathlib import Path
 
 from cogmem_graph.config.vectors import VectorConfig
-from cogmem_graph.vectors.edge import EdgeVectorIndex, _open_shard, owner_of, partition_of
 from cogmem_graph.vectors.naming import collection_name
 from cogmem_graph.vectors.port import VectorPoint
+from cogmem_graph.vectors.qdrant_edge import EdgeVectorIndex, _open_shard, owner_of, partition_of
 
 DIM = 8
 

@@ -177,7 +177,7 @@ def test_compaction_drops_query_telemetry_a_server_kept(tmp_path: Path, clock: M
 def test_edge_compaction_swaps_the_shard_of_every_index_on_the_folder(tmp_path: Path) -> None:
     """Indexes opened on one folder share one shard: after one of them compacts, all of them read
     and write the rebuilt shard, and the folder is private, with no hidden leftovers beside it."""
-    from cogmem_graph.vectors.edge import EdgeVectorIndex
+    from cogmem_graph.vectors.qdrant_edge import EdgeVectorIndex
 
     dim = 16
     first = EdgeVectorIndex(model="m", dim=dim, path=tmp_path)
@@ -221,10 +221,10 @@ def test_indexes_without_files_say_so() -> None:
 def test_a_failed_edge_compaction_keeps_the_old_shard(tmp_path: Path, monkeypatch, fault: str) -> None:
     """A fault during the rebuild (injected into the adapter's own steps, the engine untouched)
     leaves the old shard in place and in use, with every acknowledged point."""
-    from cogmem_graph.vectors import edge
+    from cogmem_graph.vectors import qdrant_edge
 
     dim = 8
-    index = edge.EdgeVectorIndex(model="m", dim=dim, path=tmp_path)
+    index = qdrant_edge.EdgeVectorIndex(model="m", dim=dim, path=tmp_path)
     try:
         index.upsert([VectorPoint(trace_id=f"t{i}", scope_key="user:u", type="episodic", created_at=i,
                                   dense=[float(i + 1 if j == i % dim else 1) for j in range(dim)]) for i in range(20)])
@@ -232,17 +232,17 @@ def test_a_failed_edge_compaction_keeps_the_old_shard(tmp_path: Path, monkeypatc
         if fault == "before the swap":
             def broken(folder: Path) -> None:
                 raise OSError("disk full (injected)")
-            monkeypatch.setattr(edge, "_make_private", broken)
+            monkeypatch.setattr(qdrant_edge, "_make_private", broken)
         else:
-            real_open, calls = edge._open_shard, []
+            real_open, calls = qdrant_edge._open_shard, []
 
             def broken(path: Path, dim: int):
                 calls.append(path)
                 if len(calls) == 2:  # the rebuilt shard, now at the live path
-                    raise edge.VectorStoreUnavailable("cannot open (injected)", url=str(path))
+                    raise qdrant_edge.VectorStoreUnavailable("cannot open (injected)", url=str(path))
                 return real_open(path, dim)
-            monkeypatch.setattr(edge, "_open_shard", broken)
-        with pytest.raises((OSError, edge.VectorStoreUnavailable)):
+            monkeypatch.setattr(qdrant_edge, "_open_shard", broken)
+        with pytest.raises((OSError, qdrant_edge.VectorStoreUnavailable)):
             index.compact()
         monkeypatch.undo()
         assert index.count(["user:u"]) == 19
@@ -250,6 +250,6 @@ def test_a_failed_edge_compaction_keeps_the_old_shard(tmp_path: Path, monkeypatc
         assert [p.name for p in tmp_path.iterdir()] == [index.name]
     finally:
         index.close()
-    with edge.EdgeVectorIndex(model="m", dim=dim, path=tmp_path) as reopened:
+    with qdrant_edge.EdgeVectorIndex(model="m", dim=dim, path=tmp_path) as reopened:
         assert reopened.count(["user:u"]) == 20
         assert reopened.compact()["points"] == 20

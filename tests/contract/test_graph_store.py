@@ -11,8 +11,8 @@ import pytest
 from pydantic import ValidationError
 
 from cogmem_graph.config.graph import ActivationConfig, EdgeDefaults
-from cogmem_graph.graph.base import LINK_ROWS_PER_STATEMENT
 from cogmem_graph.graph.cypher import CypherLibrary
+from cogmem_graph.graph.cypher_store.graph_store import LINK_ROWS_PER_STATEMENT
 from cogmem_graph.graph.port import AccessUpdate, Edge, Mention, NeighbourState
 from cogmem_graph.model import STRUCTURAL_EDGE_TYPES, EdgeType, MemoryTrace, MemoryType, Scope
 

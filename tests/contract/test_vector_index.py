@@ -15,7 +15,7 @@ from cogmem_graph.config.vectors import VectorConfig
 from cogmem_graph.errors import VectorStoreUnavailable
 from cogmem_graph.lexical import bm25_document_vector, bm25_query_vector
 from cogmem_graph.vectors import QdrantVectorIndex, VectorPoint
-from cogmem_graph.vectors.edge import EdgeVectorIndex
+from cogmem_graph.vectors.qdrant_edge import EdgeVectorIndex
 
 DIM = 4
 

@@ -18,9 +18,9 @@ import pytest
 
 import cogmem_graph as cg
 from cogmem_graph.api.governance import MemoryNotFound
+from cogmem_graph.between_turns.archive import ArchiveNotFound
 from cogmem_graph.clock import MS_PER_SECOND, ManualClock
 from cogmem_graph.errors import StoreClosed
-from cogmem_graph.pipeline.archive import ArchiveNotFound
 from cogmem_graph.providers.embedders import HashEmbedder
 
 from .async_twins import refused_alike

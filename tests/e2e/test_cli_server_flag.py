@@ -20,7 +20,7 @@ import pytest
 import typer
 
 from cogmem_graph.cli import app as cli_app
-from cogmem_graph.cli.common import LOCAL_ONLY
+from cogmem_graph.cli.invocation import LOCAL_ONLY
 
 from .watched_run import run_python
 

@@ -11,14 +11,14 @@ import pytest
 
 import cogmem_graph as cg
 from cogmem_graph.api.store import consolidator_for
+from cogmem_graph.between_turns.archive import ArchiveNotFound, ArchiveWriteError, MemoryArchive
+from cogmem_graph.between_turns.consolidation import ConsolidationResult
+from cogmem_graph.between_turns.consolidation.steps import EachKey
 from cogmem_graph.clock import MS_PER_DAY, MS_PER_MINUTE, ManualClock
 from cogmem_graph.cognition.contradiction import contradicts
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.graph.port import Edge, Mention
 from cogmem_graph.model import EdgeType, Hexaco, MemoryTrace, MemoryType, Mood
-from cogmem_graph.pipeline.archive import ArchiveNotFound, ArchiveWriteError, MemoryArchive
-from cogmem_graph.pipeline.consolidation import ConsolidationResult
-from cogmem_graph.pipeline.consolidation.steps import EachKey
 
 START = 1_700_000_000_000
 ALICE = ["Alice went hiking in the Alps", "Alice loves climbing rocks", "Alice bought new boots for climbing",

@@ -304,7 +304,7 @@ def test_one_users_export_imports_into_another_store(tmp_path: Path, clock: Manu
 
 
 def test_forget_takes_the_archived_original_and_the_notes_it_came_from(store: cg.MemoryStore) -> None:
-    from cogmem_graph.pipeline.archive import ArchiveNotFound, MemoryArchive
+    from cogmem_graph.between_turns.archive import ArchiveNotFound, MemoryArchive
 
     agent = store.agent("listener", user_id="eli", thread_id="s1")
     agent.observe("user", "My sister Ana is getting married in Lisbon on 4 October, I am her witness.")

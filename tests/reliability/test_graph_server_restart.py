@@ -316,7 +316,7 @@ def _counts_on_itself(text: str) -> list[str]:
 def test_writes_sent_again_after_a_restart_give_the_same_result_twice() -> None:
     """What `REPEATABLE_WRITES` lists is sent again after the server died under it: none of them
     may compute a value from the one it replaces (as hebbian_update and record_access do)."""
-    from cogmem_graph.graph.base import REPEATABLE_WRITES
+    from cogmem_graph.graph.cypher_store.graph_store import REPEATABLE_WRITES
 
     library = CypherLibrary("falkordb")
     assert _counts_on_itself(library.get("hebbian_update")) and _counts_on_itself(library.get("record_access"))

@@ -25,13 +25,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import cogmem_graph as cg
+from cogmem_graph.between_turns.archive import ArchiveNotFound, MemoryArchive
 from cogmem_graph.clock import ManualClock
 from cogmem_graph.cognition.entities import entity_key
 from cogmem_graph.config.graph import ActivationConfig
 from cogmem_graph.graph.port import AccessUpdate, Edge
 from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import EdgeType, Scope
-from cogmem_graph.pipeline.archive import ArchiveNotFound, MemoryArchive
 
 from .conftest import START_MS, owner_edges, owner_traces, scope_keys_of
 

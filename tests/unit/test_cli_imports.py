@@ -22,7 +22,7 @@ import cogmem_graph as cg
 cg.open                                      # cogmem_graph.api: the store, the agent handle, governance
 from cogmem_graph.api.store import _open_graph, _open_vectors  # noqa: F401
 import cogmem_graph.graph.falkordb.store     # the embedded FalkorDB adapter (_open_graph)
-import cogmem_graph.vectors.edge             # the embedded Qdrant Edge index (_open_vectors)
+import cogmem_graph.vectors.qdrant_edge      # the embedded Qdrant Edge index (_open_vectors)
 import cogmem_graph.portable                 # `export`
 from cogmem_graph.providers import best_local_embedder
 with warnings.catch_warnings():

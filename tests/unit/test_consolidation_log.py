@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cogmem_graph.api.consolidation_log import MAX_RUNS, ConsolidationLog
-from cogmem_graph.pipeline.consolidation.result import ConsolidationResult
+from cogmem_graph.between_turns.consolidation.result import ConsolidationResult
 
 
 def run_over(**by_scope: dict[str, int]) -> ConsolidationResult:

@@ -185,7 +185,8 @@ def _names_used(module: str) -> set[str]:
 
 @pytest.mark.parametrize(
     ("dialect", "modules"),
-    [("falkordb", ["base.py", "falkordb/store.py"]), ("neo4j", ["base.py", "neo4j.py"])],
+    [("falkordb", ["cypher_store/graph_store.py", "falkordb/store.py"]),
+     ("neo4j", ["cypher_store/graph_store.py", "neo4j.py"])],
 )
 def test_every_statement_the_code_runs_exists_for_its_dialect(dialect, modules):
     library = CypherLibrary(dialect)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cogmem_graph.cli.common import UsageProblem
+from cogmem_graph.cli.invocation import UsageProblem
 from cogmem_graph.cli.readers import InputFormat, element_lines, read_ingest_file
 
 GOOD = {"role": "user", "content": "fine", "timestamp": "2024-03-01T10:00:00Z"}

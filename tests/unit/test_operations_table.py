@@ -26,7 +26,7 @@ from fastapi.testclient import TestClient
 from pydantic import BaseModel
 
 from cogmem_graph.cli import app as cli_app
-from cogmem_graph.cli.common import LOCAL_ONLY
+from cogmem_graph.cli.invocation import LOCAL_ONLY
 from cogmem_graph.client import RemoteAgent
 from cogmem_graph.operations import (
     IDENTITY_ARGUMENTS,

@@ -216,7 +216,7 @@ def test_graph_properties_round_trip_and_ignore_the_cue_vector() -> None:
 
 
 def test_cue_vectors_pack_into_one_string_and_back_at_float32_precision() -> None:
-    from cogmem_graph.pipeline.prospective import pack_vector, unpack_vector
+    from cogmem_graph.between_turns.prospective import pack_vector, unpack_vector
 
     vector = [0.1, -0.25, 1 / 3, 0.0]
     packed = pack_vector(vector)

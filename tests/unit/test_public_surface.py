@@ -13,7 +13,7 @@ from pathlib import Path
 import cogmem_graph as cg
 
 NOT_LIBRARY_ERRORS = {
-    "cogmem_graph.cli.common.UsageProblem": "the `cogmem` command's own signal for exit code 2, caught by "
+    "cogmem_graph.cli.invocation.UsageProblem": "the `cogmem` command's own signal for exit code 2, caught by "
                                             "`handled()`; never raised to a caller of the library",
 }
 
@@ -91,9 +91,9 @@ def test_every_error_is_a_cogmem_error_exported_at_the_root() -> None:
 
 def test_old_import_paths_name_the_same_classes() -> None:
     from cogmem_graph.api.governance import MemoryNotFound
+    from cogmem_graph.between_turns.archive import ArchiveError, ArchiveNotFound
     from cogmem_graph.client import RequestRejected, ServerError, UnsendableArgument
     from cogmem_graph.graph.cypher import CypherNotFound
-    from cogmem_graph.pipeline.archive import ArchiveError, ArchiveNotFound
     from cogmem_graph.providers import ProviderError, ProviderResponseError
     from cogmem_graph.server.service import ServiceError
 

@@ -1,1 +1,1 @@
-"""The Cypher adapter's operations, one module per aggregate (composed in `graph/base.py`)."""
+"""The Cypher adapter's operations, one module per aggregate (composed in `graph_store.py`)."""

@@ -11,7 +11,7 @@ Facts of the engine this adapter respects:
 The embedded server is started again when it dies (graph/falkordb/launcher.py `revive`: same data,
 new port and password); the store then reconnects its client and its write lane. A statement
 meeting a server already dead starts it first; one that the server died under is handled by
-the shared retry logic (graph/base.py `_run_text`).
+the shared retry logic (graph/cypher_store/execution.py `_run_text`).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from cogmem_graph.errors import (
     GraphStoreUnavailable,
     UnconfirmedWriteFailed,
 )
-from cogmem_graph.graph.base import CypherGraphStore
+from cogmem_graph.graph.cypher_store.graph_store import CypherGraphStore
 from cogmem_graph.graph.falkordb.launcher import (
     EmbeddedFalkorDB,
     acquire_embedded,

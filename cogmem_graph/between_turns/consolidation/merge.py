@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from cogmem_graph.cognition.retention import carries_different_facts
 
 if TYPE_CHECKING:
-    from cogmem_graph.pipeline.consolidation.step_context import StepContext
+    from cogmem_graph.between_turns.consolidation.step_context import StepContext
 
 LOCAL_MERGE_POINT_BUDGET = 100_000
 """Qdrant local mode: point checks the merge step's neighbour queries may cost per run (~4 s here)."""

@@ -10,16 +10,16 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from cogmem_graph.between_turns.consolidation.clusters import detect_clusters
 from cogmem_graph.cognition.mechanisms import extractive_gist, schema_centroid
-from cogmem_graph.graph.base import require_scope_keys
+from cogmem_graph.graph.cypher_store.graph_store import require_scope_keys
 from cogmem_graph.graph.port import Edge, NewSchema
 from cogmem_graph.model import EdgeType, MemoryTrace
-from cogmem_graph.pipeline.consolidation.clusters import detect_clusters
 from cogmem_graph.text import word_tokens
 
 if TYPE_CHECKING:
+    from cogmem_graph.between_turns.consolidation.step_context import StepContext
     from cogmem_graph.context import MemoryContext
-    from cogmem_graph.pipeline.consolidation.step_context import StepContext
 
 log = logging.getLogger(__name__)
 

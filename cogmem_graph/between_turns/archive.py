@@ -22,7 +22,7 @@ from typing import Any
 from cogmem_graph.clock import Clock
 from cogmem_graph.errors import ArchiveError as ArchiveError  # re-exported: its old home
 from cogmem_graph.errors import ArchiveNotFound, ArchiveWriteError
-from cogmem_graph.graph.base import require_scope_keys
+from cogmem_graph.graph.cypher_store.graph_store import require_scope_keys
 from cogmem_graph.graph.port import GraphStore
 from cogmem_graph.model import MAX_ID_CHARS, MemoryTrace, check_text
 

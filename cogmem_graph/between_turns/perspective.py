@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cogmem_graph.between_turns.archive import MemoryArchive
 from cogmem_graph.cognition.entities import entity_key, extract_entities
 from cogmem_graph.cognition.mechanisms import MECHANISM_KEY
 from cogmem_graph.cognition.perspective import (
@@ -49,7 +50,6 @@ from cogmem_graph.model import (
     check_text,
     content_hash,
 )
-from cogmem_graph.pipeline.archive import MemoryArchive
 
 if TYPE_CHECKING:
     from cogmem_graph.config.perspective import PerspectiveConfig

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cogmem_graph.pipeline.consolidation.step_context import StepContext
+    from cogmem_graph.between_turns.consolidation.step_context import StepContext
 
 REPLAY_BATCH = 50
 """Traces per replay statement: the shared-entity derivation checks each path against the batch,

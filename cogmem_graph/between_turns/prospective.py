@@ -47,7 +47,7 @@ from cogmem_graph.cognition.prospective import (
     new_intention,
 )
 from cogmem_graph.config.prospective import ProspectiveConfig
-from cogmem_graph.graph.base import require_scope_keys
+from cogmem_graph.graph.cypher_store.graph_store import require_scope_keys
 from cogmem_graph.graph.port import CueEmbedding, Firing, GraphStore
 from cogmem_graph.model import MAX_ID_CHARS, Scope, check_text
 from cogmem_graph.providers import Embedder

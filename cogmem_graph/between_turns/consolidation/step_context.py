@@ -13,9 +13,9 @@ from pydantic import ValidationError
 from cogmem_graph.model import Hexaco, MemoryTrace
 
 if TYPE_CHECKING:
+    from cogmem_graph.between_turns.archive import MemoryArchive
+    from cogmem_graph.between_turns.consolidation.result import ConsolidationResult
     from cogmem_graph.context import MemoryContext
-    from cogmem_graph.pipeline.archive import MemoryArchive
-    from cogmem_graph.pipeline.consolidation.result import ConsolidationResult
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from cogmem_graph.graph.port import AccessUpdate
 from cogmem_graph.model import MemoryType
 
 if TYPE_CHECKING:
-    from cogmem_graph.pipeline.consolidation.step_context import StepContext
+    from cogmem_graph.between_turns.consolidation.step_context import StepContext
 
 PRUNE_BATCH = 5_000
 SCHEDULE_BATCH = 5_000

@@ -29,6 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cogmem_graph.between_turns.notes import note_from_props, note_scope_key
+from cogmem_graph.between_turns.reflector import ReflectionResult, reflect
 from cogmem_graph.cognition.observation import (
     NoteDraft,
     ObservationNote,
@@ -41,8 +43,6 @@ from cogmem_graph.cognition.observation import (
 )
 from cogmem_graph.cognition.prompt import PromptItem, estimate_tokens
 from cogmem_graph.model import MAX_CONTENT_CHARS, Scope, check_epoch_ms, check_text
-from cogmem_graph.pipeline.notes import note_from_props, note_scope_key
-from cogmem_graph.pipeline.reflector import ReflectionResult, reflect
 
 if TYPE_CHECKING:
     from cogmem_graph.context import MemoryContext

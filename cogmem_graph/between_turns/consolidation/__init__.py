@@ -35,9 +35,9 @@ stops overlapping runs (a second run waits `lock_timeout_ms`, then returns a
 result marked `skipped`).
 """
 
-from cogmem_graph.pipeline.consolidation.consolidator import Consolidator
-from cogmem_graph.pipeline.consolidation.merge import similar_pairs
-from cogmem_graph.pipeline.consolidation.result import ConsolidationResult
-from cogmem_graph.pipeline.consolidation.schemas import extractive_summary
+from cogmem_graph.between_turns.consolidation.consolidator import Consolidator
+from cogmem_graph.between_turns.consolidation.merge import similar_pairs
+from cogmem_graph.between_turns.consolidation.result import ConsolidationResult
+from cogmem_graph.between_turns.consolidation.schemas import extractive_summary
 
 __all__ = ["ConsolidationResult", "Consolidator", "extractive_summary", "similar_pairs"]

@@ -9,15 +9,15 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from cogmem_graph.between_turns.archive import MemoryArchive
+from cogmem_graph.between_turns.consolidation.clusters import detect_clusters
+from cogmem_graph.between_turns.consolidation.result import ConsolidationResult
+from cogmem_graph.between_turns.consolidation.schemas import list_schemas
+from cogmem_graph.between_turns.consolidation.step_context import StepContext
+from cogmem_graph.between_turns.consolidation.steps import STEPS, Step, run_steps
 from cogmem_graph.errors import StoreClosed
-from cogmem_graph.graph.base import require_scope_keys
+from cogmem_graph.graph.cypher_store.graph_store import require_scope_keys
 from cogmem_graph.model import Hexaco
-from cogmem_graph.pipeline.archive import MemoryArchive
-from cogmem_graph.pipeline.consolidation.clusters import detect_clusters
-from cogmem_graph.pipeline.consolidation.result import ConsolidationResult
-from cogmem_graph.pipeline.consolidation.schemas import list_schemas
-from cogmem_graph.pipeline.consolidation.step_context import StepContext
-from cogmem_graph.pipeline.consolidation.steps import STEPS, Step, run_steps
 
 if TYPE_CHECKING:
     from cogmem_graph.context import MemoryContext

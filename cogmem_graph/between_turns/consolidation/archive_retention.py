@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cogmem_graph.pipeline.consolidation.step_context import StepContext
+    from cogmem_graph.between_turns.consolidation.step_context import StepContext
 
 
 def prune_archive(sc: StepContext, keys: Sequence[str]) -> None:

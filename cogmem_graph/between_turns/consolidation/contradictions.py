@@ -12,7 +12,7 @@ RESOLVED_REASON = "superseded"
 """The reason on the SUPERSEDES edge from a contradiction's winner to its loser."""
 
 if TYPE_CHECKING:
-    from cogmem_graph.pipeline.consolidation.step_context import StepContext
+    from cogmem_graph.between_turns.consolidation.step_context import StepContext
 
 
 def side_time(row: dict[str, Any], side: str) -> tuple[int, int]:

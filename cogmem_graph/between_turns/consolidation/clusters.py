@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from cogmem_graph.graph.base import require_scope_keys
+from cogmem_graph.graph.cypher_store.graph_store import require_scope_keys
 from cogmem_graph.graph.port import GdsCommunityAlgorithm
 from cogmem_graph.model import EdgeType
 

@@ -21,7 +21,7 @@ from cogmem_graph.write.embedding import embed_memories
 from cogmem_graph.write.indexing import point_for
 
 if TYPE_CHECKING:
-    from cogmem_graph.pipeline.consolidation.step_context import StepContext
+    from cogmem_graph.between_turns.consolidation.step_context import StepContext
 
 log = logging.getLogger(__name__)
 

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cogmem_graph.between_turns.notes import note_from_props, note_scope, note_scope_key
 from cogmem_graph.cognition.observation import (
     ConflictPolicy,
     ConflictSide,
@@ -45,7 +46,6 @@ from cogmem_graph.cognition.observation import (
 )
 from cogmem_graph.graph.port import Resolution
 from cogmem_graph.model import EdgeType, MemoryTrace, SourceType
-from cogmem_graph.pipeline.notes import note_from_props, note_scope, note_scope_key
 from cogmem_graph.write.encode import encode_many
 
 if TYPE_CHECKING:

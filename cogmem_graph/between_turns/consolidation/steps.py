@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cogmem_graph.pipeline.consolidation import (
+from cogmem_graph.between_turns.consolidation import (
     archive_retention,
     contradictions,
     mechanisms,
@@ -22,8 +22,8 @@ from cogmem_graph.pipeline.consolidation import (
 )
 
 if TYPE_CHECKING:
+    from cogmem_graph.between_turns.consolidation.step_context import StepContext
     from cogmem_graph.config import CogmemConfig
-    from cogmem_graph.pipeline.consolidation.step_context import StepContext
 
 KeyStep = Callable[["StepContext", str], None]
 KeysStep = Callable[["StepContext", Sequence[str]], None]
