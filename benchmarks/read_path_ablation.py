@@ -36,7 +36,7 @@ from rich.table import Table
 
 import cogmem_graph as cg
 from cogmem_graph.clock import ManualClock
-from cogmem_graph.cognition.query_gate import skips_retrieval
+from cogmem_graph.language.query_gate import skips_retrieval
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lifecycle import encode_turns, live, preset_config, questions_of  # noqa: E402

@@ -36,7 +36,7 @@ class RetrievalResult:
     """Candidates left out whose score was close: a wider or re-cued retrieval may pay off."""
     strategy: str = "full"
     intent: str | None = None
-    """How the query was read (`cognition.query_intent.QueryIntent`; None for the plain strategies)."""
+    """How the query was read (`language.query_intent.QueryIntent`; None for the plain strategies)."""
     parts: tuple[str, ...] = ()
     """The questions a compound query was split into, each retrieved on its own (empty: not split)."""
     as_of: int | None = None

@@ -1,4 +1,4 @@
-"""Write `cogmem_graph/cognition/common_words.py` from SCOWL, the word lists Debian ships
+"""Write `cogmem_graph/language/common_words.py` from SCOWL, the word lists Debian ships
 in its `scowl` package (`apt-get install scowl` puts them under /usr/share/dict/scowl).
 
 Entity extraction asks of a capitalised word at the start of a sentence whether English
@@ -23,7 +23,7 @@ NAME_SIZE = 50
 """A word SCOWL lists capitalised up to this size may be a name."""
 WORD_LISTS = ("english-words", "american-words")
 NAME_LISTS = ("english-proper-names", "english-upper", "american-proper-names", "american-upper")
-TARGET = Path(__file__).resolve().parents[1] / "cogmem_graph" / "cognition" / "common_words.py"
+TARGET = Path(__file__).resolve().parents[1] / "cogmem_graph" / "language" / "common_words.py"
 NOTICE = """\
 Copyright 2000-2011 by Kevin Atkinson
 

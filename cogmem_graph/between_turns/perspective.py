@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cogmem_graph.between_turns.archive import MemoryArchive
-from cogmem_graph.cognition.entities import entity_key, extract_entities
 from cogmem_graph.cognition.mechanisms import MECHANISM_KEY
 from cogmem_graph.cognition.perspective import (
     GateReason,
@@ -41,6 +40,7 @@ from cogmem_graph.cognition.perspective import (
     parse_rewrite,
     perspective_gate,
 )
+from cogmem_graph.language.entities import entity_key, extract_entities
 from cogmem_graph.model import (
     MAX_CONTENT_CHARS,
     MemoryTrace,

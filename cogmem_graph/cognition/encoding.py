@@ -22,8 +22,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from cogmem_graph.cognition.features import ContentFeatures
 from cogmem_graph.config.encoding import EncodingConfig, TraitWeight
+from cogmem_graph.language.features import ContentFeatures
 from cogmem_graph.model import Hexaco, Mood
 
 _DEFAULT_CONFIG = EncodingConfig()

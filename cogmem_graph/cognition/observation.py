@@ -39,12 +39,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
-from cogmem_graph.cognition.contradiction import extract_facts
 from cogmem_graph.cognition.encoding import encoding_weights
-from cogmem_graph.cognition.entities import extract_entities
-from cogmem_graph.cognition.features import cue_score, detect_features, tokenize
 from cogmem_graph.config.encoding import EncodingConfig
 from cogmem_graph.config.observation import ObserverConfig, ReflectorConfig
+from cogmem_graph.language.contradiction import extract_facts
+from cogmem_graph.language.entities import extract_entities
+from cogmem_graph.language.features import cue_score, detect_features, tokenize
 from cogmem_graph.model import Hexaco, MemoryType
 from cogmem_graph.text import stem, word_tokens
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from cogmem_graph.cognition.entities import entity_key
+from cogmem_graph.language.entities import entity_key
 from cogmem_graph.model import Hexaco, Mood
 
 __all__ = [

@@ -18,8 +18,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from cogmem_graph.cognition.caseless import Caseless
 from cogmem_graph.config.retention import RetentionConfig
+from cogmem_graph.language.caseless import Caseless
+from cogmem_graph.language.speakers import turn_body
 from cogmem_graph.model import MemoryCategory
 
 _DEFAULT_CONFIG = RetentionConfig()
@@ -118,29 +119,6 @@ _PROGRESSIVE_ON_A_DATE = re.compile(
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
 _DAY_OR_MONTH = Caseless(r"\b(?:" + _WEEKDAYS + r"|" + _MONTHS + r")\b")
 _VALUE_SENTENCE_BREAK = re.compile(r"(?<=[.!?;:])\s+|\n+")
-
-
-_SPEAKER_NAME = re.compile(r"^\s*([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2}):\s+")
-"""A chat transcript's "Name: " before the turn: up to three capitalised words before the
-colon ("Joanna:", "Dr. Okafor:"). The speaker is no content of the turn."""
-
-
-def turn_body(text: str) -> str:
-    """The text without a leading "Speaker: " (what was said, not who said it)."""
-    return text[speaker_prefix_length(text):]
-
-
-def speaker_prefix_length(text: str) -> int:
-    """How many characters a chat transcript's leading "Speaker: " takes (0: none)."""
-    match = _SPEAKER_NAME.match(text)
-    return match.end() if match else 0
-
-
-def speaker_of(text: str) -> str | None:
-    """The name before a chat transcript's "Speaker: ", or None for a memory said plainly
-    (a lower-case lead-in such as "Seats when I fly: ..." is no speaker)."""
-    match = _SPEAKER_NAME.match(text)
-    return match.group(1) if match else None
 
 
 def tells_of_what_is_ahead(text: str) -> bool:

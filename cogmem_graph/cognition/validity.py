@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from cogmem_graph.cognition.caseless import Caseless
+from cogmem_graph.language.caseless import Caseless
 
 MS_PER_DAY = 86_400_000
 

@@ -165,5 +165,5 @@ class GatherConfig(_Config):
     entity_dense_questions: GatherQuestions = Field(
         "all",
         description="which questions the entity search serves: all that name a known entity, or only those "
-        "asking for several things (`cognition.query_intent.asks_for_several`)",
+        "asking for several things (`language.query_intent.asks_for_several`)",
     )

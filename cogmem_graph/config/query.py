@@ -44,7 +44,7 @@ def _route(**fields) -> IntentRoute:
 
 
 class IntentRoutes(_Config):
-    """One route per intent (`cognition.query_intent.QueryIntent`)."""
+    """One route per intent (`language.query_intent.QueryIntent`)."""
 
     factual: IntentRoute = Field(default_factory=IntentRoute)
     temporal: IntentRoute = Field(default_factory=lambda: _route(include_superseded=True))
@@ -60,7 +60,7 @@ class QueryConfig(_Config):
 
     gate: bool = Field(
         True, description="small talk, acknowledgements and slash commands skip retrieval, embedding included "
-        "(`cognition.query_gate`); the result is empty and says `gated`")
+        "(`language.query_gate`); the result is empty and says `gated`")
     intent_routing: bool = Field(True, description="classify each query's intent and use that intent's route")
     classifier: Literal["keyword", "llm"] = Field(
         "keyword", description="keyword rules, or the store's LLM (falls back to the rules when it fails)")

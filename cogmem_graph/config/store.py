@@ -53,7 +53,7 @@ class WritePathConfig(_Config):
     )
     sentence_vectors: bool = Field(
         True,
-        description="each memory is indexed with a vector per sentence too (cognition.sentences), from the same "
+        description="each memory is indexed with a vector per sentence too (language.sentences), from the same "
         "embedding pass, so a question is matched against a message's best sentence "
         "(retrieval.gather.sentence_dense_weight); only embedders that give them from that pass (local)",
     )

@@ -68,7 +68,7 @@ def embed_queries(embedder: Embedder, texts: list[str]) -> list[list[float]]:
 
 
 Spans = Sequence[tuple[int, int]]
-"""(start, end) character offsets of a text's sentences (`cognition.sentences.sentence_spans`)."""
+"""(start, end) character offsets of a text's sentences (`language.sentences.sentence_spans`)."""
 
 
 def gives_sentences(embedder: Embedder) -> bool:

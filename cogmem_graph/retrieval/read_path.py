@@ -28,23 +28,12 @@ import numpy as np
 
 from cogmem_graph.cognition.decay import current_strengths, update_on_retrieval
 from cogmem_graph.cognition.diversity import maximal_marginal_relevance
-from cogmem_graph.cognition.entities import extract_entities
 from cogmem_graph.cognition.mechanisms import (
     detect_feeling_of_knowing,
     reconsolidate,
     retrieval_induced_forgetting,
 )
-from cogmem_graph.cognition.query_gate import skips_retrieval
-from cogmem_graph.cognition.query_intent import (
-    asks_about_self,
-    asks_about_the_past,
-    asks_about_what_is_ahead,
-    asks_for_several,
-    said_by_someone_else,
-    without_names,
-    without_time_cues,
-)
-from cogmem_graph.cognition.retention import speaker_of, tells_of_what_is_ahead
+from cogmem_graph.cognition.retention import tells_of_what_is_ahead
 from cogmem_graph.cognition.scoring import (
     RecallKind,
     Signals,
@@ -69,6 +58,18 @@ from cogmem_graph.filters import (
 )
 from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import AccessUpdate, CausalNeighbour, Later, TraceVitals
+from cogmem_graph.language.entities import extract_entities
+from cogmem_graph.language.query_gate import skips_retrieval
+from cogmem_graph.language.query_intent import (
+    asks_about_self,
+    asks_about_the_past,
+    asks_about_what_is_ahead,
+    asks_for_several,
+    said_by_someone_else,
+    without_names,
+    without_time_cues,
+)
+from cogmem_graph.language.speakers import speaker_of
 from cogmem_graph.lexical import bm25_query_vector
 from cogmem_graph.model import MemoryCategory, MemoryTrace, Mood, entity_key
 from cogmem_graph.providers.cache import CachedEmbedder

@@ -30,7 +30,7 @@ class VectorPoint:
     """What filters read besides scope, type and time: tags, source type, validity bounds,
     entity keys, metadata (see `cogmem_graph.filters.payload_conditions`)."""
     sentences: list[list[float]] | None = None
-    """A vector per sentence of the memory (`cognition.sentences`), when its embedder gives them."""
+    """A vector per sentence of the memory (`language.sentences`), when its embedder gives them."""
 
 
 HIT_FIELDS = ("trace_id", "scope_key", "type", "created_at", "active", "content_hash")

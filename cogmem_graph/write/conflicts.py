@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from cogmem_graph.cognition.contradiction import candidate_query, contradicts, restatement_queries
 from cogmem_graph.cognition.decay import apply_strength_loss, update_on_retrieval
 from cogmem_graph.graph.port import AccessUpdate, Edge, FulltextSearch, NeighbourState
+from cogmem_graph.language.contradiction import candidate_query, contradicts, restatement_queries
 from cogmem_graph.model import EdgeType, MemoryTrace
 from cogmem_graph.vectors.port import VectorHit
 

@@ -9,12 +9,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cogmem_graph.cognition.encoding import compute_encoding
-from cogmem_graph.cognition.entities import (
-    ExtractedEntity,
-    entities_and_doubtful_names,
-    extract_entities,
-)
-from cogmem_graph.cognition.features import detect_features
 from cogmem_graph.cognition.mechanisms import apply_schema_encoding
 from cogmem_graph.cognition.retention import (
     density_stability_factor,
@@ -23,6 +17,12 @@ from cogmem_graph.cognition.retention import (
 )
 from cogmem_graph.cognition.validity import validity_of
 from cogmem_graph.graph.port import Later, SchemaCentroid
+from cogmem_graph.language.entities import (
+    ExtractedEntity,
+    entities_and_doubtful_names,
+    extract_entities,
+)
+from cogmem_graph.language.features import detect_features
 from cogmem_graph.model import MemoryTrace, Scope, scope_key
 from cogmem_graph.write.request import EncodeRequest
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cogmem_graph.cognition.sentences import sentence_spans
+from cogmem_graph.language.sentences import sentence_spans
 from cogmem_graph.providers.embedders import embed_with_sentences
 
 if TYPE_CHECKING:

@@ -22,7 +22,6 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cogmem_graph.cognition.causality import refers_back_causally
 from cogmem_graph.cognition.decay import (
     InterferenceNeighbour,
     apply_strength_loss,
@@ -32,6 +31,7 @@ from cogmem_graph.cognition.decay import (
 from cogmem_graph.cognition.retention import carries_different_facts
 from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import Edge, Mention, NeighbourState
+from cogmem_graph.language.causality import refers_back_causally
 from cogmem_graph.model import EdgeType, MemoryTrace
 from cogmem_graph.write.conflicts import (
     contradiction_candidates,

@@ -15,9 +15,9 @@ from cogmem_graph.between_turns.archive import ArchiveNotFound, ArchiveWriteErro
 from cogmem_graph.between_turns.consolidation import ConsolidationResult
 from cogmem_graph.between_turns.consolidation.steps import EachKey
 from cogmem_graph.clock import MS_PER_DAY, MS_PER_MINUTE, ManualClock
-from cogmem_graph.cognition.contradiction import contradicts
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.graph.port import Edge, Mention
+from cogmem_graph.language.contradiction import contradicts
 from cogmem_graph.model import EdgeType, Hexaco, MemoryTrace, MemoryType, Mood
 
 START = 1_700_000_000_000

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import cogmem_graph as cg
-from cogmem_graph.cognition.query_gate import skips_retrieval
+from cogmem_graph.language.query_gate import skips_retrieval
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo"
 

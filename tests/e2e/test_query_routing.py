@@ -4,7 +4,7 @@ MMR, through the public API on the embedded store."""
 from __future__ import annotations
 
 import cogmem_graph as cg
-from cogmem_graph.cognition.query_intent import QueryIntent, classify_intent
+from cogmem_graph.language.query_intent import QueryIntent, classify_intent
 
 from .fake_openai_chat import FakeOpenAIChat
 

@@ -27,10 +27,10 @@ from hypothesis import strategies as st
 import cogmem_graph as cg
 from cogmem_graph.between_turns.archive import ArchiveNotFound, MemoryArchive
 from cogmem_graph.clock import ManualClock
-from cogmem_graph.cognition.entities import entity_key
 from cogmem_graph.config.graph import ActivationConfig
 from cogmem_graph.graph.port import AccessUpdate, Edge
 from cogmem_graph.identity import AgentIdentity
+from cogmem_graph.language.entities import entity_key
 from cogmem_graph.model import EdgeType, Scope
 
 from .conftest import START_MS, owner_edges, owner_traces, scope_keys_of

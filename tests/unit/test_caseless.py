@@ -1,4 +1,4 @@
-"""Caseless patterns (cognition/caseless.py) find what their case-insensitive originals find."""
+"""Caseless patterns (language/caseless.py) find what their case-insensitive originals find."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cogmem_graph.cognition import retention, validity
-from cogmem_graph.cognition.caseless import Caseless, lowered_letters
+from cogmem_graph.language.caseless import Caseless, lowered_letters
 
 LIBRARY_PATTERNS = [(name, value) for module in (retention, validity) for name, value in vars(module).items()
                     if isinstance(value, Caseless)] + [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cogmem_graph.cognition.contradiction import (
+from cogmem_graph.language.contradiction import (
     ContradictionVerdict,
     candidate_query,
     contradicts,

@@ -7,7 +7,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from cogmem_graph.cognition import features
 from cogmem_graph.cognition.encoding import (
     attention_multiplier,
     compute_encoding,
@@ -21,7 +20,10 @@ from cogmem_graph.cognition.encoding import (
     mood_congruence_boost,
     yerkes_dodson,
 )
-from cogmem_graph.cognition.features import (
+from cogmem_graph.config import CogmemConfig
+from cogmem_graph.config.encoding import EncodingConfig, TraitWeight
+from cogmem_graph.language import features
+from cogmem_graph.language.features import (
     NO_FEATURES,
     ContentFeatures,
     cue_score,
@@ -29,8 +31,6 @@ from cogmem_graph.cognition.features import (
     sentiment_score,
     tokenize,
 )
-from cogmem_graph.config import CogmemConfig
-from cogmem_graph.config.encoding import EncodingConfig, TraitWeight
 from cogmem_graph.model import Hexaco, Mood
 
 REF = CogmemConfig.reference_preset().encoding

@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cogmem_graph.cognition.entities import entity_key, extract_entities, starts_sentence
+from cogmem_graph.language.entities import entity_key, extract_entities, starts_sentence
 
 
 def keys(text, **kw):

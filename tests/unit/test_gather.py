@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cogmem_graph.cognition.query_intent import asks_for_several, without_names
+from cogmem_graph.language.query_intent import asks_for_several, without_names
 from cogmem_graph.retrieval.fusion import with_relative_list
 from cogmem_graph.vectors.port import VectorHit
 

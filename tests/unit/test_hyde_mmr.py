@@ -7,8 +7,8 @@ import math
 import pytest
 
 from cogmem_graph.cognition.diversity import maximal_marginal_relevance, term_vector, text_cosine
-from cogmem_graph.cognition.hyde import HYDE_TEMPLATES, centroid, hypothetical_documents
-from cogmem_graph.cognition.query_intent import QueryIntent
+from cogmem_graph.language.hyde import HYDE_TEMPLATES, centroid, hypothetical_documents
+from cogmem_graph.language.query_intent import QueryIntent
 
 
 def test_hypothetical_answers_are_statements_built_from_the_stem() -> None:

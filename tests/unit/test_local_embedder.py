@@ -140,7 +140,7 @@ def test_a_store_opened_with_the_local_embedder_uses_the_configured_threads(tmp_
 def test_sentence_vectors_come_from_the_same_pass_as_the_memorys(embedder: LocalEmbedder) -> None:
     """Late chunking: the text's vector is `embed()`'s, and each sentence's vector is its own
     sentence's meaning (closer to that sentence embedded alone than to the other's)."""
-    from cogmem_graph.cognition.sentences import sentence_spans
+    from cogmem_graph.language.sentences import sentence_spans
 
     text = "Melanie: The weather was awful all week. I'm off to go swimming with the kids tomorrow."
     (whole,), (sentences,) = embedder.embed_with_sentences([text], [sentence_spans(text)])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cogmem_graph.cognition.query_gate import skips_retrieval
+from cogmem_graph.language.query_gate import skips_retrieval
 
 
 @pytest.mark.parametrize("turn", [

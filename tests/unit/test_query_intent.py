@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cogmem_graph.cognition.causality import refers_back_causally
-from cogmem_graph.cognition.query_intent import (
+from cogmem_graph.language.causality import refers_back_causally
+from cogmem_graph.language.query_intent import (
     QueryIntent,
     asks_about_self,
     asks_about_the_past,
@@ -119,8 +119,8 @@ def test_a_question_about_how_things_were(query: str, past: bool) -> None:
 
 
 def test_a_named_speaker_other_than_the_asker_is_someone_else():
-    from cogmem_graph.cognition.query_intent import said_by_someone_else
-    from cogmem_graph.cognition.retention import speaker_of
+    from cogmem_graph.language.query_intent import said_by_someone_else
+    from cogmem_graph.language.speakers import speaker_of
 
     assert speaker_of("Joanna: I'm allergic to most animals with fur.") == "Joanna"
     assert speaker_of("My son Mateo is allergic to cats.") is None

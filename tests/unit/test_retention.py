@@ -14,7 +14,6 @@ from cogmem_graph.cognition.retention import (
     memory_category,
     min_retention_ms,
     tells_of_what_is_ahead,
-    turn_body,
     value_tokens,
 )
 from cogmem_graph.cognition.scoring import (
@@ -27,6 +26,7 @@ from cogmem_graph.cognition.scoring import (
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.config.retention import RetentionConfig
 from cogmem_graph.config.retrieval import SignalWeights
+from cogmem_graph.language.speakers import turn_body
 from cogmem_graph.model import MemoryCategory
 
 

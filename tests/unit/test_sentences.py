@@ -1,11 +1,11 @@
-"""Which parts of a memory get a vector of their own (`cognition.sentences`)."""
+"""Which parts of a memory get a vector of their own (`language.sentences`)."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cogmem_graph.cognition.sentences import MAX_SENTENCES, MIN_WORDS, sentence_spans
+from cogmem_graph.language.sentences import MAX_SENTENCES, MIN_WORDS, sentence_spans
 
 
 def parts(text: str) -> list[str]:

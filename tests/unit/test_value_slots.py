@@ -3,12 +3,12 @@ a state rather than an event."""
 
 import pytest
 
-from cogmem_graph.cognition.contradiction import (
+from cogmem_graph.language.contradiction import (
     candidate_query,
     detect_contradiction,
     restatement_queries,
 )
-from cogmem_graph.cognition.value_slots import (
+from cogmem_graph.language.value_slots import (
     SAME_FRAME_CONFIDENCE,
     WIDER_FRAME_CONFIDENCE,
     changed_slot,

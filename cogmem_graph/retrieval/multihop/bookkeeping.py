@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from cogmem_graph.cognition.entities import NOT_ENTITIES, entity_key, extract_entities
+from cogmem_graph.language.entities import NOT_ENTITIES, entity_key, extract_entities
 from cogmem_graph.text import STOPWORDS, query_terms, stem
 
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")

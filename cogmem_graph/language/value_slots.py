@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from cogmem_graph.cognition.retention import speaker_of, turn_body
+from cogmem_graph.language.speakers import speaker_of, turn_body
 from cogmem_graph.text import STOPWORDS, stem
 
 __all__ = [

@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
-from cogmem_graph.cognition.value_slots import (
+from cogmem_graph.language.value_slots import (
     anchor_words,
     restatable_sentences,
     restated_with_new_value,

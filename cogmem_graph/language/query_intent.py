@@ -5,7 +5,7 @@ multi-query decomposition; zero LLM calls).
   path routes each to its own settings (`RetrievalConfig.intents`).
 * Declarative stem: the question turned into the statement that would answer it,
   without the answer ("When did Caroline go to the support group?" -> "Caroline go to
-  the support group"); what hypothetical documents are built from (`cognition/hyde.py`).
+  the support group"); what hypothetical documents are built from (`language/hyde.py`).
 * Decomposition: a compound question ("Where does Ana live and what does she do?")
   split into the questions it holds, each retrieved on its own.
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cogmem_graph.cognition.query_intent import QueryIntent, declarative_stem
+from cogmem_graph.language.query_intent import QueryIntent, declarative_stem
 
 HYDE_TEMPLATES: dict[QueryIntent, tuple[str, ...]] = {
     QueryIntent.TEMPORAL: ("{stem} yesterday.", "{stem} last week."),

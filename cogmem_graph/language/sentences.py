@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from cogmem_graph.cognition.retention import speaker_prefix_length
+from cogmem_graph.language.speakers import speaker_prefix_length
 
 MIN_WORDS = 3
 """Fewer words than this is a fragment ("Wow, nice!"), not a sentence worth a vector."""

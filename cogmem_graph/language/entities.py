@@ -15,7 +15,7 @@ import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
-from cogmem_graph.cognition.common_words import COMMON_WORDS
+from cogmem_graph.language.common_words import COMMON_WORDS
 from cogmem_graph.model import entity_key  # noqa: F401 - the key is part of this module's vocabulary
 
 KNOWN_TERMS: dict[str, str] = {
