@@ -367,10 +367,10 @@ break every reminder check, observer or reflector run of its scope."""
 
 def _checked_extra(record: dict[str, Any], number: int) -> dict[str, Any]:
     """A reminder, note or buffered turn's properties, with what its pipeline relies on checked."""
-    # Imported here, where only an import needs them: the observer's module brings its text
-    # rules (~50 ms of regular expressions to compile), which an export never uses.
-    from cogmem_graph.cognition.observation import NoteType
+    # Imported here, where only an import needs them: the note kinds' module brings the
+    # observer's text rules (~50 ms of regular expressions to compile), which an export never uses.
     from cogmem_graph.cognition.prospective import TriggerKind
+    from cogmem_graph.language.note_kinds import NoteType
 
     kind = record["record"]
     props = _props(record, number, "id")

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from cogmem_graph.cognition.observation import NoteType, ObservationNote
+from cogmem_graph.cognition.observation import ObservationNote
+from cogmem_graph.language.note_kinds import NoteType
 from cogmem_graph.model import Scope
 
 if TYPE_CHECKING:

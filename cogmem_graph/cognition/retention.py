@@ -1,162 +1,19 @@
-"""Retention: what a memory is, and so how long forgetting must leave it alone.
+"""Retention: how long forgetting must leave a memory alone, by what it is.
 
-* Information density (second reference): entities + facts + temporal signals +
-  correction signals. "Sounds good!" has none; "I moved to Berlin on 3 May" has several.
-  Each unit lengthens stability, so small talk fades first.
-* Memory category (second reference's categories): preference, correction, identity,
-  commitment (decisions, promises, plans), fact (dense enough to carry one), other.
-  Each has a minimum retention; some are never forgotten by decay at all.
-* Distinct facts: two sentences can be near-identical and state different facts ("the
-  launch code is V0012" / "... V0013"). Their value tokens — numbers, names, dates —
-  tell them apart, so interference and merging leave such a neighbour alone.
+* Memory category: each has a minimum retention after its last use; some are never
+  forgotten by decay at all. The category itself is read from the memory's words
+  (`language/memory_kind.py`).
+* Information density: each unit lengthens stability, so small talk fades first.
 
 Pure functions: no clock, no I/O; every number comes from `RetentionConfig`.
 """
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
-
 from cogmem_graph.config.retention import RetentionConfig
-from cogmem_graph.language.caseless import Caseless
-from cogmem_graph.language.speakers import turn_body
 from cogmem_graph.model import MemoryCategory
 
 _DEFAULT_CONFIG = RetentionConfig()
-
-_NUMBER = re.compile(r"\b[\w-]*\d[\w.-]*\b")
-_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
-           "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
-_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays|" \
-            "thursdays|fridays|saturdays|sundays|weekend|weekends"
-_TEMPORAL = Caseless(
-    r"\b(?:yesterday|today|tonight|tomorrow|ago|last\s+(?:week|month|year|night|time)|"
-    r"next\s+(?:week|month|year|time)|this\s+(?:week|month|year|morning|evening)|since|until|"
-    r"every\s+\w+|" + _WEEKDAYS + r"|" + _MONTHS.replace("|may|", "|") + r")\b")
-_CORRECTION = Caseless(
-    r"\b(?:actually|correction|i was wrong|that was wrong|no longer|not anymore|any ?more|changed my mind|"
-    r"moved to|switched|instead of|replaced|upgraded|my new|now (?:live|work|use|prefer)|not true|turns out|"
-    r"left (?:the company|my job)|quit)\b")
-_PREFERENCE = Caseless(
-    r"\b(?:i|we)\s+(?:really\s+|do\s+|much\s+|also\s+)?(?:prefer|like|love|enjoy|hate|dislike|adore|detest|"
-    r"can't stand|cannot stand)\s+(?!it\b|that\b|this\b|you\b|them\b|those\b|these\b|how\b|what\b|when\b)\w|"
-    r"\bfavou?rite\b|\bi'?d rather\b|\b(?:please\s+)?(?:always|never)\s+(?:suggest|schedule|use|book|send|"
-    r"call|want|order|give)\b|\bi (?:don't|do not|never) (?:eat|drink|like|want|use)\b|\bonly\s+\w+\s+please\b|"
-    r"\bi (?:always )?want\b")
-_RELATIONS = ("wife|husband|partner|spouse|fianc[eé]e?|boyfriend|girlfriend|daughter|son|stepson|stepdaughter|"
-              "kids?|children|child|twins|baby|mother|mom|mum|father|dad|stepmother|stepfather|stepmom|stepdad|"
-              "sister|brother|siblings?|parents|grandma|grandmother|grandpa|grandfather|grandparents|"
-              "grand(?:son|daughter|kids|children)|aunt|uncle|cousin|niece|nephew|in-laws|"
-              "(?:father|mother|brother|sister|son|daughter)-in-law|best friend|flatmate|roommate|neighbou?r|"
-              "landlord|landlady|boss|manager|dentist|doctor|gp|vet|therapist|cat|dog|pet|pets")
-_IDENTITY = Caseless(
-    r"\bmy name is\b|\bcall me\b|\bi am called\b|"
-    r"\bi(?:'m| am) (?:allergic|vegetarian|vegan|diabetic|married|divorced|pregnant|single|afraid|"
-    r"a (?:nurse|doctor|teacher|student|developer|engineer|designer|manager|writer|lawyer|parent|mother|father))\b|"
-    r"\bmy (?:" + _RELATIONS + r")(?:'s)?\s+(?:name\b|\w+\s+(?:is|works|lives|was born|turns|has)\b|"
-    r"(?:is|are|works|lives|was born|turns|has|called|named)\b)|"
-    r"\b(?:is|are) my (?:" + _RELATIONS + r")\b|"
-    r"\b(?:i|we) (?:work|live)\s+(?:at|in|as|for)\b|\bi (?:was born|grew up)\b|"
-    r"\bi have (?:type \d|diabetes|asthma|an allergy|allergies|a (?:daughter|son|wife|husband|sister|brother))\b|"
-    r"\bi take \d+\s*mg\b|\bmy (?:birthday|blood type|address|phone(?: number)?|email|password|username|"
-    r"passport|bank|account|car|home|pronouns)\b|\b(?:wifi|wi-fi) password\b")
-_NAMED_RELATION = re.compile(
-    r"\b(?:[Mm]y|[Oo]ur)\s+(?:[a-z-]+\s+)?(?:" + _RELATIONS + r"|eldest|youngest|oldest),?\s+[A-Z][a-z]+|"
-    r"\b(?:Grandma|Granny|Grandpa|Grandad|Auntie|Aunt|Uncle|Cousin)\s+[A-Z][a-z]+")
-"""A relation and a name: "my older brother Kenji", "our cat, Pickle", "Grandma Rosa"."""
-_LIFE_FACTS = Caseless(
-    # animals the user keeps
-    r"\b(?:named|called)\s+(?:him|her|it|them)\b|\badopted\s+(?:a|an|two|three|our|my)\b|"
-    r"\b(?:i|we)\s+(?:keep|have|own|got)\s+(?:a|an|two|three|four|\d+)\s+(?:[\w-]+\s+){0,2}?(?:cats?|kittens?|dogs?|"
-    r"pupp(?:y|ies)|budgies?|parrots?|birds?|tortoises?|turtles?|rabbits?|hamsters?|guinea pigs?|horses?|ponies|"
-    r"fish|chickens|hens)\b|\b(?:our|my) (?:animals|pets)\b|"
-    # health
-    r"\bdiagnosed with\b|\ballerg(?:ic|y|ies)\b|\bepipen\b|\binhaler\b|\binsulin\b|\bmy (?:gp|medication|meds|"
-    r"prescription|condition|diagnosis|surgeon|physio|therapist)\b|\bi (?:get|have|suffer from|had)\s+(?:\w+\s+)?"
-    r"(?:migraines?|migranes?|asthma|diabetes|epilepsy|eczema|arthritis|celiac|coeliac|crohn's|adhd|depression|"
-    r"anxiety)\b|\bi(?:'m| am) (?:quite |very |a bit |slightly )?(?:short-sighted|long-sighted|colou?r-?blind|deaf|"
-    r"hard of hearing|celiac|coeliac|lactose intolerant|epileptic|asthmatic)\b|"
-    # home and places
-    r"\b(?:we|i) (?:live|grew up|were raised|was raised)\b|\bmy (?:hometown|home town|house|flat|apartment)\b|"
-    r"\b(?:my|our) (?:parents|in-laws|family) (?:live|are|retired|moved)\b|"
-    # belongings
-    r"\b(?:i|we) (?:own|bought|finally bought)\s+(?:a|an|the|our|my)\b|\bmy (?:prized|most prized)\b|"
-    # accounts and numbers the user keeps
-    r"\b(?:my|our)\s+(?:[\w-]+\s+){0,2}(?:number|card|account|membership|handle|username|login|plate|"
-    r"registration|policy|reference|pin)\b|\bi(?:'m| am) (?:a )?member\b|"
-    # dates that matter
-    r"\b(?:we|i) got (?:married|engaged)\b|\b(?:our|my) (?:wedding|anniversary)\b|\bbirthday\b|"
-    r"\b(?:died|passed away) (?:on|in)\b|"
-    # work
-    r"\bi(?:'m| am) an? (?:[\w-]+\s+){0,2}?(?:at|for) [A-Z]|\bmy (?:job|employer|company|team|manager|"
-    r"boss|colleagues?|office|shift|contract)\b")
-"""What matters about the user's own life, by domain: animals they keep, health, home, belongings,
-accounts, dates, work. Such statements are identity facts however they are phrased."""
-_INSTRUCTION = Caseless(
-    r"(?:^|[.!?]\s+|,\s*)(?:please\s+|pls\s+)?(?:always|never|don'?t|do not|stop|avoid)\s+"
-    r"(?!worry|mind|forget\b|give up|hesitate|be\b|let\b|feel\b|have\b|had\b)\w+[^.!?]*?\b(?:me|my)\b|"
-    r"\bfrom now on\b|\bcall me\b|\bplease (?:don'?t|do not|never|always|stop)\b|"
-    r"\b(?:answer|reply|respond|write|talk|speak)(?:\s+to)?\s+me\s+in\b|"
-    r"\b(?:give|show|quote|send)\s+me\s+(?:\w+\s+){0,2}in\b|"
-    r"\b(?:when(?:ever)?|if)\s+i\s+(?:ask|request)\s+(?:you\b|for\b)|"
-    r"\b(?:when(?:ever)?|if)\s+i\s+[^.!?]{0,60}?,\s*(?:please\s+)?(?:tell|remind|stop|ask|warn|nudge)\s+me\b")
-"""A standing instruction to the assistant ("always answer in Spanish", "please don't use emojis",
-"from now on …", "when I ask for a summary, …"): a durable preference, however phrased."""
-_COMMITMENT = Caseless(
-    r"\b(?:i|we)(?:'ll| will| shall| promise| promised| committed| commit| decided| agreed| plan to|"
-    r"'m going to| am going to|'re going to| are going to| have to| need to| must)\b|\bdeadline\b|"
-    r"\bremind me\b|\bdue (?:on|by)\b")
-_AHEAD = re.compile(
-    r"\b(?:will|shall|going to|gonna|about to|plan(?:s|ning)? to|intend(?:s|ing)? to|looking forward to|"
-    r"can't wait|upcoming|(?:is|are|'s|'re) coming up|coming up (?:on|in|next|this|soon)|soon|tomorrow|tonight|next (?:week|month|year|weekend|time|"
-    + _WEEKDAYS + r"|" + _MONTHS + r"))\b|'ll\b",
-    re.IGNORECASE)
-_PROGRESSIVE_ON_A_DATE = re.compile(
-    r"(?:\b(?:am|is|are)|'(?:m|s|re))\s+(?:\w+\s+)?\w+ing\b[^.!?]*?\b(?:on|by|this|in)\s+(?:the\s+)?(?:\d|"
-    + _WEEKDAYS + r"|" + _MONTHS.replace("|may|", "|") + r")",
-    re.IGNORECASE)
-_WORD = re.compile(r"[A-Za-z][\w'-]*")
-_DAY_OR_MONTH = Caseless(r"\b(?:" + _WEEKDAYS + r"|" + _MONTHS + r")\b")
-_VALUE_SENTENCE_BREAK = re.compile(r"(?<=[.!?;:])\s+|\n+")
-
-
-def tells_of_what_is_ahead(text: str) -> bool:
-    """Whether a memory speaks of something still to come when it was said: a plan, a
-    promise or an announced event ("We'll deploy on Friday", "My sister is getting married
-    on 4 October"), not a recollection ("The wedding was lovely")."""
-    body = turn_body(text).replace("\u2019", "'")
-    return bool(_AHEAD.search(body) or _PROGRESSIVE_ON_A_DATE.search(body))
-
-
-def information_density(text: str, entity_count: int) -> int:
-    """Entities + facts (numbers and quantities) + temporal signals + correction signals.
-
-    `entity_count` is the number of entities the write path extracted (so they are
-    extracted once); a speaker's name in a transcript counts as one of them."""
-    body = turn_body(text)
-    numbers = len(set(_NUMBER.findall(body)))
-    temporal = len(set(_TEMPORAL.found(body)))
-    correction = 1 if _CORRECTION.search(body) else 0
-    return max(0, int(entity_count)) + numbers + temporal + correction
-
-
-def memory_category(text: str, density: int, config: RetentionConfig | None = None) -> MemoryCategory:
-    """The kind of memory, the first that fits: correction, identity, preference, commitment,
-    fact (dense enough to state one), other."""
-    cfg = _DEFAULT_CONFIG if config is None else config
-    body = turn_body(text)
-    if _CORRECTION.search(body):
-        return MemoryCategory.CORRECTION
-    if _IDENTITY.search(body) or _NAMED_RELATION.search(body) or _LIFE_FACTS.search(body):
-        return MemoryCategory.IDENTITY
-    if _PREFERENCE.search(body) or _INSTRUCTION.search(body):
-        return MemoryCategory.PREFERENCE
-    if _COMMITMENT.search(body):
-        return MemoryCategory.COMMITMENT
-    if density >= cfg.fact_density:
-        return MemoryCategory.FACT
-    return MemoryCategory.OTHER
 
 
 def min_retention_ms(category: MemoryCategory | str, config: RetentionConfig | None = None) -> int | None:
@@ -178,27 +35,3 @@ def density_stability_factor(density: int, config: RetentionConfig | None = None
     if density < 0:
         raise ValueError(f"density must be >= 0, got {density!r}")
     return 1.0 + cfg.density_stability_gain * min(density, cfg.density_cap)
-
-
-@lru_cache(maxsize=16_384)
-def value_tokens(text: str) -> frozenset[str]:
-    """The parts of a sentence that make it one fact rather than another: numbers and codes,
-    names (capitalised words past the first of a sentence), months and weekdays."""
-    body = turn_body(text)
-    values = {n.lower().strip(".-") for n in _NUMBER.findall(body)}
-    for m in _DAY_OR_MONTH.finditer(body):
-        word = body[m.start():m.end()]  # (as written: "may" is a month only when capitalised)
-        if word.lower() != "may" or word[0].isupper():
-            values.add(word.lower())
-    for sentence in _VALUE_SENTENCE_BREAK.split(body):
-        words = _WORD.findall(sentence)
-        values |= {w.lower() for w in words[1:] if w[0].isupper() and w != "I" and not w.startswith("I'")}
-    values.discard("")
-    return frozenset(values)
-
-
-def carries_different_facts(text_a: str, text_b: str) -> bool:
-    """True when the two texts name different values (numbers, names, dates): however alike
-    the sentences, they state different facts, and neither may stand for the other."""
-    a, b = value_tokens(text_a), value_tokens(text_b)
-    return (bool(a) or bool(b)) and a != b

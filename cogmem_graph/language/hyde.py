@@ -1,8 +1,8 @@
 """HyDE, the zero-LLM template form (second reference; Gao et al. 2022): a question and
 the statements that would answer it sit apart in embedding space, so the query vector
-is the centroid of the question and two or three hypothetical answers built from its
-declarative stem by templates of its intent. With an LLM, one written answer takes the
-templates' place (the read path asks for it).
+is the centroid (`cognition/embedding_space.py`) of the question and two or three
+hypothetical answers built from its declarative stem by templates of its intent. With an
+LLM, one written answer takes the templates' place (the read path asks for it).
 
 Pure functions of the text; no I/O.
 """
@@ -33,18 +33,3 @@ def hypothetical_documents(query: str, intent: QueryIntent,
         return []
     chosen = (templates or HYDE_TEMPLATES).get(intent, ())
     return list(dict.fromkeys(t.format(stem=stem) for t in chosen))
-
-
-def centroid(vectors: Sequence[Sequence[float]]) -> list[float]:
-    """The mean of unit-length copies of `vectors`, scaled to unit length: each text
-    counts the same whatever its norm."""
-    if not vectors:
-        raise ValueError("vectors must not be empty")
-    dims = len(vectors[0])
-    total = [0.0] * dims
-    for vector in vectors:
-        norm = sum(x * x for x in vector) ** 0.5 or 1.0
-        for i, x in enumerate(vector):
-            total[i] += x / norm
-    length = sum(x * x for x in total) ** 0.5 or 1.0
-    return [x / length for x in total]

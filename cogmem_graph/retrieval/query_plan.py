@@ -1,6 +1,6 @@
 """Reading a query before the search: its intent and route, its parts, its vector.
 
-The rules are the cognitive core's (`language/query_intent.py`, `language/hyde.py`);
+The rules are English-language heuristics (`language/query_intent.py`, `language/hyde.py`);
 this module applies the store's settings (`RetrievalConfig.query`) and, where configured,
 asks the store's LLM (intent, or one hypothetical answer for HyDE), falling back to the
 rules when it has none or it fails.
@@ -12,8 +12,9 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from cogmem_graph.cognition.embedding_space import centroid
 from cogmem_graph.config.query import IntentRoute
-from cogmem_graph.language.hyde import centroid, hypothetical_documents
+from cogmem_graph.language.hyde import hypothetical_documents
 from cogmem_graph.language.query_intent import QueryIntent, classify_intent, decompose_query
 
 if TYPE_CHECKING:

@@ -33,7 +33,6 @@ from cogmem_graph.cognition.mechanisms import (
     reconsolidate,
     retrieval_induced_forgetting,
 )
-from cogmem_graph.cognition.retention import tells_of_what_is_ahead
 from cogmem_graph.cognition.scoring import (
     RecallKind,
     Signals,
@@ -59,6 +58,7 @@ from cogmem_graph.filters import (
 from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import AccessUpdate, CausalNeighbour, Later, TraceVitals
 from cogmem_graph.language.entities import extract_entities
+from cogmem_graph.language.memory_kind import tells_of_what_is_ahead
 from cogmem_graph.language.query_gate import skips_retrieval
 from cogmem_graph.language.query_intent import (
     asks_about_self,
@@ -69,6 +69,7 @@ from cogmem_graph.language.query_intent import (
     without_names,
     without_time_cues,
 )
+from cogmem_graph.language.query_names import query_entity_keys
 from cogmem_graph.language.speakers import speaker_of
 from cogmem_graph.lexical import bm25_query_vector
 from cogmem_graph.model import MemoryCategory, MemoryTrace, Mood, entity_key
@@ -77,7 +78,6 @@ from cogmem_graph.providers.embedders import gives_sentences
 from cogmem_graph.results import RetrievalResult, ScoredTrace
 from cogmem_graph.retrieval.fusion import fuse_hits, reciprocal_rank_fusion
 from cogmem_graph.retrieval.multihop import walk as multihop_walk
-from cogmem_graph.retrieval.multihop.bookkeeping import query_entity_keys
 from cogmem_graph.retrieval.query_plan import QueryPlan, plan_query, query_vector
 from cogmem_graph.vectors.port import VectorHit
 

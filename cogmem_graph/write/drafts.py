@@ -10,11 +10,7 @@ import numpy as np
 
 from cogmem_graph.cognition.encoding import compute_encoding
 from cogmem_graph.cognition.mechanisms import apply_schema_encoding
-from cogmem_graph.cognition.retention import (
-    density_stability_factor,
-    information_density,
-    memory_category,
-)
+from cogmem_graph.cognition.retention import density_stability_factor
 from cogmem_graph.cognition.validity import validity_of
 from cogmem_graph.graph.port import Later, SchemaCentroid
 from cogmem_graph.language.entities import (
@@ -23,6 +19,7 @@ from cogmem_graph.language.entities import (
     extract_entities,
 )
 from cogmem_graph.language.features import detect_features
+from cogmem_graph.language.memory_kind import information_density, memory_category
 from cogmem_graph.model import MemoryTrace, Scope, scope_key
 from cogmem_graph.write.request import EncodeRequest
 

@@ -28,10 +28,10 @@ from cogmem_graph.cognition.decay import (
     current_strength,
     interference,
 )
-from cogmem_graph.cognition.retention import carries_different_facts
 from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import Edge, Mention, NeighbourState
 from cogmem_graph.language.causality import refers_back_causally
+from cogmem_graph.language.memory_kind import carries_different_facts
 from cogmem_graph.model import EdgeType, MemoryTrace
 from cogmem_graph.write.conflicts import (
     contradiction_candidates,

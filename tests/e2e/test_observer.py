@@ -13,8 +13,9 @@ import pytest
 
 import cogmem_graph as cg
 from cogmem_graph.clock import MS_PER_DAY, MS_PER_MINUTE, ManualClock
-from cogmem_graph.cognition.observation import ConflictPolicy, NoteType
+from cogmem_graph.cognition.observation import ConflictPolicy
 from cogmem_graph.config import CogmemConfig
+from cogmem_graph.language.note_kinds import NoteType
 from cogmem_graph.model import EdgeType, Hexaco, SourceType
 
 from .fake_openai_chat import KEY, FakeOpenAIChat

@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cogmem_graph.cognition import retention, validity
+from cogmem_graph.language import memory_kind, stated_bounds
 from cogmem_graph.language.caseless import Caseless, lowered_letters
 
-LIBRARY_PATTERNS = [(name, value) for module in (retention, validity) for name, value in vars(module).items()
+LIBRARY_PATTERNS = [(name, value) for module in (memory_kind, stated_bounds) for name, value in vars(module).items()
                     if isinstance(value, Caseless)] + [
-    (f"_BOUNDS[{i}]", pattern) for i, (_kind, pattern) in enumerate(validity._BOUNDS)]
+    (f"_BOUNDS[{i}]", pattern) for i, (_kind, pattern) in enumerate(stated_bounds._BOUNDS)]
 
 TEXTS = [
     "Actually, I moved to Berlin on 3 May and I'm in Lisbon until Friday",

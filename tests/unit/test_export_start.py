@@ -1,5 +1,6 @@
 """What `cogmem export` and `cogmem keys` load and leave behind: the export module does not
-import the observer's text rules (cognition.observation, language.contradiction) nor the
+import the observer's text rules (cognition.observation, language.note_kinds,
+language.contradiction) nor the
 provider stack's HTTP client and retry library; a key command does not import the facade;
 an export, even one that fails half-way, leaves the garbage collector as it found it."""
 
@@ -50,7 +51,8 @@ def _modules_after(code: str, *args: str) -> set[str]:
 
 def test_the_export_path_imports_no_observer_rules_http_client_or_retry_library() -> None:
     loaded = _modules_after(EXPORT_PATH)
-    unwanted = {"cogmem_graph.cognition.observation", "cogmem_graph.language.contradiction", "httpx"}
+    unwanted = {"cogmem_graph.cognition.observation", "cogmem_graph.language.note_kinds",
+                "cogmem_graph.language.contradiction", "httpx"}
     assert not unwanted & loaded, f"the export path imports {sorted(unwanted & loaded)}"
     assert "cogmem_graph.providers.retry" in loaded  # the provider stack itself is there, its client is not
 

@@ -7,7 +7,8 @@ import math
 import pytest
 
 from cogmem_graph.cognition.diversity import maximal_marginal_relevance, term_vector, text_cosine
-from cogmem_graph.language.hyde import HYDE_TEMPLATES, centroid, hypothetical_documents
+from cogmem_graph.cognition.embedding_space import centroid
+from cogmem_graph.language.hyde import HYDE_TEMPLATES, hypothetical_documents
 from cogmem_graph.language.query_intent import QueryIntent
 
 

@@ -1,18 +1,21 @@
-"""The bookkeeping of multi-hop retrieval: where the walk starts and how evidence chains are kept."""
+"""The bookkeeping of multi-hop retrieval: where the walk starts (the names a question carries,
+language/query_names.py) and how evidence chains are kept."""
 
 from __future__ import annotations
 
 import pytest
 
 from cogmem_graph.config.multihop import GLOBAL_CUES
+from cogmem_graph.language.query_names import (
+    is_global_question,
+    query_entity_keys,
+    query_ngram_keys,
+)
 from cogmem_graph.retrieval.multihop.bookkeeping import (
     Origin,
     Walk,
-    is_global_question,
     merge_entity_activation,
     proportional,
-    query_entity_keys,
-    query_ngram_keys,
     schema_relevance,
     start_shares,
     term_overlap,

@@ -1,5 +1,6 @@
-"""Observer and reflector logic as pure functions: thresholds, typed notes, HEXACO bias,
-LLM answer validation, merging, memory style and conflicts by personality."""
+"""Observer and reflector logic as pure functions: thresholds, typed notes (read by
+language/note_kinds.py), HEXACO bias, LLM answer validation, merging, memory style and
+conflicts by personality."""
 
 from __future__ import annotations
 
@@ -10,14 +11,11 @@ from cogmem_graph.cognition.observation import (
     ConflictSide,
     MemoryStyle,
     NoteDraft,
-    NoteType,
     ObservationNote,
     Turn,
-    classify_sentence,
     combined_importance,
     conflict_policy,
     conflict_winner,
-    information_density,
     keep_biased,
     memory_style,
     merge_notes,
@@ -34,6 +32,7 @@ from cogmem_graph.cognition.observation import (
 )
 from cogmem_graph.config.encoding import EncodingConfig, TraitWeight
 from cogmem_graph.config.observation import ObserverConfig, ReflectorConfig
+from cogmem_graph.language.note_kinds import NoteType, classify_sentence, information_density
 from cogmem_graph.model import Hexaco, MemoryType
 
 # ---------------------------------------------------------------- thresholds

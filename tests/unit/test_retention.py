@@ -1,4 +1,5 @@
-"""The retention rules (cognition/retention.py) and the prior-weighted score, by hand."""
+"""The retention rules (cognition/retention.py), the readers of what a memory is
+(language/memory_kind.py) and the prior-weighted score, by hand."""
 
 from __future__ import annotations
 
@@ -7,15 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cogmem_graph.clock import MS_PER_DAY
-from cogmem_graph.cognition.retention import (
-    carries_different_facts,
-    density_stability_factor,
-    information_density,
-    memory_category,
-    min_retention_ms,
-    tells_of_what_is_ahead,
-    value_tokens,
-)
+from cogmem_graph.cognition.retention import density_stability_factor, min_retention_ms
 from cogmem_graph.cognition.scoring import (
     Signals,
     SignalTable,
@@ -26,6 +19,13 @@ from cogmem_graph.cognition.scoring import (
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.config.retention import RetentionConfig
 from cogmem_graph.config.retrieval import SignalWeights
+from cogmem_graph.language.memory_kind import (
+    carries_different_facts,
+    information_density,
+    memory_category,
+    tells_of_what_is_ahead,
+    value_tokens,
+)
 from cogmem_graph.language.speakers import turn_body
 from cogmem_graph.model import MemoryCategory
 

@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from cogmem_graph.cognition.validity import Validity, expired, held_at, stated_end, validity_of
+from cogmem_graph.cognition.validity import Validity, expired, held_at, validity_of
+from cogmem_graph.language.stated_bounds import stated_end
 
 
 def ms(*parts: int) -> int:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from cogmem_graph.cognition.retention import carries_different_facts
+from cogmem_graph.language.memory_kind import carries_different_facts
 
 if TYPE_CHECKING:
     from cogmem_graph.between_turns.consolidation.step_context import StepContext

@@ -43,6 +43,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from cogmem_graph.errors import GraphQueryError
+from cogmem_graph.language.query_names import (
+    is_global_question,
+    query_entity_keys,
+    query_ngram_keys,
+)
 from cogmem_graph.lexical import bm25_query_vector
 from cogmem_graph.model import MemoryTrace
 from cogmem_graph.retrieval.fusion import fuse_hits
@@ -50,11 +55,8 @@ from cogmem_graph.retrieval.multihop.bookkeeping import (
     Origin,
     Walk,
     cosine,
-    is_global_question,
     merge_entity_activation,
     proportional,
-    query_entity_keys,
-    query_ngram_keys,
     schema_relevance,
     start_shares,
     term_overlap,
