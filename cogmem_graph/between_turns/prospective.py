@@ -37,12 +37,12 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from cogmem_graph.clock import Clock
+from cogmem_graph.cognition.embedding_space import cosine
 from cogmem_graph.cognition.prospective import (
     FiredReminder,
     Intention,
     TriggerKind,
     after_firing,
-    cosine_similarity,
     evaluate,
     new_intention,
 )
@@ -115,7 +115,7 @@ class ProspectiveMemory:
             if intention.kind is TriggerKind.CONTEXT and text.strip():
                 if turn_vector is None:
                     turn_vector = self.embedder.embed_query(text)
-                similarity = cosine_similarity(self._cue_vector(intention, props, refreshed), turn_vector)
+                similarity = cosine(self._cue_vector(intention, props, refreshed), turn_vector)
             hit = evaluate(intention, now, text, named, similarity)
             if hit is not None:
                 fired.append(hit)

@@ -1,11 +1,25 @@
-"""Arithmetic in an embedding space, shared by every layer that compares or averages vectors.
+"""Arithmetic in an embedding space, shared by every layer that compares or averages vectors:
+the one cosine of the library (schema congruence, context reminders, community summaries)
+and the centroid HyDE searches with.
 
 Pure functions of plain float sequences; no I/O.
 """
 
 from __future__ import annotations
 
+import math
+import operator
 from collections.abc import Sequence
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """cos(a, b); 0.0 when either vector is zero or empty, or when their dimensions differ
+    (vectors of two embedding spaces never match). Summed in order, in Python floats."""
+    if len(a) != len(b) or len(a) == 0:
+        return 0.0
+    dot = sum(map(operator.mul, a, b))
+    norm = math.sqrt(sum(map(operator.mul, a, a))) * math.sqrt(sum(map(operator.mul, b, b)))
+    return dot / norm if norm > 0.0 else 0.0
 
 
 def centroid(vectors: Sequence[Sequence[float]]) -> list[float]:

@@ -33,6 +33,7 @@ from enum import StrEnum
 from typing import Any, Literal, Protocol
 
 from cogmem_graph.clock import MS_PER_DAY
+from cogmem_graph.cognition.embedding_space import cosine
 from cogmem_graph.config.mechanisms import (
     EmotionRegulationConfig,
     FeelingOfKnowingConfig,
@@ -493,14 +494,6 @@ class SchemaVerdict(StrEnum):
     NOVEL = "novel"
 
 
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    if len(a) != len(b) or not a:
-        return 0.0
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm > 0 else 0.0
-
-
 def schema_centroid(embeddings: Sequence[Sequence[float]]) -> list[float]:
     """The unit-length mean of a cluster's member embeddings: where the schema sits in
     embedding space, the point new input is compared with."""
@@ -518,7 +511,7 @@ def nearest_schema(
     """(schema id, cosine) of the closest schema centroid, or None when there are none."""
     best: tuple[str, float] | None = None
     for schema_id, centroid in centroids.items():
-        similarity = _cosine(embedding, centroid)
+        similarity = cosine(embedding, centroid)
         if best is None or similarity > best[1]:
             best = (schema_id, similarity)
     return best

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import operator
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields, replace
@@ -163,15 +162,6 @@ def matched_keywords(keywords: Iterable[str], text: str, events: Iterable[str] =
     words of the text or of one of the named events."""
     haystacks = [turn_terms(t) for t in (text, *events)]
     return tuple(k for k in keywords if any(_contains(h, keyword_terms(k)) for h in haystacks))
-
-
-def cosine_similarity(a: Sequence[float], b: Sequence[float]) -> float:
-    """cos(a, b); 0.0 when either vector is zero or the dimensions differ."""
-    if len(a) != len(b) or not a:
-        return 0.0
-    dot = sum(map(operator.mul, a, b))
-    norm = math.sqrt(sum(map(operator.mul, a, a))) * math.sqrt(sum(map(operator.mul, b, b)))
-    return dot / norm if norm > 0.0 else 0.0
 
 
 def context_trigger_fires(similarity: float, threshold: float) -> bool:

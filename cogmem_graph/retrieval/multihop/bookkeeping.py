@@ -9,8 +9,7 @@ entities and traces that connects it to the query.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from cogmem_graph.text import query_terms, stem
@@ -31,12 +30,6 @@ def proportional(mass: float, weights: Mapping[str, float]) -> dict[str, float]:
     positive = {item: w for item, w in weights.items() if w > 0}
     total = sum(positive.values())
     return {item: mass * w / total for item, w in positive.items()} if total > 0 else {}
-
-
-def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=False))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm > 0 else 0.0
 
 
 def term_overlap(query: str, text: str) -> float:

@@ -42,6 +42,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from cogmem_graph.cognition.embedding_space import cosine
 from cogmem_graph.errors import GraphQueryError
 from cogmem_graph.language.query_names import (
     is_global_question,
@@ -54,7 +55,6 @@ from cogmem_graph.retrieval.fusion import fuse_hits
 from cogmem_graph.retrieval.multihop.bookkeeping import (
     Origin,
     Walk,
-    cosine,
     merge_entity_activation,
     proportional,
     schema_relevance,
