@@ -6,6 +6,16 @@ at run time it is the table `__all__`, `dir()` and loading on first use (PEP 562
 read from, so a process that only needs part of the package (the `cogmem` command
 talking to a server, `cg.connect`) does not pay for importing the graph and vector
 drivers, and `import cogmem_graph` imports nothing else.
+
+The modules at the package's root are the ground every layer may stand on: the data
+shapes (`model.py`, `results.py`, `filters.py`, `context.py`), the errors, the clock, the
+home folder and its lock, identities, redaction, and the words of a text: `text.py` (the
+one tokenizer, stopword list and English stemmer) and `lexical.py` (BM25 as sparse
+vectors). Those two read English but sit here rather than in `language/` because the
+adapters use them too (full-text queries, the BM25 side of the vector index), and no
+adapter may import `language/`. `operations.py` (the server's table of operations),
+`portable.py` (export and import), `viz.py` (graph pages) and `demo.py` are single
+modules of their own.
 """
 
 from __future__ import annotations

@@ -482,7 +482,8 @@ class MemoryStore:
     def consolidate(
         self, scope_keys: list[str] | None = None, *, traits: Hexaco | None = None, trigger: str = "call"
     ) -> ConsolidationResult:
-        """Run consolidation now (DESIGN §7) over `scope_keys`, or every scope key when None.
+        """Run consolidation now (docs/architecture.md, "One consolidation run") over `scope_keys`,
+        or every scope key when None.
         `traits` decide contradictions (honesty); without them each contradiction is decided by
         the traits of the agent that stated its newer side (`agent_traits`). Overlapping runs
         are refused (`skipped`). Each run that ran is kept in `consolidation_log`.

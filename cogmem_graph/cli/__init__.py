@@ -11,9 +11,14 @@ malformed file). Errors are one line on stderr, without a traceback
 (`COGMEM_DEBUG=1` shows it). Data goes to stdout, progress to stderr.
 
 One module per group of commands, all registering on the one `app` of
-`cogmem_graph.cli.app`; `common` holds what they share, `readers` the ingest
-file formats, `help_layout` how `--help` is laid out. Heavy modules are imported
-inside the commands, so `--help` stays fast.
+`cogmem_graph.cli.app`; `invocation` holds what one run of a command needs (settings,
+the store it opens, how its errors end it), `readers` the ingest file formats,
+`help_layout` how `--help` is laid out. Heavy modules are imported inside the commands,
+so `--help` stays fast.
+
+The CLI sits above the facade: a command opens a store (`cg.open`) or, with `--server`,
+an agent handle on a server (`cg.connect`); below the facade it imports only the write
+path's request model and batch encoder, for `cogmem ingest`.
 """
 
 from __future__ import annotations

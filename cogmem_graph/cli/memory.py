@@ -3,7 +3,7 @@ memories for a query, print the prompt `context` for a query, `pin` and
 `unpin` memories.
 
 They act as one agent identity (the global --agent/--user/... options); file
-parsing lives in `readers`, the shared plumbing in `common`.
+parsing lives in `readers`, what one run of a command needs in `invocation`.
 """
 
 from __future__ import annotations

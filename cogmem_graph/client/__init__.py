@@ -22,6 +22,10 @@ Errors: `ServerError` with the HTTP status; 4xx refusals of the request are also
 redacted). A value no request can carry (a number that is not finite, text with lone
 surrogates) is a `ValueError` naming the field before anything is sent, as the
 in-process facade refuses it, not the JSON encoder's error.
+
+It imports the operations table and the public types it rebuilds (from the facade and
+`cognition/prospective.py`), never the adapters or the layers between them and the facade
+(import-linter contracts in pyproject.toml).
 """
 
 from __future__ import annotations

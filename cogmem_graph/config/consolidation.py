@@ -1,13 +1,12 @@
 """Consolidation configuration: the background "sleep" that maintains the graph.
 
-Reference values (DESIGN §7, docs 000 and 002): runs every hour, at most 500
-traces per cycle; near-duplicates merged above cosine 0.92; replay links the
-last 24 hours; schema clusters need at least 5 members, at most 5 new schemas
-per cycle; contradictions resolved "newer wins" when honesty exceeds 0.6,
-otherwise the more confident side wins only if it leads by more than 0.2;
-compaction turns episodic traces older than 7 days with at least 3 retrievals
-into semantic ones; archived verbatim content is kept 365 days after its last
-use.
+Reference values: runs every hour, at most 500 traces per cycle; near-duplicates
+merged above cosine 0.92; replay links the last 24 hours; schema clusters need at
+least 5 members, at most 5 new schemas per cycle; contradictions resolved "newer
+wins" when honesty exceeds 0.6, otherwise the more confident side wins only if it
+leads by more than 0.2; compaction turns episodic traces older than 7 days with at
+least 3 retrievals into semantic ones; archived verbatim content is kept 365 days
+after its last use.
 
 The prune threshold (0.05) and the emotional protection above intensity 0.3
 are decay facts and live in `DecayConfig` (`pruning_threshold`,

@@ -1,7 +1,7 @@
 """Configuration of the eight cognitive mechanisms, one sub-model each.
 
-Reference values (docs 000/001/002, with the upstream mechanism defaults where
-the prose gives no number):
+Reference values (with the upstream mechanism defaults where the references give no
+number):
 
 - reconsolidation: drift 5 % of the PAD gap per retrieval, at most 0.4 total
   drift per trace, rate halved for perspective-encoded traces;

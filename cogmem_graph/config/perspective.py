@@ -1,6 +1,6 @@
 """Perspective encoding configuration: one event, a memory per witness.
 
-Reference values (docs 000 and 001): only witnesses of the important tier get an
+Reference values: only witnesses of the important tier get an
 LLM rewrite, only for events of importance at least 0.3, and only when the
 witness relates to someone or something in the event (entity overlap); every
 other witness gets the objective event. Background-tier witnesses keep no

@@ -26,7 +26,8 @@ from cogmem_graph.config.working_memory import WorkingMemoryConfig
 
 
 class WritePathConfig(_Config):
-    """How a new memory meets the ones already there (DESIGN §5)."""
+    """How a new memory meets the ones already there: interference, near-duplicates and
+    contradictions (docs/architecture.md, "One `encode`, room by room")."""
 
     neighbours: int = Field(5, ge=0, le=100, description="nearest existing traces checked per new trace")
     near_duplicate_similarity: float = Field(

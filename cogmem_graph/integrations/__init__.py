@@ -13,8 +13,9 @@
 What they share needs no framework: `toolkit` (the tools' arguments and answers), `calls`
 (a handle's methods called from an event loop) and `turns` (chat turns to the observer).
 
-Nothing here is imported by `import cogmem_graph`: a process that does not use a framework
-never loads it. See docs/integrations.md.
+They use the public facade only (an import-linter contract in pyproject.toml), and nothing
+here is imported by `import cogmem_graph`: a process that does not use a framework never
+loads it. See docs/integrations.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,10 @@
 """Remote and local model providers: embedders, chat LLM, reranker, and their retry policy.
 
 Heavy clients (torch, openai, cohere) are imported only when a provider that
-needs them is constructed, so `import cogmem_graph` stays fast.
+needs them is constructed, so `import cogmem_graph` stays fast. Like every adapter it
+imports only itself and modules of the package's root (the errors, `text.py`,
+`redact.py`); never `cognition/`, `language/` or a layer that uses it (import-linter
+contracts in pyproject.toml).
 """
 
 from cogmem_graph.providers.cache import CachedEmbedder

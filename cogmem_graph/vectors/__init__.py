@@ -1,5 +1,8 @@
-"""Vector layer: the VectorIndex port and its adapters (Qdrant Edge in process, qdrant-client
-for a server, local mode or memory). The qdrant-client adapter is imported when first used."""
+"""Vector layer: the VectorIndex port (`port.py`) and its adapters: Qdrant Edge in process
+(`qdrant_edge.py`, the embedded default) and qdrant-client (`qdrant.py`: a server, a local
+path or memory), imported when first used. Like every adapter it imports only itself and
+modules of the package's root (the config, the errors, `filters.py`, `lexical.py`, ...); never
+`cognition/`, `language/` or a layer that uses it (import-linter contracts in pyproject.toml)."""
 
 from typing import Any
 

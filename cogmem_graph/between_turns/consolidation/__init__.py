@@ -1,4 +1,5 @@
-"""Consolidation (DESIGN §7): what happens to memory between turns, run in the database.
+"""Consolidation: what happens to memory between turns, run in the database
+(docs/architecture.md, "One consolidation run, room by room").
 
 One run, over one or more scope keys (all of them for the store owner), step by
 step; each step is a batched named statement (`cypher/consolidation_*.cypher`),

@@ -8,6 +8,6 @@
 - `wire.py`: FalkorDB's wire format, parameters out and replies in;
 - `launcher.py`: the embedded `redis-server` with the FalkorDB module, one per home.
 
-Like every adapter it imports the model, the config, the errors and `graph/` itself; never
-`cognition/` or a layer that uses it (import-linter contracts in pyproject.toml).
+Like every adapter it imports only `graph/` and modules of the package's root; never
+`cognition/`, `language/` or a layer that uses it (import-linter contracts in pyproject.toml).
 """
