@@ -574,7 +574,7 @@ class AgentMemory:
             ValueError: an empty query, or `hops`, `top_k` or the filter out of range.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.retrieval.multihop.search import multi_hop
+        from cogmem_graph.retrieval.graph_rag import multi_hop
         from cogmem_graph.retrieval.multihop.walk import check_arguments
 
         cfg = self.store.config.retrieval

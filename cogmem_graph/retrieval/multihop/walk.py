@@ -107,7 +107,7 @@ def walk(ctx: MemoryContext, query: str, *, hops: int, top_k: int, relevance: di
 @dataclass
 class Walked:
     """A finished walk: each reached trace's score (`scores`, through the caller's filter) and
-    what explains it, before any cut. `retrieval.multihop.search` fuses its ranking with the
+    what explains it, before any cut. `retrieval.graph_rag` fuses its ranking with the
     read path's; `walk` returns its own."""
 
     query: str

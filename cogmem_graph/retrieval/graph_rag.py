@@ -5,8 +5,9 @@ question (`MultiHopConfig.gather_for`); its best matches seed the walk, which ad
 connected to them. Reciprocal rank fusion weighted towards the read path keeps its head and
 lets the walk fill the tail: alone, the walk ranked the answers the read path finds lower
 (LoCoMo, docs/read_path.md). A global question answered from community summaries keeps
-the walk's ranking, so the communities' members lead. A module of its own because the read
-path also blends the walk into `retrieve`: the walk cannot import the read path.
+the walk's ranking, so the communities' members lead. Beside the read path, not in
+`multihop/`: it is built on the read path, which blends the walk into `retrieve`, so the
+walk's package never imports the read path.
 """
 
 from __future__ import annotations
