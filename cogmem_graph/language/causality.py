@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import re
 
+from cogmem_graph.language.caseless import Caseless
+
 _SPEAKER = re.compile(r"^\s*[A-Z][\w .'-]{0,40}:\s+")
-_REFERS_BACK = re.compile(
+_REFERS_BACK = Caseless(
     r"\b(?:that'?s why|that is why|this is why|which is why|because of (?:that|this|it)|due to (?:that|this)|"
     r"as a result|as a consequence|consequently|therefore|thanks to (?:that|this|it)|"
     r"(?:that|this|it) (?:made|led|caused|forced|pushed|inspired|motivated|got) (?:me|us|him|her|them)\b|"
-    r"(?:that|this|it) led to)\b|^(?:so|and so|hence)\s+(?:i|we|he|she|they)\b",
-    re.IGNORECASE)
+    r"(?:that|this|it) led to)\b|^(?:so|and so|hence)\s+(?:i|we|he|she|they)\b")
 
 
 def refers_back_causally(text: str) -> bool:

@@ -95,6 +95,9 @@ def test_decomposition_is_bounded() -> None:
     ("The server ran out of disk space.", False),
     ("Why did the backup fail?", False),
     ("I bought a new sofa so the room looks nicer.", False),
+    ("THEREFORE WE STOPPED.", True),
+    ("Café closed early; that is why we left.", True),
+    ("Zoë: So we took the café's last table.", True),
 ])
 def test_a_turn_that_follows_from_the_one_before(text: str, refers_back: bool) -> None:
     assert refers_back_causally(text) is refers_back
