@@ -209,10 +209,13 @@ def compute_encoding(
     traits: Hexaco,
     features: ContentFeatures,
     config: EncodingConfig | None = None,
+    weights: EncodingWeights | None = None,
 ) -> EncodingResult:
-    """Run the whole encoding model for one piece of content in one mood."""
+    """Run the whole encoding model for one piece of content in one mood. `weights`: the
+    traits' `encoding_weights` when the caller has them already (one per batch, not per text)."""
     cfg = _cfg(config)
-    weights = encoding_weights(traits, cfg)
+    if weights is None:
+        weights = encoding_weights(traits, cfg)
     arousal01 = mood.arousal01
     arousal_boost = yerkes_dodson(arousal01, cfg)
     valence = emotional_valence(features.sentiment, mood.valence, cfg)

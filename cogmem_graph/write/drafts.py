@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cogmem_graph.cognition.encoding import compute_encoding
+from cogmem_graph.cognition.encoding import EncodingWeights, compute_encoding, encoding_weights
 from cogmem_graph.cognition.mechanisms import apply_schema_encoding
 from cogmem_graph.cognition.retention import density_stability_factor
 from cogmem_graph.cognition.validity import validity_of
@@ -20,7 +20,7 @@ from cogmem_graph.language.entities import (
 )
 from cogmem_graph.language.features import detect_features
 from cogmem_graph.language.memory_kind import information_density, memory_category
-from cogmem_graph.model import MemoryTrace, Scope, scope_key
+from cogmem_graph.model import MemoryTrace, Mood, Scope, scope_key
 from cogmem_graph.write.request import EncodeRequest
 
 if TYPE_CHECKING:
@@ -64,15 +64,18 @@ def request_entities(ctx: MemoryContext, requests: Sequence[EncodeRequest]) -> l
 
 
 def build_trace(ctx: MemoryContext, request: EncodeRequest, now: int,
-                entities: list[ExtractedEntity] | None = None) -> MemoryTrace:
+                entities: list[ExtractedEntity] | None = None, *, mood: Mood | None = None,
+                weights: EncodingWeights | None = None) -> MemoryTrace:
     """Everything the cognitive core decides about a new memory, before it meets the others.
-    `entities`: the request's extracted entities, when the caller has them already."""
+    `entities`: the request's extracted entities, when the caller has them already; `mood`
+    and `weights`: the context's mood and its traits' encoding weights, when a batch has
+    them already (a request's own mood comes first)."""
     cfg = ctx.config
     scope = request.scope or ctx.caller.default_scope()
     scope_id = ctx.caller.scope_id(scope)
-    mood = request.mood or ctx.current_mood()
+    mood = request.mood or mood or ctx.current_mood()
     features = detect_features(request.content[:FEATURE_CHARS])
-    enc = compute_encoding(mood, ctx.traits, features, cfg.encoding)
+    enc = compute_encoding(mood, ctx.traits, features, cfg.encoding, weights)
     if entities is None:
         entities = extract_entities(request.content, extra=request.entities)
     density = information_density(request.content[:FEATURE_CHARS], len(entities))
@@ -93,6 +96,17 @@ def build_trace(ctx: MemoryContext, request: EncodeRequest, now: int,
         last_accessed_at=now, updated_at=now, next_reinforcement_at=now + FIRST_REINFORCEMENT_INTERVAL_MS,
         sequence_key=_sequence_key(ctx, request, scope_key(scope, scope_id)), indexed=False,
     )
+
+
+def build_traces(ctx: MemoryContext, requests: Sequence[EncodeRequest], now: int,
+                 entities: Sequence[list[ExtractedEntity]]) -> list[MemoryTrace]:
+    """`build_trace` for each request of a batch, with what the batch shares worked out once:
+    the traits' encoding weights, and the mood unless the context asks a callable for it
+    (which is asked per memory, as it may change)."""
+    mood = None if callable(ctx.mood) else ctx.current_mood()
+    weights = encoding_weights(ctx.traits, ctx.config.encoding)
+    return [build_trace(ctx, r, now, found, mood=mood, weights=weights)
+            for r, found in zip(requests, entities, strict=True)]
 
 
 def schema_centroids_later(ctx: MemoryContext) -> Later[list[SchemaCentroid]]:

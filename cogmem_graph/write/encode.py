@@ -40,7 +40,7 @@ from cogmem_graph.write.conflicts import (
 )
 from cogmem_graph.write.context_vectors import index_vectors, previous_turns_later
 from cogmem_graph.write.drafts import (
-    build_trace,
+    build_traces,
     request_entities,
     schema_centroids_later,
     schema_encoding,
@@ -132,7 +132,7 @@ def _draft(ctx: MemoryContext, requests: Sequence[EncodeRequest], now: int) -> _
     """A trace drafted per request: features, strength and stability, names (entities are
     read once per request)."""
     found = request_entities(ctx, requests)
-    drafts = [build_trace(ctx, r, now, entities) for r, entities in zip(requests, found, strict=True)]
+    drafts = build_traces(ctx, requests, now, found)
     return _Batch(requests, now, drafts, found)
 
 
@@ -228,7 +228,7 @@ def _write(ctx: MemoryContext, batch: _Batch) -> tuple[dict[int, MemoryTrace], i
         if new:
             # The engine writes the traces while their vector points, MENTIONS rows and
             # CONTRADICTS edges are computed here.
-            written = graph.upsert_traces_later(new, fresh=True)  # their ids were minted in build_trace
+            written = graph.upsert_traces_later(new, fresh=True)  # their ids were minted in build_traces
             points = [point_for(drafts[i], batch.indexed_as[i], sentences=batch.sentences_of.get(i)) for i in new_at]
             mentions = [Mention(drafts[i].id, e.key, e.name, e.kind) for i in new_at for e in batch.entities[i]]
             contradictions: list[Edge] = []
