@@ -8,11 +8,11 @@ second, steady-state run.
 
 The corpus: short first-person and third-person statements about a pool of people and
 topics (so SHARED_ENTITY edges and clusters form), a few near-duplicates, and one
-CONTRADICTS edge per 200 traces (newer -> a trace of an earlier batch). After ingest the clock moves on two hours, so weak
-neutral traces decay below the prune threshold. The write path's own neighbour checks are
-off by default (`--write-neighbours`): in Qdrant local mode they cost one Python scan of
-the whole collection per new trace, which would dominate the ingest. Prints one table; wall-clock times on
-this machine (benchmarks never assert them).
+CONTRADICTS edge per 200 traces (newer -> a trace of an earlier batch). After ingest the
+clock moves on two hours, so weak neutral traces decay below the prune threshold. The write
+path's own neighbour checks are off by default (`--write-neighbours`): in Qdrant local mode
+they cost one Python scan of the whole collection per new trace, which would dominate the
+ingest. Prints one table; wall-clock times on this machine (benchmarks never assert them).
 """
 
 from __future__ import annotations

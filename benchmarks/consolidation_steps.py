@@ -10,9 +10,10 @@ For each N: ingest N traces (the corpus of `consolidation_bench.py`: hash embedd
 `store.consolidate()` once (cold); then, `--days` times, a day's writes — `--day-share`
 (1 %) of N new traces spread over the users through the day, a few retrievals, a few
 contradictions among the day's traces — the clock at the day's end, and one run. Each
-step is timed by wrapping the functions of the consolidator's list of steps; the figure in brackets counts
-the rows its graph statements returned; "swept" counts the traces the decay sweep read (the
-due ones where it keeps a schedule, every active one where it does not). Prints one table; wall-clock times on this machine.
+step is timed by wrapping the functions of the consolidator's list of steps; the figure in
+brackets counts the rows its graph statements returned; "swept" counts the traces the decay
+sweep read (the due ones where it keeps a schedule, every active one where it does not).
+Prints one table; wall-clock times on this machine.
 """
 
 from __future__ import annotations
@@ -179,7 +180,8 @@ def main() -> None:
     console = Console(width=260)
     names = [*STEP_NAMES, "other"]
     table = Table(title=f"store.consolidate() per step, ms (rows read) — {args.users} scope keys, hash embedder")
-    for column in ("traces", "ingest s", "run", "total ms", *names, "swept", "dormant", "merged", "schemas", "resolved"):
+    for column in ("traces", "ingest s", "run", "total ms", *names,
+                   "swept", "dormant", "merged", "schemas", "resolved"):
         table.add_column(column, justify="right")
     for n in args.sizes:
         console.print(f"[dim]N = {n:,} ...[/dim]")
@@ -187,8 +189,8 @@ def main() -> None:
             res = r["result"]
             console.print(f"[dim]{n:,} {r['run']}: {r['total']:,.0f} ms[/dim]")
             cells = [f"{r['steps'].get(s, 0.0):,.0f} ({r['rows'].get(s, 0):,})" for s in names]
-            table.add_row(f"{n:,}", f"{r['ingest_s']:.1f}", r["run"], f"{r['total']:,.0f}", *cells, f"{r['rows']['swept']:,}",
-                          str(res.dormant + res.pruned),
+            table.add_row(f"{n:,}", f"{r['ingest_s']:.1f}", r["run"], f"{r['total']:,.0f}", *cells,
+                          f"{r['rows']['swept']:,}", str(res.dormant + res.pruned),
                           str(res.merged), str(res.schemas_created), str(res.conflicts_resolved))
         console.print(table)  # after each size: a long run keeps what it measured
 

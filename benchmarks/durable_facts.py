@@ -66,7 +66,8 @@ class Fact:
 
 FACTS: tuple[Fact, ...] = (
     Fact("health", "tune",
-         "btw I got diagnosed with celiac last spring so gluten is basically off the table for me now, anyway where were we",
+         "btw I got diagnosed with celiac last spring so gluten is basically off the table for me now, "
+         "anyway where were we",
          "Which condition limits what I can eat?"),
     Fact("health", "confirm",
          "The pharmacy refills my sertraline every 30 days, I've been on it since the divorce.",

@@ -39,7 +39,8 @@ def open_store(args, tmp: Path):
     if args.graph:
         from cogmem_graph.graph.neo4j import Neo4jGraphStore
 
-        store = Neo4jGraphStore(args.graph) if args.graph.startswith(("bolt", "neo4j")) else FalkorGraphStore(url=args.graph)
+        store = (Neo4jGraphStore(args.graph) if args.graph.startswith(("bolt", "neo4j"))
+                 else FalkorGraphStore(url=args.graph))
     else:
         store = FalkorGraphStore(data_dir=tmp / "graph")
     store.clear()

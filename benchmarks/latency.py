@@ -483,8 +483,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         console.print(f"[dim]N = {n:,} ...[/dim]")
         rows.append(run_size(n, args, rng))
     engines = sorted({str(r["engine"]) for r in rows})
-    table = Table(title=f"latency — {where} ({', '.join(engines)}), {args.embedder} embedder, {args.scopes} user scopes + 1 "
-                        f"organisation scope, top_k {args.top_k}, {args.queries} queries")
+    table = Table(title=f"latency — {where} ({', '.join(engines)}), {args.embedder} embedder, "
+                        f"{args.scopes} user scopes + 1 organisation scope, top_k {args.top_k}, "
+                        f"{args.queries} queries")
     columns = [c for c in COLUMNS if any(r.get(c[1]) is not None for r in rows)]
     for title, _, _ in columns:
         table.add_column(title, justify="right")
@@ -492,7 +493,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         table.add_row(*("-" if r.get(key) is None else fmt.format(r[key]) for _, key, fmt in columns))
     console.print(table)
     console.print("floor = one raw vector query (same scope filter) + one Cypher round trip loading as many traces "
-                  "as the pipeline ranked (\"traces loaded\", mean per query); slim floor = the same vector query + one round trip "
+                  "as the pipeline ranked (\"traces loaded\", mean per query); "
+                  "slim floor = the same vector query + one round trip "
                   "reading only their ranking fields (what retrieve reads before loading the returned traces whole); "
                   "vector top-k = the vector store alone; "
                   "\"… without embedding\" = encode_many throughput less the time spent in the embedder.")

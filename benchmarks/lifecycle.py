@@ -556,7 +556,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--limit-questions", type=int, default=None, help="per conversation")
     parser.add_argument("--durable-days", type=int, default=180)
     parser.add_argument("--filler-per-day", type=int, default=12)
-    parser.add_argument("--skip", default="", help="comma-separated parts to skip: locomo (all of it), static (static and use), life, durable, updates")
+    parser.add_argument("--skip", default="", help="comma-separated parts to skip: locomo (all of it), "
+                        "static (static and use), life, durable, updates")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     presets = tuple(p.strip() for p in args.presets.split(",") if p.strip())

@@ -179,7 +179,8 @@ def table_for(recall: dict) -> Table:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of conversation JSON files, or one JSON file")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA,
+                        help="folder of conversation JSON files, or one JSON file")
     parser.add_argument("--embedder", default="local", help="local | hash | openai:<model>")
     parser.add_argument("--limit-conversations", type=int, default=None)
     parser.add_argument("--limit-questions", type=int, default=None, help="per conversation (smoke runs)")

@@ -19,9 +19,10 @@ machine weighs on both alike. The first two conversations are the tuning split, 
 the confirming split, reported apart.
 
 The clock stands one day after the last turn and each access write completes before the next
-question, so a run repeats exactly. Each question is asked by a fresh agent handle (an empty working memory: the prompt holds what
-this question retrieved); `--session` asks a conversation's questions in order through one
-handle, as a chat would, so Active Context also carries the previous questions' memories.
+question, so a run repeats exactly. Each question is asked by a fresh agent handle (an empty
+working memory: the prompt holds what this question retrieved); `--session` asks a
+conversation's questions in order through one handle, as a chat would, so Active Context also
+carries the previous questions' memories.
 
     python benchmarks/prompt_evidence.py --base /tmp/wt-prompt-base             # hash embedder, all questions
     python benchmarks/prompt_evidence.py --base /tmp/wt-prompt-base --limit-questions 40 --embedder local
@@ -169,7 +170,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--embedder", default="hash", help="hash (fast) or local (MiniLM)")
     parser.add_argument("--budget", type=int, default=1000, help="token_budget of each prompt")
     parser.add_argument("--top-k", type=int, default=20, help="top_k of each prompt (assemble_for_prompt's default)")
-    parser.add_argument("--limit-questions", type=int, default=0, help="first N questions with evidence per conversation")
+    parser.add_argument("--limit-questions", type=int, default=0,
+                        help="first N questions with evidence per conversation")
     parser.add_argument("--limit-conversations", type=int, default=4)
     parser.add_argument("--session", action="store_true", help="one agent handle per conversation")
     parser.add_argument("--json", type=Path, help="also write the rows here")

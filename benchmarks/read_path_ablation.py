@@ -152,7 +152,8 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     with Progress(console=console, transient=True) as progress:
         if args.memory == "static":
             clock = ManualClock(int(time.time() * 1000))
-            with tempfile.TemporaryDirectory() as home, cg.open(home=home, embedder=args.embedder, clock=clock) as store:
+            with tempfile.TemporaryDirectory() as home, \
+                    cg.open(home=home, embedder=args.embedder, clock=clock) as store:
                 task = progress.add_task("encoding the conversations", total=len(conversations))
                 for number, conversation in enumerate(conversations):
                     user = f"conversation-{number}"
@@ -163,7 +164,8 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
                 task = progress.add_task("variants", total=len(configs))
                 ask_all(store, dict(enumerate(conversations)))
         else:
-            task = progress.add_task("living each conversation, then the variants", total=len(configs) * len(conversations))
+            task = progress.add_task("living each conversation, then the variants",
+                                     total=len(configs) * len(conversations))
             for number, conversation in enumerate(conversations):
                 clock = ManualClock(min(t["created_at"] for t in turns_of(conversation)))
                 with tempfile.TemporaryDirectory() as home, \

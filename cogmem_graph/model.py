@@ -368,7 +368,8 @@ class MemoryTrace(_Strict):
     recorded_at: int = Field(0, ge=0, description="when the memory learned it, epoch ms")
     updated_at: int = Field(0, ge=0)
     consolidated_at: int | None = None
-    valid_from: int | None = Field(None, ge=0, description="when what it says began to hold, epoch ms (None: created_at)")
+    valid_from: int | None = Field(
+        None, ge=0, description="when what it says began to hold, epoch ms (None: created_at)")
     valid_until: int | None = Field(
         None, ge=0, description="when what it says stopped holding, epoch ms (None: it still holds); set by a bound "
         "the statement states (\"until Friday\") or by a newer statement superseding it")
@@ -462,4 +463,5 @@ class MemoryTrace(_Strict):
             if data.get(list_field) is None:
                 data[list_field] = []
         known = _graph_keys(cls)
-        return cls.model_validate({k: v for k, v in data.items() if k in known and v is not None or k == "consolidatedAt"})
+        return cls.model_validate(
+            {k: v for k, v in data.items() if k in known and v is not None or k == "consolidatedAt"})

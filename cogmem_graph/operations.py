@@ -133,7 +133,8 @@ class UpdateArgs(Args):
 
 class ForgetArgs(Args):
     ids: list[str] | None = Field(None, min_length=1, description="the ids of the memories to delete")
-    where: Where = Field(None, description=f"instead of ids: delete every memory matching this filter; {WHERE_DESCRIPTION}")
+    where: Where = Field(
+        None, description=f"instead of ids: delete every memory matching this filter; {WHERE_DESCRIPTION}")
     force: bool = Field(False, description="delete pinned memories too (they are skipped otherwise)")
     compact: bool = Field(False, description="rewrite the store's files now, so the data leaves them at once "
                                              "(otherwise at the next consolidation)")

@@ -381,7 +381,9 @@ class AgentMemory:
         """
         return checked_context(self).graph.stats(self.visible_scope_keys)
 
-    def neighbourhood(self, trace_id: str, *, limit: int = 25) -> tuple[MemoryTrace | None, builtins.list[Edge], builtins.list[MemoryTrace]]:
+    def neighbourhood(
+        self, trace_id: str, *, limit: int = 25,
+    ) -> tuple[MemoryTrace | None, builtins.list[Edge], builtins.list[MemoryTrace]]:
         """One memory this agent can see, its associative edges and the neighbours at their
         other ends (the strongest `limit`), all inside the visible scopes. Reads only.
 
@@ -541,8 +543,8 @@ class AgentMemory:
         k = _checked_query(query, cfg.top_k if top_k is None else top_k, cfg)
         when = _checked_when(as_of, timeline)
         f = as_filter(where)
-        result = read_path.retrieve(checked_context(self), query, top_k=k, strategy=strategy, record_access=record_access,
-                                    mood=mood, when=when, where=f)
+        result = read_path.retrieve(checked_context(self), query, top_k=k, strategy=strategy,
+                                    record_access=record_access, mood=mood, when=when, where=f)
         if record_access:
             self._focus(result.traces)
         return result
@@ -715,8 +717,8 @@ class AgentMemory:
         from cogmem_graph.between_turns import prospective as prospective_memory
 
         return prospective_memory.remind(
-            checked_context(self), content, at=at, every=every, on_keywords=on_keywords, on_context=on_context, recurring=recurring,
-            cooldown=cooldown, threshold=threshold, importance=importance, scope=scope)
+            checked_context(self), content, at=at, every=every, on_keywords=on_keywords, on_context=on_context,
+            recurring=recurring, cooldown=cooldown, threshold=threshold, importance=importance, scope=scope)
 
     def reminders(self, *, include_inactive: bool = False, limit: int = 100) -> builtins.list[Intention]:
         """The intentions this agent can see.

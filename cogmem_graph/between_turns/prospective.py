@@ -97,7 +97,8 @@ class ProspectiveMemory:
         check_text(intention_id, "reminder_id", allow_empty=False, max_len=MAX_ID_CHARS)
         return self.graph.cancel_intention(intention_id, keys, self.clock.now_ms())
 
-    def check(self, scope_keys: Sequence[str], text: str = "", events: Iterable[str] = ()) -> builtins.list[FiredReminder]:
+    def check(self, scope_keys: Sequence[str], text: str = "",
+              events: Iterable[str] = ()) -> builtins.list[FiredReminder]:
         """Fire what this turn triggers: due time triggers, keyword triggers whose words are in
         `text` or `events`, context triggers whose cue is similar enough to `text`. Returns
         the fired reminders, most important first; their firings are already recorded."""
@@ -123,7 +124,8 @@ class ProspectiveMemory:
             self.graph.set_cue_embeddings(refreshed, keys)
         return self._record(fired, keys, now)
 
-    def _cue_vector(self, intention: Intention, props: dict, refreshed: builtins.list[CueEmbedding]) -> builtins.list[float]:
+    def _cue_vector(self, intention: Intention, props: dict,
+                    refreshed: builtins.list[CueEmbedding]) -> builtins.list[float]:
         """The stored cue vector, or a fresh one when another embedder made it."""
         stored = props.get("cueEmbedding")
         vector = unpack_vector(stored) if isinstance(stored, str) else []

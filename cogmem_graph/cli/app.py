@@ -34,13 +34,15 @@ def _main(
         "--home", "memory home for the embedded graph and vectors",
         show_default="$COGMEM_HOME or ./.cogmem")] = None,
     graph: Annotated[str | None, _global(
-        "--graph", "graph server: neo4j://host:7687, bolt://…, falkor://host:6379, rediss://… (TLS) (default: embedded FalkorDB)",
+        "--graph", "graph server: neo4j://host:7687, bolt://…, falkor://host:6379, rediss://… (TLS) "
+        "(default: embedded FalkorDB)",
         metavar="URL")] = None,
     vectors: Annotated[str | None, _global(
         "--vectors", "Qdrant server URL, or :memory: (default: the embedded Qdrant Edge index under the home)",
         metavar="URL")] = None,
     embedder: Annotated[str | None, _global(
-        "--embedder", "local | hash | openai:<model> (default: local MiniLM when installed); use the same one every time",
+        "--embedder", "local | hash | openai:<model> (default: local MiniLM when installed); "
+        "use the same one every time",
         metavar="SPEC")] = None,
     agent: Annotated[str, _global("--agent", "agent id")] = "cogmem",
     user: Annotated[str | None, _global("--user", "user id")] = None,

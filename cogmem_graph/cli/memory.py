@@ -45,7 +45,8 @@ if TYPE_CHECKING:
 @app.command()
 def ingest(
     ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(metavar="FILE", help="JSONL chat messages, a text file, or LoCoMo conversation JSON")],
+    file: Annotated[Path, typer.Argument(
+        metavar="FILE", help="JSONL chat messages, a text file, or LoCoMo conversation JSON")],
     fmt: Annotated[InputFormat, typer.Option("--format", help="input format (auto: detected from the content)")]
     = InputFormat.AUTO,
     memory_type: Annotated[MemoryType | None, typer.Option(
@@ -127,7 +128,8 @@ def _requests(batch: list[dict[str, Any]], memory_type: MemoryType | None,
     requests = []
     for item in batch:
         request = {k: v for k, v in item.items() if not k.startswith("_")}
-        request["type"] = memory_type.value if memory_type else ("semantic" if item.get("_kind") == "text" else "episodic")
+        request["type"] = (memory_type.value if memory_type
+                           else "semantic" if item.get("_kind") == "text" else "episodic")
         if scope:
             request["scope"] = scope.value
         requests.append(request)

@@ -158,7 +158,8 @@ def _import_problem(source: str, exc: Exception) -> str:
 @app.command("import")
 def import_(
     ctx: typer.Context,
-    source: Annotated[str, typer.Argument(metavar="IN.jsonl", help="backup written by `cogmem export` ('-' for stdin)")],
+    source: Annotated[str, typer.Argument(
+        metavar="IN.jsonl", help="backup written by `cogmem export` ('-' for stdin)")],
     batch_size: Annotated[int, typer.Option(min=1, max=50_000, help="records per write batch")] = 500,
 ) -> None:
     """Restore a backup into this store (merged by id): traces keep their ids, scopes,

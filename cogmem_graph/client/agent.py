@@ -89,7 +89,8 @@ class RemoteMethods:
     @remote
     def retrieve(self, query: str, top_k: int | None = None, *, strategy: str = "full",
                  record_access: bool = True, as_of: int | datetime | None = None,
-                 timeline: bool = False, where: MemoryFilter | Mapping[str, Any] | None = None) -> Plan[RetrievalResult]:
+                 timeline: bool = False,
+                 where: MemoryFilter | Mapping[str, Any] | None = None) -> Plan[RetrievalResult]:
         if isinstance(as_of, datetime):
             if as_of.tzinfo is None:
                 raise ValueError("as_of must be an aware datetime (with a time zone) or epoch milliseconds")

@@ -361,7 +361,8 @@ def parse_reflector_answer(payload: Mapping[str, Any], notes: Sequence[Observati
                 confidence=_unit(item.get("confidence"), max((n.confidence for n in sources), default=_NEUTRAL)),
                 created_at=max((n.created_at for n in sources), default=0),
                 note_ids=tuple(dict.fromkeys(n.id for n in sources)),
-                entities=_names(item.get("entities"), 12) or tuple(dict.fromkeys(e for n in sources for e in n.entities)),
+                entities=(_names(item.get("entities"), 12)
+                          or tuple(dict.fromkeys(e for n in sources for e in n.entities))),
             ))
         except (ValueError, IndexError):
             continue

@@ -39,12 +39,14 @@ class ConsolidationConfig(_Config):
 
     # replay
     replay_window_ms: int = Field(
-        24 * MS_PER_HOUR, gt=0, description="traces recorded this recently are replayed into SHARED_ENTITY/TEMPORAL_SEQUENCE edges"
+        24 * MS_PER_HOUR, gt=0,
+        description="traces recorded this recently are replayed into SHARED_ENTITY/TEMPORAL_SEQUENCE edges",
     )
 
     # schema integration
     cluster_algorithm: ClusterAlgorithm = Field(
-        "auto", description="auto: GDS on Neo4j when present, label propagation on FalkorDB, a Cypher fallback elsewhere"
+        "auto",
+        description="auto: GDS on Neo4j when present, label propagation on FalkorDB, a Cypher fallback elsewhere",
     )
     min_cluster_size: int = Field(5, ge=2, le=100_000, description="smallest cluster that becomes a Schema")
     max_schemas_per_cycle: int = Field(5, ge=0, le=10_000, description="new schemas summarised per run at most")

@@ -40,10 +40,12 @@ class DecayConfig(_Config):
     )
 
     # spaced repetition on retrieval (desirable difficulty)
-    difficulty_floor: float = Field(0.1, ge=0.0, le=1.0, description="difficulty bonus = max(floor, 1 - current strength)")
+    difficulty_floor: float = Field(
+        0.1, ge=0.0, le=1.0, description="difficulty bonus = max(floor, 1 - current strength)")
     diminishing_rate: float = Field(0.1, ge=0.0, le=10.0, description="diminish = 1 / (1 + rate·retrieval count)")
     emotional_bonus_gain: float = Field(0.3, ge=0.0, le=10.0, description="emotional bonus = 1 + gain·intensity")
-    growth_base: float = Field(1.5, ge=0.0, le=100.0, description="growth = (base + gain·difficulty)·diminish·emotional")
+    growth_base: float = Field(
+        1.5, ge=0.0, le=100.0, description="growth = (base + gain·difficulty)·diminish·emotional")
     difficulty_gain: float = Field(2.0, ge=0.0, le=100.0)
     min_growth_factor: float = Field(
         1.0, ge=1.0, le=100.0,
@@ -77,4 +79,5 @@ class DecayConfig(_Config):
     fsrs_rehearsal_threshold: float = Field(
         0.3, ge=0.0, le=1.0, description="retention below this marks a memory as endangered"
     )
-    fsrs_rehearsal_boost: float = Field(1.5, ge=1.0, le=100.0, description="stability multiplier for a rehearsed memory")
+    fsrs_rehearsal_boost: float = Field(
+        1.5, ge=1.0, le=100.0, description="stability multiplier for a rehearsed memory")

@@ -68,7 +68,8 @@ class EncodingConfig(_Config):
     social_bonus: float = Field(0.10, ge=0.0, le=1.0)
     cooperation_bonus: float = Field(0.10, ge=0.0, le=1.0)
     ethical_bonus: float = Field(0.10, ge=0.0, le=1.0)
-    contradiction_bonus: float = Field(0.15, ge=0.0, le=1.0, description="not trait-weighted: contradictions always draw attention")
+    contradiction_bonus: float = Field(
+        0.15, ge=0.0, le=1.0, description="not trait-weighted: contradictions always draw attention")
     topic_relevance_bonus: float = Field(0.15, ge=0.0, le=1.0)
 
     # Yerkes-Dodson inverted U over arousal in [0, 1]

@@ -51,17 +51,22 @@ class EdgeDefaults(_Config):
         "weight to keep above the threshold; never lower it below weights the graph already holds",
     )
     schema_instance_weight: float = Field(0.6, ge=0.0, le=1.0)
-    temporal_window_ms: int = Field(5 * MS_PER_MINUTE, gt=0, description="TEMPORAL_SEQUENCE links traces this close in time")
+    temporal_window_ms: int = Field(
+        5 * MS_PER_MINUTE, gt=0, description="TEMPORAL_SEQUENCE links traces this close in time")
     shared_entity_max_links: int = Field(
         10, ge=0, le=1000,
-        description="per new trace and entity, link to at most this many most recent traces (keeps hub entities from making cliques)",
+        description="per new trace and entity, link to at most this many most recent traces "
+        "(keeps hub entities from making cliques)",
     )
-    supersedes_weight: float = Field(1.0, ge=0.0, le=1.0, description="SUPERSEDES (merge, contradiction): a certain relation")
-    same_topic_weight: float = Field(0.5, ge=0.0, le=1.0, description="SAME_TOPIC edges written inside a schema cluster")
+    supersedes_weight: float = Field(
+        1.0, ge=0.0, le=1.0, description="SUPERSEDES (merge, contradiction): a certain relation")
+    same_topic_weight: float = Field(
+        0.5, ge=0.0, le=1.0, description="SAME_TOPIC edges written inside a schema cluster")
     caused_by_weight: float = Field(
         0.5, ge=0.0, le=1.0, description="CAUSED_BY from a turn that says it follows from the one before it")
     same_topic_links: int = Field(
-        5, ge=1, le=1000, description="each cluster member is linked to this many others (a clique for clusters up to 6)"
+        5, ge=1, le=1000,
+        description="each cluster member is linked to this many others (a clique for clusters up to 6)",
     )
     hebbian_learning_rate: float = Field(0.1, gt=0.0, le=1.0, description="eta in w <- w + eta * (1 - w)")
     hebbian_max_co_retrieved: int = Field(
@@ -95,12 +100,14 @@ class GraphConfig(_Config):
     uri: str | None = None
     graph_name: str = Field("cogmem", min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_\-]+$")
     neo4j_database: str = Field(default_factory=lambda: os.environ.get("NEO4J_DATABASE", "neo4j"))
-    neo4j_user: str = Field(default_factory=lambda: os.environ.get("NEO4J_USER", os.environ.get("NEO4J_USERNAME", "neo4j")))
+    neo4j_user: str = Field(
+        default_factory=lambda: os.environ.get("NEO4J_USER", os.environ.get("NEO4J_USERNAME", "neo4j")))
     neo4j_password: SecretStr | None = Field(
         default_factory=lambda: SecretStr(os.environ["NEO4J_PASSWORD"]) if os.environ.get("NEO4J_PASSWORD") else None
     )
     falkor_password: SecretStr | None = Field(
-        default_factory=lambda: SecretStr(os.environ["FALKORDB_PASSWORD"]) if os.environ.get("FALKORDB_PASSWORD") else None
+        default_factory=lambda: (
+            SecretStr(os.environ["FALKORDB_PASSWORD"]) if os.environ.get("FALKORDB_PASSWORD") else None)
     )
     appendfsync: Literal["always", "everysec", "no"] = Field(
         "always", description="embedded FalkorDB AOF fsync policy; 'always' never loses an acknowledged write"

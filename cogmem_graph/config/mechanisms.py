@@ -47,7 +47,8 @@ class ReconsolidationConfig(_Config):
     """Retrieval re-opens a memory; the current mood bleeds into its emotional tone."""
 
     enabled: bool = True
-    drift_rate: float = Field(0.05, ge=0.0, le=1.0, description="fraction of the PAD gap to the mood applied per retrieval")
+    drift_rate: float = Field(
+        0.05, ge=0.0, le=1.0, description="fraction of the PAD gap to the mood applied per retrieval")
     max_drift_per_trace: float = Field(
         0.4, ge=0.0, le=6.0, description="cap on the summed |ΔV|+|ΔA|+|ΔD| over a trace's lifetime"
     )

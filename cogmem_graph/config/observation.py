@@ -44,7 +44,8 @@ class ObserverConfig(_Config):
         "reflected trace's confidence",
     )
     min_note_words: int = Field(
-        3, ge=1, le=100, description="content words a sentence needs to become a rule-based note ('great, thanks' is not)"
+        3, ge=1, le=100,
+        description="content words a sentence needs to become a rule-based note ('great, thanks' is not)",
     )
     min_fact_density: int = Field(
         2, ge=1, le=100,

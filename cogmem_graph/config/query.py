@@ -78,12 +78,14 @@ class QueryConfig(_Config):
         0.5, ge=0.0, le=1.0,
         description="on a question about the asker, a memory another named person said (a transcript's "
         "\"Name: ...\" other than the user's role or user id) scores × (1 - discount) among the best "
-        "max(top_k, retrieval.rank_depth): a colleague's \"I'm allergic to cats\" does not answer \"What am I allergic to?\"")
+        "max(top_k, retrieval.rank_depth): a colleague's \"I'm allergic to cats\" does not answer "
+        "\"What am I allergic to?\"")
     ahead_boost: float = Field(
         0.5, ge=0.0, le=2.0,
         description="on a question about what is still to come (coming up, upcoming, next week, plans, will, "
         "...), a memory that spoke of something ahead when it was said (a plan, a promise, an announced event) "
-        "scores × (1 + boost) among the best max(top_k, retrieval.rank_depth): \"Whose wedding is coming up?\" is answered "
+        "scores × (1 + boost) among the best max(top_k, retrieval.rank_depth): "
+        "\"Whose wedding is coming up?\" is answered "
         "by the announcement, not by memories of a wedding long past. The cue words themselves (coming up, "
         "upcoming, ahead, soon) are then left out of the lexical search; 0 turns both off")
     decompose: bool = Field(True, description="split compound questions, retrieve each part, fuse with RRF")
@@ -91,4 +93,6 @@ class QueryConfig(_Config):
     mmr_lambda: float = Field(
         1.0, ge=0.0, le=1.0, description="maximal marginal relevance in the final selection: λ·relevance − "
         "(1−λ)·similarity to what is already selected; 1 turns it off (the reference uses 0.7)")
-    mmr_pool: int = Field(3, ge=1, le=10, description="MMR chooses the top_k among the best max(top_k, retrieval.rank_depth) × this many")
+    mmr_pool: int = Field(
+        3, ge=1, le=10,
+        description="MMR chooses the top_k among the best max(top_k, retrieval.rank_depth) × this many")

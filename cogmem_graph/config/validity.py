@@ -1,5 +1,6 @@
 """Bi-temporal validity (`cognition/validity.py`): whether statements' own bounds are read
-("until Friday", `language/stated_bounds.py`) and whether a retrieval of the current state leaves out what has expired."""
+("until Friday", `language/stated_bounds.py`) and whether a retrieval of the current state
+leaves out what has expired."""
 
 from __future__ import annotations
 

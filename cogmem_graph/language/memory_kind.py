@@ -108,7 +108,8 @@ _COMMITMENT = Caseless(
     r"\bremind me\b|\bdue (?:on|by)\b")
 _AHEAD = re.compile(
     r"\b(?:will|shall|going to|gonna|about to|plan(?:s|ning)? to|intend(?:s|ing)? to|looking forward to|"
-    r"can't wait|upcoming|(?:is|are|'s|'re) coming up|coming up (?:on|in|next|this|soon)|soon|tomorrow|tonight|next (?:week|month|year|weekend|time|"
+    r"can't wait|upcoming|(?:is|are|'s|'re) coming up|coming up (?:on|in|next|this|soon)|soon|tomorrow|tonight|"
+    r"next (?:week|month|year|weekend|time|"
     + _WEEKDAYS + r"|" + _MONTHS + r"))\b|'ll\b",
     re.IGNORECASE)
 _PROGRESSIVE_ON_A_DATE = re.compile(

@@ -326,8 +326,9 @@ def _verb_like(token: Token) -> bool:
 def _numbers_the_subject(tokens: tuple[Token, ...], span: tuple[Token, ...]) -> bool:
     """Whether a changed whole number or code says which thing the sentence is about: it
     follows the word that opens the sentence and a colon or a content word follows it ("Note
-    785: ...", "Room 204 costs ...", unless that word is an instruction: "Take 3 pills"), or it follows a noun that a determiner opens the sentence
-    with ("Our locker 12 holds ..."). Locker 12 and locker 19 are two lockers; "I take 20 mg" (a
+    785: ...", "Room 204 costs ...", unless that word is an instruction: "Take 3 pills"), or it
+    follows a noun that a determiner opens the sentence with ("Our locker 12 holds ...").
+    Locker 12 and locker 19 are two lockers; "I take 20 mg" (a
     verb before the number) and "Python 3.12" (a version, not a whole number) hold values."""
     if not all(t.kind == "code" or t.kind == "number" and t.key.isdigit() for t in span):
         return False

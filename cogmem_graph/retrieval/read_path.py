@@ -354,7 +354,8 @@ def _caused(ctx: MemoryContext, relevance: dict[str, float], rows: list[CausalNe
     return caused
 
 
-def _read_vitals(ctx: MemoryContext, ask: _Ask, found: _Found, fused_vitals: Later[list[TraceVitals]], reached: list) -> None:
+def _read_vitals(ctx: MemoryContext, ask: _Ask, found: _Found, fused_vitals: Later[list[TraceVitals]],
+                 reached: list) -> None:
     """The candidates' ranking fields (active, indexed traces only): the fused ones' read,
     those activation brought, and one more read for what neither covered. Whole traces are
     loaded only for what is returned."""
@@ -412,8 +413,9 @@ def _select(ctx: MemoryContext, ask: _Ask, plan: QueryPlan, found: _Found, score
     returned = {c.vitals.id for c in best}
     # Retrieval-induced forgetting can only suppress losers more similar than its threshold.
     rif = ctx.config.mechanisms.retrieval_induced_forgetting
-    competitor_ids = [c.vitals.id for c, _ in scored[top_k:] if cosine.get(c.vitals.id, -1.0) > rif.similarity_threshold] \
-        if record_access and best and rif.enabled else []
+    competitor_ids = ([c.vitals.id for c, _ in scored[top_k:]
+                       if cosine.get(c.vitals.id, -1.0) > rif.similarity_threshold]
+                      if record_access and best and rif.enabled else [])
     # The whole traces are read while the feeling-of-knowing signals are worked out.
     unread = list(dict.fromkeys([c.vitals.id for c in best + almost] + competitor_ids))
     loading = ctx.graph.get_traces_later(unread, keys) if unread else _nothing
@@ -489,8 +491,9 @@ def _gathered(ctx: MemoryContext, query: str, entities: list, keys: list[str], p
               query_vector: list[float] | None = None) -> list[tuple[str, list, float]]:
     """The further dense lists of `RetrievalConfig.gather`, named, with their fusion weights,
     all within the caller's scopes and filter and by the aspect (the query without the names
-    of its `entities`; `query_vector`, the dense search's, when it names none): over every memory, their own vectors; among the memories that
-    mention one of the entities (the vector store's payload filter on entity keys), by that
+    of its `entities`; `query_vector`, the dense search's, when it names none): over every
+    memory, their own vectors; among the memories that mention one of the entities (the
+    vector store's payload filter on entity keys), by that
     aspect or by the whole query; last, the memories' best sentences. Fusion adds the lists
     in this order, each averaged into what came before (`fusion.with_relative_list`): the
     last one weighs most."""
@@ -645,8 +648,9 @@ def _dormant_filter(retention: RetentionConfig, fused_ids: list[str], cosine: di
 
 
 def _validity_filter(ctx: MemoryContext, when: When, now: int, *, current_only: bool, replaced: set[str]):
-    """Which candidates the asked-for state holds. At a point in time: what held then. Now (unless the route asks for history, as temporal questions do): not what
-    has expired, except a replaced memory whose newer version is a candidate too (it ranks
+    """Which candidates the asked-for state holds. At a point in time: what held then. Now
+    (unless the route asks for history, as temporal questions do): not what has expired,
+    except a replaced memory whose newer version is a candidate too (it ranks
     just below it, reachable for "what did I say before?"). The timeline: everything."""
     if when.as_of is not None:
         at = when.as_of
@@ -738,7 +742,8 @@ def _after_retrieval(
         if after is not item.trace:
             rows.append({"id": after.id, "valence": after.valence, "arousal": after.arousal,
                          "dominance": after.dominance, "structuredData": after.structured_data_json()})
-    rif = retrieval_induced_forgetting(competitors, {i.trace.id for i in recalled}, mechanisms.retrieval_induced_forgetting, now)
+    rif = retrieval_induced_forgetting(competitors, {i.trace.id for i in recalled},
+                                       mechanisms.retrieval_induced_forgetting, now)
     suppressed = set(rif.suppressed_ids)
     rows += [{"id": t.id, "stability": t.stability} for t in rif.traces if t.id in suppressed]
     co_retrieved = [item.trace.id for item in wired] if len(wired) > 1 else []

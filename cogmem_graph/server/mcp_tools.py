@@ -255,7 +255,8 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MemoryMCP:
         timeline: Annotated[bool, Field(description=(
             "true: every version of what matches, including replaced and expired ones, in the order it "
             "happened (for 'how did this change?' questions)"))] = False,
-        tags_any: Annotated[list[str] | None, Field(description="only memories with at least one of these tags")] = None,
+        tags_any: Annotated[list[str] | None, Field(
+            description="only memories with at least one of these tags")] = None,
         type: Annotated[list[MemoryKind] | None, Field(  # noqa: A002 - the filter field's name
             description="only memories of these types")] = None,
     ) -> dict[str, Any]:

@@ -112,8 +112,9 @@ def endpoint(service: MemoryService, op: Operation) -> Any:
     def handle(request: Request, **params: Any) -> Any:
         unknown = sorted(set(request.query_params) - set(op.args.model_fields)) if op.in_query else []
         if unknown:  # as a body refuses unknown fields: a misspelt filter must not widen what is read
-            raise ServiceError(400, f"{op.name}: unknown query parameter(s) {', '.join(unknown)}; this route takes "
-                                    f"{', '.join(n for n in op.args.model_fields if n not in op.path_params) or 'none'}")
+            takes = ", ".join(n for n in op.args.model_fields if n not in op.path_params) or "none"
+            raise ServiceError(400, f"{op.name}: unknown query parameter(s) {', '.join(unknown)}; "
+                                    f"this route takes {takes}")
         payload = params.pop(BODY, None)
         args = dict(params)
         if payload is not None:  # checked before the JSON dump, which would write NaN as null

@@ -64,8 +64,8 @@ if TYPE_CHECKING:
     from cogmem_graph.api.store import MemoryStore
     from cogmem_graph.server.scheduler import ConsolidationScheduler
 
-__all__ = ["IDENTITY_ARGUMENTS", "KEY_EXPIRED", "MAX_BATCH", "MemoryService", "ServiceError", "refuse_identity_arguments",
-           "refuse_role", "refuse_unrepresentable"]
+__all__ = ["IDENTITY_ARGUMENTS", "KEY_EXPIRED", "MAX_BATCH", "MemoryService", "ServiceError",
+           "refuse_identity_arguments", "refuse_role", "refuse_unrepresentable"]
 
 
 @dataclass

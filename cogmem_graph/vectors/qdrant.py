@@ -93,7 +93,8 @@ class QdrantVectorIndex:
         elif url:
             self.location = redact_url(url)
             key = self.config.api_key.get_secret_value() if self.config.api_key else None
-            self._client = QdrantClient(url=url, api_key=key, timeout=int(self.config.timeout_s), check_compatibility=False)
+            self._client = QdrantClient(url=url, api_key=key, timeout=int(self.config.timeout_s),
+                                        check_compatibility=False)
             self._serial = contextlib.nullcontext()
         else:
             if local_path is None:

@@ -430,7 +430,8 @@ class EdgeVectorIndex:
             must.append(FieldCondition(key="scope_key", match=MatchAny(any=keys)))
         if active is not None:
             must.append(FieldCondition(key=STATE, match=MatchValue(value=_state(active))))
-        must_not: list[Any] | None = [HasIdCondition(point_ids={point_id(i) for i in exclude_ids})] if exclude_ids else None
+        must_not: list[Any] | None = (
+            [HasIdCondition(point_ids={point_id(i) for i in exclude_ids})] if exclude_ids else None)
         return Filter(must=must or None, must_not=must_not)
 
     def _check_dim(self, vector: Sequence[float]) -> None:
@@ -445,7 +446,8 @@ class EdgeVectorIndex:
         for p in points:
             payload = p.payload
             payload.pop(STATE, None)
-            hits.append(VectorHit(trace_id=payload["trace_id"], score=clamp_cosine(p.score) if cosine else float(p.score),
+            score = clamp_cosine(p.score) if cosine else float(p.score)
+            hits.append(VectorHit(trace_id=payload["trace_id"], score=score,
                                   scope_key=payload.get("scope_key", ""), payload=payload))
         return hits
 

@@ -31,7 +31,8 @@ def contradiction_candidates(ctx: MemoryContext, drafts: Mapping[int, tuple[Memo
     changed leaves the texts close). The whole batch's searches go in one statement, sent
     before the batch is written, so the batch's own traces are never among them."""
     restating = ctx.config.write.restatement_lookup
-    scored: dict[int, dict[str, float | None]] = {i: {h.trace_id: h.score for h in live} for i, (_draft, live) in drafts.items()}
+    scored: dict[int, dict[str, float | None]] = {
+        i: {h.trace_id: h.score for h in live} for i, (_draft, live) in drafts.items()}
     searched: list[int] = []
     searches: list[FulltextSearch] = []
     for i, (draft, _live) in drafts.items():

@@ -99,7 +99,8 @@ class EncodeRequest(BaseModel):
             try:
                 json.dumps(v, allow_nan=False, ensure_ascii=False).encode("utf-8")
             except (TypeError, ValueError) as exc:
-                raise ValueError(f"structured_data must be JSON (finite numbers, strings, lists, maps): {exc}") from None
+                raise ValueError(
+                    f"structured_data must be JSON (finite numbers, strings, lists, maps): {exc}") from None
         return v
 
     @field_validator("content")

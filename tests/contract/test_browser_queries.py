@@ -59,6 +59,7 @@ def test_contradictions_hubs_decay_and_schemas(populated):
 
 def test_committed_guide_matches_the_queries():
     committed = (cypher_root() / "browser" / "guide.html").read_text(encoding="utf-8")
-    assert committed == render_guide(), "run: python -c 'from cogmem_graph.graph.browser_guide import write_guide; write_guide()'"
+    assert committed == render_guide(), (
+        "run: python -c 'from cogmem_graph.graph.browser_guide import write_guide; write_guide()'")
     for path in (cypher_root() / "browser").glob("*.cypher"):
         assert path.stem.replace("_", " ").capitalize() in committed

@@ -51,7 +51,8 @@ def test_compaction_rewrites_only_the_partitions_that_lost_points(tmp_path: Path
     thread = "thread:" + leaver.split(":", 1)[1] + "/t1"
     with EdgeVectorIndex(model="m", dim=DIM, path=tmp_path) as index:
         assert index.partitions == 8
-        index.upsert(_points(leaver, "l", 30, marker="leaver-secret") + _points(thread, "lt", 10, marker="leaver-secret")
+        index.upsert(_points(leaver, "l", 30, marker="leaver-secret")
+                     + _points(thread, "lt", 10, marker="leaver-secret")
                      + _points(stayer, "s", 30))
         stayer_folder = Path(index.location) / f"p{partition_of(stayer, 8)}"
         untouched = _tree_state(stayer_folder)

@@ -160,7 +160,8 @@ def test_server_left_by_a_killed_process_is_replaced_and_data_kept(tmp_path):
                 def main():
                     store = FalkorGraphStore(data_dir={str(home)!r})
                     store.setup_schema()
-                    store.upsert_traces([MemoryTrace(id="mt_acked", content="acknowledged", scope_id="u1", agent_id="a")])
+                    store.upsert_traces([
+                        MemoryTrace(id="mt_acked", content="acknowledged", scope_id="u1", agent_id="a")])
                     print("READY", flush=True)
                     time.sleep(60)
                 # started from a worker thread: no parent-death signal, the server outlives us

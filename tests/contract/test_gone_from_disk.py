@@ -246,7 +246,8 @@ def test_a_failed_edge_compaction_keeps_the_old_shard(tmp_path: Path, monkeypatc
             index.compact()
         monkeypatch.undo()
         assert index.count(["user:u"]) == 19
-        index.upsert([VectorPoint(trace_id="late", scope_key="user:u", type="episodic", created_at=99, dense=[1.0] * dim)])
+        index.upsert([VectorPoint(trace_id="late", scope_key="user:u", type="episodic", created_at=99,
+                                  dense=[1.0] * dim)])
         assert [p.name for p in tmp_path.iterdir()] == [index.name]
     finally:
         index.close()

@@ -589,7 +589,8 @@ def test_subgraph_holds_traces_neighbours_entities_and_edges(graph):
     foreign = make("foreign", scope_id="u2")
     graph.upsert_traces([a, b, far, foreign])
     graph.merge_mentions([Mention(a.id, "docker", "Docker", "tech")])
-    graph.merge_edges(EdgeType.SAME_TOPIC, [Edge(a.id, b.id, 0.5), Edge(b.id, far.id, 0.5), Edge(a.id, foreign.id, 0.9)])
+    graph.merge_edges(EdgeType.SAME_TOPIC,
+                      [Edge(a.id, b.id, 0.5), Edge(b.id, far.id, 0.5), Edge(a.id, foreign.id, 0.9)])
     sub = graph.subgraph([a.id], U1)
     assert {t["id"] for t in sub.traces} == {a.id, b.id}
     assert [e["key"] for e in sub.entities] == ["docker"]

@@ -25,7 +25,8 @@ def unit(*xs: float) -> list[float]:
     return [x / norm for x in xs]
 
 
-def point(trace_id: str, vec: list[float], scope_key: str = "user:acme/u1", text: str = "", active: bool = True) -> VectorPoint:
+def point(trace_id: str, vec: list[float], scope_key: str = "user:acme/u1", text: str = "",
+          active: bool = True) -> VectorPoint:
     return VectorPoint(trace_id=trace_id, scope_key=scope_key, type="episodic", created_at=1, dense=vec,
                        sparse=bm25_document_vector(text) if text else None, active=active)
 

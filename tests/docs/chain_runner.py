@@ -61,10 +61,7 @@ def main() -> int:
         _log(progress, f"start {where}")
         print(f"----- {where}", flush=True)
         sys.stderr.flush()
-        if block["lang"] == "python":
-            status = _run_python(block, namespace)
-        else:
-            status = _run_shell(block, scratch, index)
+        status = _run_python(block, namespace) if block["lang"] == "python" else _run_shell(block, scratch, index)
         sys.stdout.flush()
         sys.stderr.flush()
         if status != 0:

@@ -259,7 +259,8 @@ def chain_results(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
     (at most 2): each test waits for its own chain's result."""
     assert (BIN / "cogmem").exists(), f"no cogmem beside {sys.executable}"
     selected = [item.callspec.params["chain"] for item in request.session.items
-                if item.path.resolve() == Path(__file__).resolve() and getattr(item, "originalname", "") == "test_chain_runs"]
+                if item.path.resolve() == Path(__file__).resolve()
+                and getattr(item, "originalname", "") == "test_chain_runs"]
     pool = ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1)))
     futures = {chain.id: pool.submit(run_chain, chain, tmp_path_factory.mktemp("chain"))
                for chain in selected}

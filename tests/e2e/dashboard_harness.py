@@ -1,6 +1,7 @@
 """A `cogmem serve` with keys of two users, a read-only key and an owner key, memories and
 reminders written through REST and one consolidation run (a schema of each user's similar
-memories; of Maya's two homes, the newer and more confident wins), for the dashboard tests; plus an httpx login helper."""
+memories; of Maya's two homes, the newer and more confident wins), for the dashboard tests;
+plus an httpx login helper."""
 
 from __future__ import annotations
 

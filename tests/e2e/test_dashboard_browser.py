@@ -74,7 +74,8 @@ def png_colours(path: Path, box: tuple[int, int, int, int]) -> int:
     data, step = zlib.decompress(chunks), 3 if kind == 2 else 4
     stride, previous, colours = width * step, bytearray(width * step), set()
     for row in range(height):
-        kind_of_filter, line = data[row * (stride + 1)], bytearray(data[row * (stride + 1) + 1:(row + 1) * (stride + 1)])
+        start = row * (stride + 1)
+        kind_of_filter, line = data[start], bytearray(data[start + 1:start + stride + 1])
         for i in range(stride):
             left = line[i - step] if i >= step else 0
             up, corner = previous[i], previous[i - step] if i >= step else 0

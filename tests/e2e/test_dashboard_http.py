@@ -90,7 +90,8 @@ def test_a_forged_cross_site_change_is_refused(seeded) -> None:
         for data, headers in attempts:
             answer = client.post(f"/ui/memories/{target}/pin", data=data, headers=headers)
             assert answer.status_code == 403, (data, headers)
-        assert httpx.get(f"{url}/v1/memories/{target}", headers=auth(seeded.keys["maya"])).json()["trace"]["pinned"] is False
+        trace = httpx.get(f"{url}/v1/memories/{target}", headers=auth(seeded.keys["maya"])).json()["trace"]
+        assert trace["pinned"] is False
         with httpx.Client(base_url=url) as stranger:  # no session at all
             assert stranger.post(f"/ui/memories/{target}/forget", data={"csrf": csrf},
                                  headers={"Origin": url}).status_code == 403

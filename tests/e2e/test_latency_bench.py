@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "latency.py"
 HEADERS = ("traces", "encode_many traces/s", "… without embedding", "encode p50 ms", "retrieve p50 ms",
            "retrieve p95 ms", "back-to-back p50 ms", "traces loaded", "floor p50 ms", "retrieve / floor",
-           "slim floor p50 ms", "retrieve / slim floor", "vector top-k p50 ms", "consolidate s", "process RSS MiB", "graph server RSS MiB")
+           "slim floor p50 ms", "retrieve / slim floor", "vector top-k p50 ms", "consolidate s", "process RSS MiB",
+           "graph server RSS MiB")
 
 
 def _run(*args: str) -> str:
@@ -54,10 +55,12 @@ def test_bad_sizes_are_refused_with_the_option_named() -> None:
 
 
 def _in_a_git_checkout() -> bool:
-    return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, check=False).returncode == 0
+    done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, check=False)
+    return done.returncode == 0
 
 
-needs_git = pytest.mark.skipif(not _in_a_git_checkout(), reason="--compare reads revisions from git: not a git checkout")
+needs_git = pytest.mark.skipif(not _in_a_git_checkout(),
+                               reason="--compare reads revisions from git: not a git checkout")
 
 
 @needs_git

@@ -342,8 +342,8 @@ def test_entities_keep_the_kind_they_were_recognised_as(store) -> None:
         {"content": "Maya likes Kubernetes"},
     ])
     # the kind is kept on each trace's mention (an Entity node is only the shared key)
-    kinds = {m["key"]: m["kind"] for row in store.graph.run("export_mentions", {"after": "", "limit": 100, "scopeKeys": None})
-             for m in row["mentions"]}
+    rows = store.graph.run("export_mentions", {"after": "", "limit": 100, "scopeKeys": None})
+    kinds = {m["key"]: m["kind"] for row in rows for m in row["mentions"]}
     assert kinds == {"maya": "name", "project falcon": "quoted", "docker": "tech", "falcon team": "given",
                      "kubernetes": "tech"}
 

@@ -82,7 +82,8 @@ def test_the_buffer_outlives_the_agent_handle(store) -> None:
     result = again.observe("user", "The demo made me nervous. I need to ship the report by Friday, "
                                    "so the next days will be busy.")
     assert {n.content for n in result.notes} >= {
-        "I prefer tea over coffee in the morning.", "I need to ship the report by Friday, so the next days will be busy."}
+        "I prefer tea over coffee in the morning.",
+        "I need to ship the report by Friday, so the next days will be busy."}
 
 
 def test_high_emotionality_keeps_an_emotional_note_that_low_emotionality_drops(store) -> None:

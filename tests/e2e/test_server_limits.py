@@ -39,7 +39,8 @@ from .server_harness import (
     free_port,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(300), pytest.mark.serial]  # fd limits, 100 client threads, keep-alive timing: run alone
+# fd limits, 100 client threads, keep-alive timing: run alone
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300), pytest.mark.serial]
 
 TIMEOUT_S = 3.0  # header and body timeouts of the module's server (its clients are 100 threads on a busy
 # machine: a thread may connect a good while before it sends its request)

@@ -123,7 +123,8 @@ def test_mcp_over_http_with_a_wrong_key_is_refused(server) -> None:
 
 def test_mcp_over_stdio_bridged_to_the_server_shares_its_memory(server, tmp_path) -> None:
     srv, keys = server
-    written = cg.connect(srv.url, keys["alice"]).encode("Acme's on-call rota changes every Monday", scope="organization")
+    written = cg.connect(srv.url, keys["alice"]).encode("Acme's on-call rota changes every Monday",
+                                                         scope="organization")
 
     async def scenario() -> None:
         with open(tmp_path / "stdio.err", "w") as errlog:

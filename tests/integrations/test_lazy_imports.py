@@ -25,7 +25,8 @@ import json, sys
 import cogmem_graph as cg
 cg.open, cg.MemoryFilter, cg.connect          # the facade and the client, loaded on first use
 import cogmem_graph.cli, cogmem_graph.integrations
-import cogmem_graph.integrations.toolkit, cogmem_graph.integrations.calls, cogmem_graph.integrations.turns  # shared, framework-free
+# shared, framework-free
+import cogmem_graph.integrations.toolkit, cogmem_graph.integrations.calls, cogmem_graph.integrations.turns
 print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {FRAMEWORKS!r})))
 """)
     assert done.returncode == 0, done.stderr[-3000:]

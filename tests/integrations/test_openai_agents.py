@@ -50,7 +50,8 @@ def test_a_model_remembers_recalls_and_forgets_through_the_tools(memory, uid) ->
 
     [found] = run(handle, ScriptedModel([calls("recall", query="Where does the user's sister live?", top_k=2),
                                          says("In Porto.")]), "Where does my sister live?")
-    assert found.splitlines()[0].startswith(f"[{sister_id}] (score ") and found.endswith("The user's sister lives in Porto")
+    assert found.splitlines()[0].startswith(f"[{sister_id}] (score ")
+    assert found.endswith("The user's sister lives in Porto")
 
     [gone] = run(handle, ScriptedModel([calls("forget", ids=[sister_id, "mt_unknown"]), says("Done.")]), "Forget it.")
     assert gone == "Forgot 1 memory (versions included). Not found: mt_unknown."
@@ -82,7 +83,8 @@ def test_a_session_keeps_the_chat_and_its_turns_become_memories(async_memory, ui
 
     model, history, notes, found = asyncio.run(chat())
     assert [len(seen.input) for seen in model.seen] == [1, 3, 5]      # the second run is given the first
-    assert model.seen[2].input[0] == {"role": "user", "content": "My sister Ana lives in Porto and works as an architect."}
+    assert model.seen[2].input[0] == {"role": "user",
+                                      "content": "My sister Ana lives in Porto and works as an architect."}
     assert [item.get("type", "message") for item in history] == ["message", "function_call", "function_call_output",
                                                                   "message", "message", "message"]
     assert "My sister Ana lives in Porto and works as an architect." in notes

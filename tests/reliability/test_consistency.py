@@ -50,7 +50,8 @@ def _assert_retrieval_only_returns_complete_traces(store: cg.MemoryStore, agent)
     return result.ids
 
 
-def test_exception_in_the_middle_of_a_vector_batch_leaves_every_trace_of_it_unindexed(tmp_path, clock, monkeypatch) -> None:
+def test_exception_in_the_middle_of_a_vector_batch_leaves_every_trace_of_it_unindexed(
+        tmp_path, clock, monkeypatch) -> None:
     with _open(tmp_path, clock, upsert_batch=2, embedded="local") as store:  # faults go into qdrant-client
         agent = store.agent(**THREAD)
         anchor = agent.encode("Biscuit is my dog and he is a golden retriever")
@@ -91,7 +92,8 @@ def test_exception_in_the_middle_of_a_vector_batch_leaves_every_trace_of_it_unin
         assert store.repair().changed == 0, "repair converged"
 
 
-def test_qdrant_unavailable_during_encode_names_it_and_repair_converges_when_it_returns(tmp_path, clock, monkeypatch) -> None:
+def test_qdrant_unavailable_during_encode_names_it_and_repair_converges_when_it_returns(
+        tmp_path, clock, monkeypatch) -> None:
     with _open(tmp_path, clock, retry_attempts=2, embedded="local") as store:  # faults go into qdrant-client
         agent = store.agent(**THREAD)
         agent.encode("Biscuit is my dog and he is a golden retriever")
@@ -116,7 +118,8 @@ def test_qdrant_unavailable_during_encode_names_it_and_repair_converges_when_it_
         assert store.repair().changed == 0
 
 
-def test_graph_fault_after_the_vector_upsert_leaves_the_trace_unindexed_and_unseen(tmp_path, clock, monkeypatch) -> None:
+def test_graph_fault_after_the_vector_upsert_leaves_the_trace_unindexed_and_unseen(
+        tmp_path, clock, monkeypatch) -> None:
     with _open(tmp_path, clock) as store:
         agent = store.agent(**THREAD)
         anchor = agent.encode("Biscuit is my dog and he is a golden retriever")
@@ -158,7 +161,8 @@ def test_a_large_batch_writes_its_vectors_beside_the_edges_after_its_traces(tmp_
         agent.encode_many(_items(3, start=BACKGROUND_INDEXING_MIN))
         monkeypatch.undo()
         (worker, present, indexed), (inline, *_) = seen
-        assert worker.startswith("cogmem-index") and not inline.startswith("cogmem-index"), "a small batch stays in line"
+        assert worker.startswith("cogmem-index")
+        assert not inline.startswith("cogmem-index"), "a small batch stays in line"
         assert (present, indexed) == (BACKGROUND_INDEXING_MIN, 0), "vectors only after unindexed traces"
         assert all(t.indexed for t in traces) and store.stats().unindexed_traces == 0
         assert store.vectors.count(agent.visible_scope_keys) == BACKGROUND_INDEXING_MIN + 3

@@ -337,7 +337,8 @@ def test_scope_ids_are_data_never_a_way_into_another_tenant(world: World, identi
 
 
 @SETTINGS
-@given(query=hostile_text, top_k=st.integers(min_value=-2, max_value=60), budget=st.integers(min_value=1, max_value=500))
+@given(query=hostile_text, top_k=st.integers(min_value=-2, max_value=60),
+       budget=st.integers(min_value=1, max_value=500))
 @example(query="MATCH (n) DETACH DELETE n", top_k=5, budget=50)  # cypher-payload
 @example(query='@field:{x} | -foo* ~"', top_k=5, budget=50)
 def test_queries_never_fail_other_than_naming_the_argument_and_never_leak(world, query, top_k, budget) -> None:

@@ -3,8 +3,9 @@ error naming its URL within the retry budget, never a hang and never a bare driv
 
 Graph faults are real: connections killed by the server (`CLIENT KILL`), a FalkorDB
 server stopped and started again on the same port and data, servers that are not
-there, an embedded server killed (the store starts it again). Qdrant local mode has no network, so its transient faults are injected at the
-client boundary with the exception the HTTP client raises for a refused connection.
+there, an embedded server killed (the store starts it again). Qdrant local mode has no
+network, so its transient faults are injected at the client boundary with the exception the
+HTTP client raises for a refused connection.
 """
 
 from __future__ import annotations
@@ -114,7 +115,8 @@ def test_graph_server_stopped_and_started_again_mid_use_is_waited_for(tmp_path, 
     config = CogmemConfig()
     config.graph.retry_attempts = 12
     config.graph.retry_max_wait_s = 1.0
-    with cg.open(home=tmp_path / "home", graph=external_falkor.url, embedder="hash", clock=clock, config=config) as store:
+    with cg.open(home=tmp_path / "home", graph=external_falkor.url, embedder="hash", clock=clock,
+                 config=config) as store:
         agent = store.agent(**AGENT)
         before = agent.encode("Stored before the graph server restarted")
         external_falkor.stop()
@@ -187,9 +189,11 @@ def test_external_falkordb_that_is_down_is_named_within_the_retry_budget(tmp_pat
     assert elapsed < _budget_s(config.graph.retry_attempts, config.graph.retry_max_wait_s, 2.0)
 
 
-def test_external_falkordb_that_goes_down_mid_use_is_named_within_the_retry_budget(tmp_path, clock, external_falkor) -> None:
+def test_external_falkordb_that_goes_down_mid_use_is_named_within_the_retry_budget(
+        tmp_path, clock, external_falkor) -> None:
     config = CogmemConfig()
-    with cg.open(home=tmp_path / "home", graph=external_falkor.url, embedder="hash", clock=clock, config=config) as store:
+    with cg.open(home=tmp_path / "home", graph=external_falkor.url, embedder="hash", clock=clock,
+                 config=config) as store:
         agent = store.agent(**AGENT)
         agent.encode("Stored while the server was up")
         external_falkor.stop()
@@ -197,7 +201,8 @@ def test_external_falkordb_that_goes_down_mid_use_is_named_within_the_retry_budg
         with pytest.raises(GraphStoreUnavailable) as info:
             agent.retrieve("stored server up", top_k=3)
         elapsed = time.monotonic() - started
-        assert external_falkor.url in str(info.value) and f"after {config.graph.retry_attempts} attempts" in str(info.value)
+        assert external_falkor.url in str(info.value)
+        assert f"after {config.graph.retry_attempts} attempts" in str(info.value)
         assert elapsed < _budget_s(config.graph.retry_attempts, config.graph.retry_max_wait_s, 2.0)
 
 

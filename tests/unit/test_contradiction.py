@@ -52,7 +52,8 @@ def test_the_verdict_names_the_attribute_and_both_values() -> None:
         ("I used to live in Paris", "I live in Paris"),
         ("I don't like coffee", "I like coffee"),
         ("The server is not running", "The server is running"),
-        ("Correction: actually the team meeting is not on Monday at 10, it moved", "The team meeting is on Monday at 10"),
+        ("Correction: actually the team meeting is not on Monday at 10, it moved",
+         "The team meeting is on Monday at 10"),
     ],
 )
 def test_negation_of_the_same_statement(new, old) -> None:

@@ -124,10 +124,10 @@ def test_the_nvl_bundle_comes_out_of_neo4j_viz_and_the_graph_data_is_escaped() -
     assert b"</script" not in assets.script.lower() and assets.style
     evil = "</script><script>alert(1)</script>"
     centre = {"id": "mt_1", "content": evil, "type": "episodic"}
-    data, counts = graph_page.graph_data(centre, {"edges": [{"src": "mt_1", "dst": "mt_2", "type": "SAME_TOPIC",
-                                                             "weight": 0.5}, {"src": "mt_1", "dst": "gone",
-                                                                               "type": "SAME_TOPIC", "weight": 1}],
-                                                  "neighbours": [{"id": "mt_2", "content": "Biscuit", "type": "semantic"}]})
+    data, counts = graph_page.graph_data(centre, {
+        "edges": [{"src": "mt_1", "dst": "mt_2", "type": "SAME_TOPIC", "weight": 0.5},
+                  {"src": "mt_1", "dst": "gone", "type": "SAME_TOPIC", "weight": 1}],
+        "neighbours": [{"id": "mt_2", "content": "Biscuit", "type": "semantic"}]})
     assert counts == {"nodes": 2, "relationships": 1}, "an edge to a node not drawn is left out"
     assert "<" not in data and "Biscuit" in data and "\\u003c/script>" in data
 

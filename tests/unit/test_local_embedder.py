@@ -146,7 +146,8 @@ def test_sentence_vectors_come_from_the_same_pass_as_the_memorys(embedder: Local
     (whole,), (sentences,) = embedder.embed_with_sentences([text], [sentence_spans(text)])
     assert math.isclose(sum(a * b for a, b in zip(whole, embedder.embed([text])[0], strict=True)), 1.0, abs_tol=1e-5)
     assert len(sentences) == 2 and all(math.isclose(math.hypot(*v), 1.0, abs_tol=1e-6) for v in sentences)
-    weather, swimming = embedder.embed(["The weather was awful all week.", "I'm off to go swimming with the kids tomorrow."])
+    weather, swimming = embedder.embed(["The weather was awful all week.",
+                                        "I'm off to go swimming with the kids tomorrow."])
 
     def cos(a: list[float], b: list[float]) -> float:
         return sum(x * y for x, y in zip(a, b, strict=True))

@@ -444,7 +444,8 @@ def test_emotion_regulation_cap_takes_the_most_aroused_and_disabled_is_noop():
 def test_defaults_from_the_references():
     m = MechanismsConfig()
     assert (m.reconsolidation.drift_rate, m.reconsolidation.max_drift_per_trace) == (0.05, 0.4)
-    assert (m.retrieval_induced_forgetting.similarity_threshold, m.retrieval_induced_forgetting.suppression_factor) == (0.7, 0.12)
+    rif = m.retrieval_induced_forgetting
+    assert (rif.similarity_threshold, rif.suppression_factor) == (0.7, 0.12)
     assert (m.involuntary_recall.probability, m.involuntary_recall.min_age_days) == (0.08, 14.0)
     assert (m.feeling_of_knowing.partial_activation_threshold, m.feeling_of_knowing.retrieval_cutoff) == (0.3, 0.7)
     assert (m.temporal_gist.age_threshold_days, m.temporal_gist.protect_retrieval_count) == (60.0, 2)
@@ -640,7 +641,8 @@ def test_every_mechanism_is_a_noop_when_disabled(pool, cfg, mood, sims, seed):
     assert select_for_gist(pool, cfg.temporal_gist, NOW) == []
     assert all(gist_trace(t, cfg.temporal_gist, NOW) is t for t in pool)
     assert all(apply_schema_encoding(t, s, cfg.schema_encoding, NOW) == (t, None) for t, s in competitors)
-    assert all(a is b for a, b in zip(source_confidence_decay(pool, cfg.source_confidence_decay, NOW), pool, strict=True))
+    decayed = source_confidence_decay(pool, cfg.source_confidence_decay, NOW)
+    assert all(a is b for a, b in zip(decayed, pool, strict=True))
     assert all(a is b for a, b in zip(regulate_emotions(pool, cfg.emotion_regulation, NOW), pool, strict=True))
 
 

@@ -48,7 +48,8 @@ def test_reference_thresholds_are_the_defaults() -> None:
     assert ReflectorConfig().activation_threshold_tokens == 40_000
 
 
-@pytest.mark.parametrize(("tokens", "threshold", "field"), [(-1, 10, "tokens"), (1.5, 10, "tokens"), (5, 0, "threshold")])
+@pytest.mark.parametrize(("tokens", "threshold", "field"),
+                         [(-1, 10, "tokens"), (1.5, 10, "tokens"), (5, 0, "threshold")])
 def test_bad_threshold_arguments_name_the_field(tokens, threshold, field) -> None:
     with pytest.raises(ValueError, match=field):
         threshold_reached(tokens, threshold)
@@ -161,7 +162,8 @@ def test_rule_notes_keep_order_roles_and_turns() -> None:
 
 def test_rule_notes_respect_length_and_entity_limits() -> None:
     cfg = ObserverConfig(max_note_chars=40, max_entities_per_note=2)
-    [note] = rule_notes([Turn("user", "Actually, Alice, Bob, Carol and Dave moved to Berlin with Erin and Frank.")], cfg)
+    [note] = rule_notes([Turn("user", "Actually, Alice, Bob, Carol and Dave moved to Berlin with Erin and Frank.")],
+                        cfg)
     assert len(note.content) <= 40 and note.content.endswith("…")
     assert note.entities == ("Alice", "Bob"), "cue words are no entities and the cap holds"
 

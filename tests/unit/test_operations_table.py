@@ -171,7 +171,8 @@ def test_the_service_checks_the_role_the_table_gives() -> None:
         assert agent.may(op.role) is (op.role != "owner") and owner.may(op.role), op.name
     with pytest.raises(ServiceError) as refused:
         service.call(agent, "consolidate")
-    assert refused.value.status == 403 and "consolidate is an owner operation; this key is an agent key" in str(refused.value)
+    assert refused.value.status == 403
+    assert "consolidate is an owner operation; this key is an agent key" in str(refused.value)
     assert service.call(agent, "whoami")["role"] == "agent"
     with pytest.raises(ServiceError) as no_identity:  # the role allows it; the key names no agent
         service.call(owner, "recall", {"query": "x"})

@@ -706,7 +706,8 @@ def test_sentence_vectors_are_given_only_by_embedders_that_make_them_in_one_pass
         gives_sentences = True
 
         def embed_with_sentences(self, texts, spans):
-            return self.embed(texts), [[self.embed([t[a:b]])[0] for a, b in s] for t, s in zip(texts, spans, strict=True)]
+            return self.embed(texts), [[self.embed([t[a:b]])[0] for a, b in s]
+                                       for t, s in zip(texts, spans, strict=True)]
 
     cached = CachedEmbedder(Pooling(32), max_size=10)
     vectors, sentences = embed_with_sentences(cached, [text], spans)

@@ -158,7 +158,8 @@ def test_conscientiousness_raises_importance():
 
 
 def test_modulation_renormalises_custom_weights_and_survives_zeroed_weights():
-    w = modulated_weights(SignalWeights(strength=2 / 10, similarity=0, recency=0, emotional=0, activation=0, importance=0))
+    w = modulated_weights(SignalWeights(strength=2 / 10, similarity=0, recency=0, emotional=0, activation=0,
+                                        importance=0))
     assert w.strength == pytest.approx(1.0)
     # only activation is positive, and openness 0 at gain 1 zeroes it: fall back to renormalised input
     cfg = RetrievalConfig(hexaco_weight_gain=1.0)

@@ -104,9 +104,12 @@ def test_the_contradiction_judge_reads_silent_updates_and_finds_their_candidates
 @pytest.mark.parametrize(("old", "new"), [
     # Numbered notes of a store filled by benchmarks/governance.py: the number after "Note" says
     # which note it is, not a value of it; five of twenty words shared is no restatement either.
-    ("Note 690: laptop holiday concert doctor tax number 192", "Note 2937: laptop doctor concert coffee tax number 192"),
-    ("Note 388: invoice laptop doctor garden tax number 9670", "Note 2751: invoice doctor server garden tax number 388"),
-    ("Note 785: garden concert ticket river doctor number 2948", "Note 2948: concert recipe ticket river doctor number 286"),
+    ("Note 690: laptop holiday concert doctor tax number 192",
+     "Note 2937: laptop doctor concert coffee tax number 192"),
+    ("Note 388: invoice laptop doctor garden tax number 9670",
+     "Note 2751: invoice doctor server garden tax number 388"),
+    ("Note 785: garden concert ticket river doctor number 2948",
+     "Note 2948: concert recipe ticket river doctor number 286"),
     ("Room 204 costs 95 euros a night.", "Room 310 costs 95 euros a night."),
     ("Bus 42 leaves the depot at 7:15.", "Bus 17 leaves the depot at 7:15."),
     ("Gate 9 closes at midnight.", "Gate 4 closes at midnight."),
@@ -121,13 +124,16 @@ def test_a_number_naming_what_the_sentence_is_about_is_no_value_of_it(old, new) 
 
 
 def test_the_same_numbered_thing_with_another_value_is_restated() -> None:
-    assert restated_with_new_value("Note 5: deploy invoice garden concert train number 12",
-                                   "Note 5: deploy invoice garden concert train number 9").confidence == SAME_FRAME_CONFIDENCE
+    numbered = restated_with_new_value("Note 5: deploy invoice garden concert train number 12",
+                                       "Note 5: deploy invoice garden concert train number 9")
+    assert numbered.confidence == SAME_FRAME_CONFIDENCE
     assert restated_with_new_value("Our room 204 costs 110 euros a night.",
                                    "Our room 204 costs 95 euros a night.").confidence == SAME_FRAME_CONFIDENCE
     assert restated_with_new_value("I take 40 mg of lisinopril each morning.",  # a verb before the number
                                    "I take 20 mg of lisinopril each morning.").confidence == SAME_FRAME_CONFIDENCE
     assert restated_with_new_value("Take 3 pills after dinner.", "Take 2 pills after dinner.").confidence > 0
-    assert restated_with_new_value("Feed 2 scoops to the cat at night.", "Feed 3 scoops to the cat at night.").confidence > 0
-    assert restated_with_new_value("Bus 42 leaves the depot at 7:15.", "Bus 42 leaves the depot at 7:40.").confidence > 0
+    assert restated_with_new_value("Feed 2 scoops to the cat at night.",
+                                   "Feed 3 scoops to the cat at night.").confidence > 0
+    assert restated_with_new_value("Bus 42 leaves the depot at 7:15.",
+                                   "Bus 42 leaves the depot at 7:40.").confidence > 0
     assert restated_with_new_value("Our runtime is Python 3.13.", "Our runtime is Python 3.12.").confidence > 0

@@ -142,7 +142,8 @@ class ActivationStatements(StatementRunner):
         rows = [{"id": i, "encodingStrength": float(s)} for i, s in strengths.items()]
         updated = 0
         for chunk in chunks(rows):
-            updated += len(self.run("set_strengths", {"rows": chunk, "scopeKeys": keys, "now": self._now()}, write=True))
+            params = {"rows": chunk, "scopeKeys": keys, "now": self._now()}
+            updated += len(self.run("set_strengths", params, write=True))
         return updated
 
     def write_mechanism_state(self, rows: Sequence[dict[str, Any]], scope_keys: Sequence[str]) -> int:

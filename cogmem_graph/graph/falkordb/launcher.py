@@ -437,7 +437,8 @@ class EmbeddedFalkorDB:
                     if not self._answers_queries():
                         return "stalled"
                     if time.monotonic() - started > 2:
-                        log.info("embedded FalkorDB in %s ready after %.1f s", self.data_dir, time.monotonic() - started)
+                        log.info("embedded FalkorDB in %s ready after %.1f s",
+                                 self.data_dir, time.monotonic() - started)
                     return "ready"
                 except (redis.ConnectionError, redis.TimeoutError):
                     time.sleep(READY_POLL_S)

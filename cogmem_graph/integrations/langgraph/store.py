@@ -271,7 +271,8 @@ class CogmemStore(BaseStore):
         view = self.namespaces.read_view(prefix)
         if not view.scopes:
             return []
-        found = self._namespaces(self._handle(view.user_id), _where(view, {values.PREFIXES_FIELD: namespace_path(fixed)}))
+        where = _where(view, {values.PREFIXES_FIELD: namespace_path(fixed)})
+        found = self._namespaces(self._handle(view.user_id), where)
         kept = {ns for ns in found if all(_namespace_matches(kind, path, ns) for kind, path in conditions)}
         if op.max_depth is not None:
             kept = {ns[:op.max_depth] for ns in kept}

@@ -48,7 +48,8 @@ def checked_value(value: object) -> dict[str, Any]:
     try:
         json.dumps(value, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"value must be JSON (text, finite numbers, true/false, null, lists, objects): {exc}") from None
+        raise ValueError(
+            f"value must be JSON (text, finite numbers, true/false, null, lists, objects): {exc}") from None
     return value
 
 

@@ -42,7 +42,8 @@ class CogmemSession:
         if history is None:
             history = SQLiteSession(session_id)
         elif not isinstance(history, Session):
-            raise ValueError(f"history must be an Agents SDK Session (SQLiteSession, ...), not {type(history).__name__}")
+            raise ValueError(
+                f"history must be an Agents SDK Session (SQLiteSession, ...), not {type(history).__name__}")
         elif history.session_id != session_id:
             raise ValueError(f"history is session {history.session_id!r}, not session_id {session_id!r}")
         self.session_id = session_id

@@ -107,7 +107,8 @@ def stats(mine: Mapping[str, Any] | None, store: Mapping[str, Any] | None) -> st
         share = f"{100 * dormant / active:.1f} %" if active else "–"
         body += ("<h3>What this key can see</h3>" + definition([
             ("memories", esc(total)), ("active", esc(active)), ("dormant (among the active)", esc(dormant)),
-            ("dormant share", esc(share)), ("inactive (merged, superseded, forgotten)", esc(mine.get("inactive_traces"))),
+            ("dormant share", esc(share)),
+            ("inactive (merged, superseded, forgotten)", esc(mine.get("inactive_traces"))),
             ("entities mentioned", esc(mine.get("entities")))])
             + "<h3>Memories by type</h3>" + _counts(mine.get("traces_by_type") or {})
             + "<h3>Edges by type</h3>" + _counts(mine.get("edges_by_type") or {}))

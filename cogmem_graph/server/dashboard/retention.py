@@ -41,8 +41,9 @@ def project(trace_json: Mapping[str, Any], config: CogmemConfig, now_ms: int) ->
     if dormant_at is None:
         why = ("it is pinned" if trace.pinned else
                f"its category ({trace.category.value}) is never forgotten by decay" if keep is None else
-               "it is emotional (above the protection intensity)" if trace.intensity > decay.emotional_protection_intensity
-               else "the pruning threshold is 0")
+               "it is emotional (above the protection intensity)"
+               if trace.intensity > decay.emotional_protection_intensity else
+               "the pruning threshold is 0")
     start = trace.last_accessed_at
     end = max(now_ms, dormant_at or 0) + 7 * MS_PER_DAY
     end = min(max(end, start + 30 * MS_PER_DAY), start + MAX_SPAN_MS)
