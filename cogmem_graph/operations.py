@@ -115,10 +115,10 @@ class ListArgs(PageArgs):
 QUERY_FILTER_FIELDS: tuple[str, ...] = tuple(name for name in MemoryFilter.model_fields if name != "metadata")
 """The filter's fields a query string carries (all but `metadata`, a nested object)."""
 
+_QUERY_FILTER_DEFINITIONS: dict[str, Any] = {  # (annotation, FieldInfo) pairs, as create_model takes them
+    name: (field.annotation, field) for name, field in MemoryFilter.model_fields.items() if name in QUERY_FILTER_FIELDS}
 ListQueryArgs: type[PageArgs] = create_model(  # the filter's own fields, descriptions and validators' types
-    "ListQueryArgs", __base__=PageArgs,
-    **{name: (field.annotation, field) for name, field in MemoryFilter.model_fields.items()
-       if name in QUERY_FILTER_FIELDS})  # type: ignore[call-overload]
+    "ListQueryArgs", __base__=PageArgs, **_QUERY_FILTER_DEFINITIONS)
 
 
 class UpdateArgs(Args):

@@ -392,10 +392,10 @@ def _checked_extra(record: dict[str, Any], number: int) -> dict[str, Any]:
 
 
 def _ids(record: dict[str, Any], number: int, *keys: str) -> list[str]:
-    values = [record.get(k) for k in keys]
-    if not all(isinstance(v, str) and v for v in values):
+    ids = [v for v in (record.get(k) for k in keys) if isinstance(v, str) and v]
+    if len(ids) < len(keys):
         raise PortableFormatError(f"line {number}: {record['record']} record needs {', '.join(keys)}")
-    return values  # type: ignore[return-value]
+    return ids
 
 
 def import_store(

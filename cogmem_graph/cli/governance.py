@@ -26,12 +26,13 @@ from cogmem_graph.cli.invocation import (
     EXIT_USAGE,
     IDENTITY_OPTIONS,
     UsageProblem,
-    agent_session,
+    agent_of,
     err,
     fail,
     handled,
     one_of,
     out,
+    remote_session,
     session,
     settings_of,
 )
@@ -47,12 +48,14 @@ CONTENT_CHARS = 160
 def run_operation(ctx: typer.Context, op: str, args: Mapping[str, Any], local: Callable[[AgentMemory], Any]) -> Any:
     """The JSON answer of operation `op`: through --server its route, else `local(agent)` on the
     local home as JSON (the identity options choose the agent, as for every memory command)."""
-    with agent_session(ctx) as agent:
-        if settings_of(ctx).server:
-            return agent.call(op, dict(args))  # type: ignore[union-attr]
+    settings = settings_of(ctx)
+    if settings.server:
+        with remote_session(ctx) as remote:
+            return remote.call(op, dict(args))
+    with session(ctx) as store:
         from cogmem_graph.server.wire import to_jsonable
 
-        return to_jsonable(local(agent))  # type: ignore[arg-type]
+        return to_jsonable(local(agent_of(store, settings)))
 
 
 def json_object(text: str | None, option: str, example: str) -> dict[str, Any] | None:
@@ -320,8 +323,8 @@ def erase(
                    "COGMEM_* variables)", EXIT_USAGE)
     args = {"user_id": user, "organization_id": org, "include_shared": include_shared}
     if settings.server:
-        with agent_session(ctx) as remote:
-            receipt = remote.call("erase", args)  # type: ignore[union-attr]
+        with remote_session(ctx) as remote:
+            receipt = remote.call("erase", args)
     else:
         with session(ctx) as store:
             receipt = store.erase(user, organization_id=org, include_shared=include_shared).as_dict()

@@ -12,7 +12,7 @@ import shlex
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 from rich.markup import escape
@@ -40,6 +40,7 @@ from cogmem_graph.model import MemoryType, Scope
 
 if TYPE_CHECKING:
     from cogmem_graph.api.agent import AgentMemory
+    from cogmem_graph.client import RemoteAgent
 
 
 @app.command()
@@ -219,7 +220,7 @@ def recall(
     with agent_session(ctx) as agent:
         result = agent.retrieve(query, top_k=top_k, record_access=not no_reinforce)
         if not result.traces and not result.gated:
-            _explain_an_identity_that_sees_nothing(ctx, agent, "recall", query)  # type: ignore[arg-type]
+            _explain_an_identity_that_sees_nothing(ctx, agent, "recall", query)
     if as_json:
         out.print_json(data={"query": query, "gated": result.gated, "traces": [_scored_json(t) for t in result.traces],
                              "partial": [_scored_json(t) for t in result.partial]})
@@ -247,7 +248,8 @@ IDENTITY_FLAGS = (("organization_id", "--org"), ("agent_id", "--agent"), ("user_
 LISTED_IDENTITIES = 10
 
 
-def _explain_an_identity_that_sees_nothing(ctx: typer.Context, agent: AgentMemory, command: str, query: str) -> None:
+def _explain_an_identity_that_sees_nothing(ctx: typer.Context, agent: AgentMemory | RemoteAgent, command: str,
+                                           query: str) -> None:
     """Nothing was found because the identity sees no memory at all while the home holds some
     under other identities. Given no identity, the user most likely left --user out: exit 2
     saying which identities hold how many and the flags that reach them. Given one (a typo,
@@ -259,8 +261,9 @@ def _explain_an_identity_that_sees_nothing(ctx: typer.Context, agent: AgentMemor
     settings = settings_of(ctx)
     if settings.server:
         return
-    counts = scope_counts(agent.store)
-    if not counts or any(counts.get(key) for key in agent.visible_scope_keys):
+    local = cast("AgentMemory", agent)  # without --server, agent_session gives the local home's agent
+    counts = scope_counts(local.store)
+    if not counts or any(counts.get(key) for key in local.visible_scope_keys):
         return
     ranked = _memories_by_identity(counts)
     listed = ", ".join(f"{n} under {flags}" for flags, n in ranked[:LISTED_IDENTITIES])
@@ -343,7 +346,7 @@ def context(
     with agent_session(ctx) as agent:
         assembled = agent.assemble_for_prompt(query, token_budget=budget, top_k=top_k, debug=debug)
         if not assembled.trace_ids:
-            _explain_an_identity_that_sees_nothing(ctx, agent, "context", query)  # type: ignore[arg-type]
+            _explain_an_identity_that_sees_nothing(ctx, agent, "context", query)
     if as_json:
         out.print_json(data={"query": query, "text": assembled.text, "tokens_used": assembled.tokens_used,
                              "token_budget": assembled.token_budget, "sections": assembled.sections,

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TextIO, cast
 
 import typer
+from click.core import ParameterSource
 from rich.markup import escape
 
 from cogmem_graph.cli.app import app
@@ -73,7 +74,7 @@ def export(
     if not to_stdout and path.is_dir():
         raise fail(f"{path} is a directory; give a file name such as {path / 'backup.jsonl'}", EXIT_USAGE)
     if settings.server:
-        if ctx.get_parameter_source("batch_size").name == "COMMANDLINE":  # type: ignore[union-attr]
+        if ctx.get_parameter_source("batch_size") is ParameterSource.COMMANDLINE:
             raise fail("--batch-size pages a local export; through --server the server pages: leave it out",
                        EXIT_USAGE)
         counts = _export_remote(ctx, path, to_stdout, user, org)

@@ -50,8 +50,8 @@ def remote(plan: Callable[Concatenate[Any, P], Plan[R]]) -> Callable[Concatenate
                 return done.value
             answer = self.call(send.op, send.args, out=send.out)
 
-    method.__signature__ = _result_signature(plan)  # type: ignore[attr-defined]
-    method.__remote_plan__ = plan  # type: ignore[attr-defined]
+    method.__signature__ = _result_signature(plan)  # type: ignore[attr-defined]  # read by inspect.signature
+    method.__remote_plan__ = plan  # type: ignore[attr-defined]  # read by plans_of
     return method
 
 
@@ -69,7 +69,7 @@ def awaitable(plan: Callable[..., Plan[Any]]) -> Callable[..., Any]:
                 return done.value
             answer = await self.call(send.op, send.args, out=send.out)
 
-    method.__signature__ = _result_signature(plan)  # type: ignore[attr-defined]
+    method.__signature__ = _result_signature(plan)  # type: ignore[attr-defined]  # read by inspect.signature
     return method
 
 

@@ -334,6 +334,6 @@ def _time_intention(common: dict[str, Any], now: int, start: int | None, every: 
         raise ValueError("a recurring time reminder needs every= (its interval)")
     if recurring is False and interval is not None:
         raise ValueError("every= makes a time reminder recurring; drop recurring=False or every=")
-    first = start if start is not None else now + interval  # type: ignore[operator]
+    first = start if start is not None else now + interval  # type: ignore[operator]  # every= is given if at= is not
     return Intention(**common, kind=TriggerKind.TIME, trigger_at=first, interval_ms=interval,
                      recurring=interval is not None, next_fire_at=first)

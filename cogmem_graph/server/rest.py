@@ -133,7 +133,8 @@ def endpoint(service: MemoryService, op: Operation) -> Any:
     elif body is not None:
         parameters.append(inspect.Parameter(BODY, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[body, Body()]))
     returns = StreamingResponse if op.streams else op.result
-    handle.__signature__ = inspect.Signature(parameters, return_annotation=returns)  # type: ignore[attr-defined]
+    handle.__signature__ = inspect.Signature(  # type: ignore[attr-defined]  # FastAPI reads the parameters here
+        parameters, return_annotation=returns)
     handle.__name__ = op.name
     handle.__doc__ = op.description
     return handle

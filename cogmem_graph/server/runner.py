@@ -129,7 +129,7 @@ def bounded_protocol(settings: ServerSettings, max_connections: int) -> type[asy
         _phase = ""  # "request": waiting for a request's line and headers; "body": for its body; "": neither
         _since = 0.0
 
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # as H11Protocol's
             super().connection_made(transport)
             self._follow()
             if len(self.connections) > max_connections:
@@ -246,10 +246,11 @@ def serve_http(store: MemoryStore, keys: KeyRing, settings: ServerSettings,
     _warm_up(store)
     # proxy_headers off: uvicorn would take X-Forwarded-For from any local client as its address,
     # and a client could then pick a new one for each bad key it sends.
-    config = uvicorn.Config(app, log_level="info", access_log=False, lifespan="on", server_header=False, ws="none",
-                            proxy_headers=False, http=bounded_protocol(settings, cap), backlog=settings.backlog,
-                            timeout_keep_alive=settings.keep_alive_s,  # type: ignore[arg-type]  # a float works
-                            timeout_graceful_shutdown=settings.graceful_shutdown_s)  # type: ignore[arg-type]
+    config = uvicorn.Config(
+        app, log_level="info", access_log=False, lifespan="on", server_header=False, ws="none",
+        proxy_headers=False, http=bounded_protocol(settings, cap), backlog=settings.backlog,
+        timeout_keep_alive=settings.keep_alive_s,  # type: ignore[arg-type]  # a float works
+        timeout_graceful_shutdown=settings.graceful_shutdown_s)  # type: ignore[arg-type]  # a float works
     server = Server(config)
     try:
         server.run(sockets=sockets)

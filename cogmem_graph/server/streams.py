@@ -80,7 +80,7 @@ def stream_text(write: Callable[[TextIO], Any], *, name: str = "stream", chunk_c
 
     def run() -> None:
         try:
-            write(out)  # type: ignore[arg-type]
+            write(out)  # type: ignore[arg-type]  # an io.TextIOBase, which typing.TextIO does not name
             out.flush()
             out.put(_DONE)
         except _Stopped:

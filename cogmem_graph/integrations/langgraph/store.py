@@ -336,10 +336,13 @@ def _where(view: ReadView, metadata: dict[str, Any]) -> dict[str, Any]:
 
 
 def _paging(limit: object, offset: object) -> tuple[int, int]:
-    for name, number in (("limit", limit), ("offset", offset)):
-        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
-            raise ValueError(f"{name} must be a non-negative integer, got {number!r}")
-    return limit, offset  # type: ignore[return-value]
+    return _count("limit", limit), _count("offset", offset)
+
+
+def _count(name: str, number: object) -> int:
+    if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {number!r}")
+    return number
 
 
 def _namespace_matches(kind: str, path: tuple[str, ...], namespace: tuple[str, ...]) -> bool:
