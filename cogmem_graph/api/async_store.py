@@ -187,7 +187,10 @@ def open_async(
     config: CogmemConfig | None = None, clock: Clock | None = None, workers: int | None = None,
 ) -> OpeningStore:
     """Open a memory store whose methods are awaitables: `store = await cg.open_async(...)`, or
-    `async with cg.open_async(...) as store:`. The store opens on a thread of its own.
+    `async with cg.open_async(...) as store:`. The store opens on a thread of its own, and
+    its vector index makes itself ready there (Qdrant Edge opens or creates every partition:
+    its binding stops every thread, the event loop too, while it does, so this happens once,
+    here, rather than at a new user's first write).
 
     Args:
         home, graph, vectors, embedder, reranker, llm, config, clock: as `cg.open()`.
@@ -204,7 +207,13 @@ def open_async(
         checked_workers(workers)  # refused now, before anything opens
 
     def opening() -> MemoryStore:
-        return open_store(home, graph=graph, vectors=vectors, embedder=embedder, reranker=reranker, llm=llm,
-                          config=config, clock=clock)
+        store = open_store(home, graph=graph, vectors=vectors, embedder=embedder, reranker=reranker, llm=llm,
+                           config=config, clock=clock)
+        try:  # on this thread, not later under the event loop: see VectorIndex.make_ready
+            store.vectors.make_ready()
+        except BaseException:
+            store.close()
+            raise
+        return store
 
     return OpeningStore(opening, workers)

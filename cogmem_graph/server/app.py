@@ -193,7 +193,10 @@ def warm_up(store: MemoryStore) -> None:
     made up here, whose only scope is new and holds nothing: the read path's modules are
     imported, its statements loaded and its first graph and vector queries made, so the first
     requests do not pay for them. A read-only principal: nothing is written, nothing kept
-    (the handle is dropped with the service made for it)."""
+    (the handle is dropped with the service made for it). Before that the vector index makes
+    itself ready (Qdrant Edge opens or creates every partition), so a new user's first write
+    does not stop the server while its partition is made."""
+    store.vectors.make_ready()
     name = f"cogmem-warm-up-{uuid.uuid4().hex}"
     principal = Principal(key_id=name, role="read", identity=AgentIdentity(agent_id=name))
     service = MemoryService(store)

@@ -92,6 +92,9 @@ class VectorIndex(Protocol):
     # Whether the index answers now, within a couple of seconds and without retries (a readiness
     # probe): returns, or raises VectorStoreUnavailable naming its (redacted) location.
     def ping(self) -> None: ...
+    # Open, and create where missing, all the storage later calls may use, so that none of them
+    # pays for it: a server before it answers ready, an async store as it opens.
+    def make_ready(self) -> None: ...
     # After delete(): leave deleted points in no file the index keeps (where it can), and say
     # what it did, or why it cannot (a server's disk is the server's).
     def compact(self) -> dict[str, Any]: ...

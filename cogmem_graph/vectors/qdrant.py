@@ -329,6 +329,9 @@ class QdrantVectorIndex:
                             count_filter=self._filter(scope_keys, active=active), exact=True)
         return int(result.count)
 
+    def make_ready(self) -> None:
+        """Nothing to do: the collection is made, or found, when the index opens."""
+
     def ping(self) -> None:
         """Whether the collection is there, asked once: of a Qdrant server by a client of its own
         with a PING_TIMEOUT_S timeout and no retries; of local mode or memory after waiting at

@@ -651,6 +651,16 @@ class EdgeVectorIndex:
             return sum(int(shard.count(request))
                        for _part, shard in self._parts.existing(self._parts.for_keys(scope_keys)))
 
+    def make_ready(self) -> None:
+        """Open every partition's shard, creating those nothing was written to yet. The binding
+        keeps Python's interpreter lock while it creates a shard and its payload indexes
+        (0.35-1.1 s here) or loads one (0.06-0.2 s), which stops every other thread meanwhile:
+        done up front, no request of a new user pays for it, nor does an async caller's event
+        loop. An empty shard takes about 0.3 MB on disk."""
+        with self._serial:
+            for part in range(self._parts.count):
+                self._parts.ensure(part)
+
     def ping(self) -> None:
         """Each shard's info, read once: cheap (no scan). Waits at most PING_TIMEOUT_S for another
         call on the index to finish; raises VectorStoreUnavailable naming the folder."""

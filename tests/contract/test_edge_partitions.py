@@ -114,3 +114,18 @@ def test_a_folder_from_before_partitions_is_read_then_rewritten_into_them(tmp_pa
         assert index.search_dense(_vec(2), ["user:b"], limit=1)[0].trace_id == "b2"
     with EdgeVectorIndex(model="m", dim=DIM, path=tmp_path) as reopened:
         assert reopened.partitions == 8 and reopened.count() == 29
+
+
+def test_make_ready_opens_every_partition_so_no_write_creates_one(tmp_path: Path) -> None:
+    with EdgeVectorIndex(model="m", dim=DIM, path=tmp_path) as index:
+        folder = Path(index.location)
+        assert not [p for p in folder.iterdir() if p.is_dir()]  # nothing written: no partition yet
+        index.make_ready()
+        made = sorted(p.name for p in folder.iterdir() if p.is_dir())
+        assert made == [f"p{i}" for i in range(8)]
+        states = {name: _tree_state(folder / name) for name in made}
+        index.make_ready()  # again: nothing to do
+        assert {name: _tree_state(folder / name) for name in made} == states
+        key = "user:acme/u1"
+        index.upsert(_points(key, "a", 3))
+        assert index.count([key]) == 3 and sorted(p.name for p in folder.iterdir() if p.is_dir()) == made

@@ -90,6 +90,30 @@ def test_100_concurrent_encodes_and_retrieves_never_stall_the_event_loop(tmp_pat
     asyncio.run(scenario())
 
 
+@pytest.mark.serial  # it times the event loop
+def test_new_users_first_writes_on_a_new_home_never_stall_the_event_loop(tmp_path: Path) -> None:
+    """Sixteen users nobody has written for yet, on a home just made: their first writes land in
+    every partition of the vector index, none of which the opening left to be created then."""
+    async def scenario() -> None:
+        async with cg.open_async(tmp_path / "home", embedder="hash", clock=ManualClock(START_MS)) as store:
+            vectors = Path(store.sync.vectors.location)
+            assert sorted(p.name for p in vectors.iterdir() if p.is_dir()) == [f"p{i}" for i in range(8)]
+            agents = [store.agent("assistant", user_id=f"newcomer-{i}") for i in range(16)]
+
+            async def task(i: int) -> Any:
+                agent = agents[i % len(agents)]
+                if i < len(agents) or i % 2:
+                    return await agent.encode(_fact(i), scope="user")
+                return await agent.retrieve(TOPICS[i % len(TOPICS)], top_k=5)
+
+            results, lags = await _with_lag_probe(asyncio.gather(*(task(i) for i in range(64))))
+            assert len(lags) > 20, "the probe ran while the calls did"
+            assert max(lags) < MAX_LAG_S, f"the event loop stalled {max(lags) * 1000:.0f} ms"
+            assert sum(isinstance(r, cg.MemoryTrace) for r in results) == 16 + 24
+
+    asyncio.run(scenario())
+
+
 def _stored(traces: list[cg.MemoryTrace]) -> list[dict[str, Any]]:
     return [t.model_dump(exclude={"id"}) for t in traces]  # ids are random; the rest follows from the calls
 

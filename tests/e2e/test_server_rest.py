@@ -16,6 +16,7 @@ import pytest
 
 import cogmem_graph as cg
 from cogmem_graph.client import OPERATION_ROUTES, RequestRejected, ServerError
+from cogmem_graph.home import EDGE_DIR
 
 from .server_harness import REPO, Server, add_key, auth, child_env, cogmem, free_port
 
@@ -55,6 +56,10 @@ def test_health_and_readiness_need_no_key_and_everything_else_does(server) -> No
     srv, keys = server
     assert httpx.get(f"{srv.url}/health").json() == {"status": "ok"}
     assert httpx.get(f"{srv.url}/ready").json() == {"ready": True, "graph": "ok", "vectors": "ok"}
+    # Ready means every vector partition is made: no user's first write stops the server to make one.
+    collections = [c for c in (srv.home / EDGE_DIR).iterdir() if c.is_dir()]
+    assert collections and all(sorted(p.name for p in c.iterdir() if p.is_dir()) == [f"p{i}" for i in range(8)]
+                               for c in collections)
     missing = httpx.get(f"{srv.url}/v1/whoami")
     assert missing.status_code == 401 and missing.headers["www-authenticate"].startswith("Bearer")
     assert "API key" in missing.json()["error"]
