@@ -229,6 +229,17 @@ def interleaved_beside(store: cg.MemoryStore, queries: list, top_k: int, setting
 # ---------------------------------------------------------------- one size
 
 
+def write_batches(agents: list, items: list[dict], batch: int, clock: ManualClock) -> None:
+    """Ingest as the benchmarks measure it: each agent writes its share of `items` with
+    `encode_many` in batches of `batch`, the clock moving on a second after each round."""
+    for offset in range(0, len(items), batch * len(agents)):
+        for u, agent in enumerate(agents):
+            chunk = items[offset + u * batch: offset + (u + 1) * batch]
+            if chunk:
+                agent.encode_many(chunk, batch_size=batch)
+        clock.advance(MS_PER_SECOND)
+
+
 def open_store(args, home: Path, clock: ManualClock) -> cg.MemoryStore:
     config = CogmemConfig()
     if args.embedded_vectors and hasattr(config.vectors, "embedded"):
@@ -255,14 +266,8 @@ def run_size(n: int, args, rng: random.Random) -> dict[str, float | str | None]:
         embed_s = watch_embedding(store)
         loaded = watch_loads(store)
 
-        # Ingest: batches of `--batch`, each agent writing its share, the clock moving on.
         start = time.perf_counter()
-        for offset in range(0, n, args.batch * args.scopes):
-            for u, agent in enumerate(agents):
-                chunk = items[offset + u * args.batch: offset + (u + 1) * args.batch]
-                if chunk:
-                    agent.encode_many(chunk, batch_size=args.batch)
-            clock.advance(MS_PER_SECOND)
+        write_batches(agents, items, args.batch, clock)
         elapsed = time.perf_counter() - start
         row["encode_many/s"] = n / elapsed
         row["encode_many excl/s"] = n / max(elapsed - embed_s[0], 1e-9)

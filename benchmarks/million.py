@@ -98,16 +98,6 @@ def items_from(rng: random.Random, first: int, count: int, clock: ManualClock) -
     return items
 
 
-def write(agents: list, items: list[dict], batch: int, clock: ManualClock) -> None:
-    """Each agent writes its share of `items` in batches of `batch`, the clock moving on."""
-    for offset in range(0, len(items), batch * len(agents)):
-        for u, agent in enumerate(agents):
-            chunk = items[offset + u * batch: offset + (u + 1) * batch]
-            if chunk:
-                agent.encode_many(chunk, batch_size=batch)
-        clock.advance(MS_PER_SECOND)
-
-
 def build(args, console: Console) -> None:
     home = Path(args.home)
     state = load_state(home)
@@ -119,7 +109,7 @@ def build(args, console: Console) -> None:
             count = min(args.report_every, args.traces - state["written"])
             items = items_from(rng, state["written"], count, clock)
             start = time.perf_counter()
-            write(agents, items, args.batch, clock)
+            latency.write_batches(agents, items, args.batch, clock)
             elapsed = time.perf_counter() - start
             store.graph.confirm_writes()
             state["written"] += count
@@ -176,7 +166,7 @@ def measure(args, console: Console) -> None:
         steps = max(1, args.day_writes // (args.batch * args.scopes))
         start = time.perf_counter()
         for step in range(steps):
-            write(agents, day[step::steps], args.batch, clock)
+            latency.write_batches(agents, day[step::steps], args.batch, clock)
             clock.advance(MS_PER_DAY // steps)
         row["day writes/s"] = args.day_writes / (time.perf_counter() - start)
         row["night consolidate s"] = latency.timed_ms(store.consolidate) / 1000
