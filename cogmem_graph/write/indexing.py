@@ -53,16 +53,9 @@ def index_unindexed(ctx: MemoryContext, *, batch_size: int = INDEX_BATCH,
                     on_batch: Callable[[int], None] | None = None) -> int:
     """Embed and index every trace the graph holds with `indexed = false` (all scopes: an
     owner's operation), a batch at a time; the number indexed."""
-    # Here, not at the top: governance and consolidation import this module for
-    # `filter_payload` and `point_for`, and must not bring numpy to every command.
-    from cogmem_graph.write.context_vectors import embed_for_index
-
     done = 0
     while pending := ctx.graph.unindexed_traces(limit=batch_size):
-        vectors, sentences = embed_for_index(ctx, pending)
-        ctx.vectors.upsert([point_for(t, v, active=t.is_active, sentences=sentences[i] if sentences else None)
-                            for i, (t, v) in enumerate(zip(pending, vectors, strict=True))])
-        ctx.graph.set_indexed([t.id for t in pending], True)
+        _index(ctx, pending)
         done += len(pending)
         if on_batch:
             on_batch(len(pending))
@@ -76,18 +69,14 @@ def reembed_all(ctx: MemoryContext, *, batch_size: int = INDEX_BATCH,
     embedded. Each point is replaced whole, so a memory is searchable throughout. A trace
     forgotten while its batch was embedded loses the point this wrote (the graph is the
     source of truth); one deactivated meanwhile is set right by `repair()`'s reconciliation."""
-    from cogmem_graph.write.context_vectors import embed_for_index
-
     done, after = 0, ""
     while rows := ctx.graph.export_page("traces", after=after, limit=batch_size, scope_keys=None):
         traces = [MemoryTrace.from_graph_props(row["trace"]) for row in rows]
         after = traces[-1].id
-        vectors, sentences = embed_for_index(ctx, traces)
-        ctx.vectors.upsert([point_for(t, v, active=t.is_active, sentences=sentences[i] if sentences else None)
-                            for i, (t, v) in enumerate(zip(traces, vectors, strict=True))])
+        _index(ctx, traces)
         ids = [t.id for t in traces]
-        ctx.graph.set_indexed(ids, True)
-        gone = [i for i in ids if i not in ctx.graph.trace_index_state(ids)]
+        present = ctx.graph.trace_index_state(ids)
+        gone = [i for i in ids if i not in present]
         if gone:
             ctx.vectors.delete(gone)
         done += len(traces)
@@ -96,3 +85,16 @@ def reembed_all(ctx: MemoryContext, *, batch_size: int = INDEX_BATCH,
         if len(rows) < batch_size:
             break
     return done
+
+
+def _index(ctx: MemoryContext, traces: list[MemoryTrace]) -> None:
+    """Embed these traces (with their conversation's context) and write their points whole,
+    then mark them indexed."""
+    # Here, not at the top: governance and consolidation import this module for
+    # `filter_payload` and `point_for`, and must not bring numpy to every command.
+    from cogmem_graph.write.context_vectors import embed_for_index
+
+    vectors, sentences = embed_for_index(ctx, traces)
+    ctx.vectors.upsert([point_for(t, v, active=t.is_active, sentences=sentences[i] if sentences else None)
+                        for i, (t, v) in enumerate(zip(traces, vectors, strict=True))])
+    ctx.graph.set_indexed([t.id for t in traces], True)
