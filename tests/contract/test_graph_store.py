@@ -240,6 +240,40 @@ def test_shared_entity_links_each_trace_to_at_most_its_limit_once_across_stateme
     assert graph.stats(U1).edges_by_type["SHARED_ENTITY"] == len(pairs), "deriving again adds no edge"
 
 
+def test_shared_entity_links_go_to_the_most_recent_visible_active_mentions(graph):
+    """Among many mentions of one entity, a new trace links to the newest of the caller's
+    active ones: not to older ones, a newer forgotten one, or another tenant's."""
+    limit = graph.config.edges.shared_entity_max_links
+    old = [make(f"Alice note {i}", created_at=1_000 + i) for i in range(limit + 20)]
+    forgotten = make("Alice, forgotten", created_at=4_000)
+    theirs = make("Alice, theirs", scope_id="u2", created_at=4_500)
+    graph.upsert_traces([*old, forgotten, theirs])
+    graph.merge_mentions([Mention(t.id, "alice", "Alice", "person") for t in [*old, forgotten, theirs]])
+    graph.soft_delete([forgotten.id], U1, reason="test")
+    new = make("Alice today", created_at=5_000)
+    graph.upsert_traces([new])
+    graph.merge_mentions([Mention(new.id, "alice", "Alice", "person")])
+    assert graph.derive_shared_entity_edges([new.id], U1) == limit
+    linked = {e.dst for e in graph.get_edges([new.id], U1) if e.type is EdgeType.SHARED_ENTITY and e.src == new.id}
+    assert linked == {t.id for t in old[-limit:]}
+
+
+def test_known_entity_keys_count_only_the_callers_active_mentions(graph):
+    """A name is known to a caller only through its own active memories, however often
+    other tenants mention it."""
+    ours, gone = make("Biscuit's vet visit"), make("Pickle's check-up")
+    theirs = [make(f"Biscuit and Rex {i}", scope_id="u2") for i in range(30)]
+    graph.upsert_traces([ours, gone, *theirs])
+    graph.merge_mentions([Mention(t.id, "rex", "Rex", "animal") for t in theirs]
+                         + [Mention(t.id, "biscuit", "Biscuit", "animal") for t in [*theirs, ours]]
+                         + [Mention(gone.id, "pickle", "Pickle", "animal")])
+    graph.soft_delete([gone.id], U1, reason="test")
+    asked = ["biscuit", "rex", "pickle", "never-named", "biscuit"]
+    assert graph.known_entity_keys(asked, U1) == {"biscuit"}
+    assert graph.known_entity_keys(asked, ["user:u2"]) == {"biscuit", "rex"}
+    assert graph.known_entity_keys([], U1) == set()
+
+
 def test_structural_edges_in_one_call_equal_the_two_derivations(graph):
     """`derive_structural_edges` sends both candidate reads at once; the edges are those
     `derive_temporal_edges` and `derive_shared_entity_edges` make, here in a twin scope."""

@@ -96,8 +96,10 @@ class EdgeStatements(StatementRunner):
         return self._link_temporal_sequence(temporal, caused_by_predecessor) + self._link_shared_entities(ids, shared)
 
     def _shared_entity_candidates_later(self, ids: Sequence[str], keys: list[str]) -> Callable[[], list[dict]]:
+        unique = list(dict.fromkeys(ids))
+        most = self.config.edges.shared_entity_max_links
         return self.read_later("shared_entity_candidates", {
-            "ids": list(dict.fromkeys(ids)), "scopeKeys": keys, "maxLinks": self.config.edges.shared_entity_max_links})
+            "ids": unique, "scopeKeys": keys, "maxLinks": most, "newest": most + len(unique)})
 
     def _link_shared_entities(self, ids: Sequence[str], candidates: Callable[[], list[dict]]) -> int:
         edges = self.config.edges
