@@ -1,0 +1,3 @@
+// A conversation's turns near a time (the TEMPORAL_SEQUENCE and context-vector reads) are found
+// by the time range, not by reading the whole conversation.
+CREATE INDEX FOR (t:Trace) ON (t.createdAt)
