@@ -3,7 +3,7 @@ straight to the graph (no vectors: the dormant sweep never reads them), spread o
 keys, with strengths and stabilities spread so some fade each day (minimum retention one day). Then, for `--days` days,
 a day's new traces (`--day-share` of N) and the clock moved 24 h, and the sweep of every scope
 key timed twice on the same data: as `store.consolidate()` runs it (the due traces only) and
-reading every trace (`Consolidator.full_sweep`), alternating which goes first. The second of
+reading every trace (`Consolidator.full_pass`), alternating which goes first. The second of
 the two finds nothing left to forget but reads as much as it would have.
 
     python benchmarks/decay_sweep_bench.py --sizes 100000 1000000
@@ -44,12 +44,12 @@ def write(store: cg.MemoryStore, start: int, n: int, users: int, now: int) -> No
 
 def sweep(store: cg.MemoryStore, keys: list[str], full: bool) -> tuple[float, int]:
     c = consolidator_for(store)
-    c.full_sweep = full
+    c.full_pass = full
     sc = c.step_context(ConsolidationResult())
     start = time.perf_counter()
     for key in keys:
         prune(sc, key)
-    c.full_sweep = False
+    c.full_pass = False
     return (time.perf_counter() - start) * 1000, sc.result.dormant + sc.result.pruned
 
 

@@ -42,9 +42,10 @@ class Consolidator:
         self._thread: threading.Thread | None = None
         self.last_result: ConsolidationResult | None = None
         self.last_error: BaseException | None = None
-        self.full_sweep = False
-        """True: every run's decay sweep reads every trace, as if no schedule were kept (a check
-        that the schedule changes nothing)."""
+        self.full_pass = False
+        """True: every run's steps read every trace, as if no bookkeeping were kept (the decay
+        sweep's schedule, the merge step's due traces, the confidence clock): a check that the
+        bookkeeping changes nothing."""
 
     def __repr__(self) -> str:
         return f"Consolidator(graph={self.ctx.graph!r}, running={self.running})"
@@ -130,7 +131,7 @@ class Consolidator:
                      traits: Hexaco | None = None) -> StepContext:
         """A run's context for the steps: `result` to fill, a neighbour budget of its own."""
         return StepContext(ctx=self.ctx, archive=self.archive, result=result, scope_keys=tuple(scope_keys),
-                           traits=traits, fallback_traits=self.traits, full_sweep=self.full_sweep)
+                           traits=traits, fallback_traits=self.traits, full_pass=self.full_pass)
 
     # ------------------------------------------------------------ what the steps find, on request
 

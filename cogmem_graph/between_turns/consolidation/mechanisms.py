@@ -7,7 +7,7 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from cogmem_graph.clock import MS_PER_DAY
+from cogmem_graph.clock import MS_PER_DAY, MS_PER_MINUTE
 from cogmem_graph.cognition.mechanisms import (
     changed,
     gist_trace,
@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from cogmem_graph.between_turns.consolidation.step_context import StepContext
 
 log = logging.getLogger(__name__)
+
+CLOCK_BATCH = 5_000
+CONFIDENCE_CLOCK_VERSION = 1
+"""Changes when what `confidenceClock` records changes: every scope key sets its clocks again."""
 
 _GIST_SYSTEM = (
     "Compress the memory below to its gist: two or three short core assertions that keep names, "
@@ -90,7 +94,8 @@ def temporal_gist(sc: StepContext, key: str) -> None:
             rows.append(GistRewrite(old.id, old.content_hash, {
                 "content": new.content, "contentHash": new.content_hash,
                 "encodingStrength": new.encoding_strength, "structuredData": props["structuredData"],
-                "updatedAt": new.updated_at, "gistedAt": now, "sweepDueAt": 1,  # weaker: due for the sweep
+                "updatedAt": new.updated_at, "gistedAt": now,
+                "sweepDueAt": 1, "mergeDueAt": 1,  # weaker: due for the sweep; new content: for merge
                 **({"indexed": False} if reindexing else {})}))
     for old, new in marked:
         rows.append(GistRewrite(old.id, old.content_hash, {
@@ -109,15 +114,48 @@ def temporal_gist(sc: StepContext, key: str) -> None:
 
 
 def source_confidence(sc: StepContext, key: str) -> None:
+    """Decay the confidence of the traces decayed (or recorded) longest ago, at most
+    `max_traces_per_cycle`. They are read through the confidence clock's index: a window of
+    clocks from where the last run stopped, widened until it holds enough (the same traces
+    in the same order as reading every trace, which the run's `full_pass` does)."""
     scfg = sc.ctx.config.mechanisms.source_confidence_decay
     if not scfg.enabled:
         return
     now = sc.now()
-    before = sc.load(sc.ctx.graph.confidence_candidates(
-        key, before=now - scfg.min_interval_ms, limit=sc.ctx.config.consolidation.max_traces_per_cycle))
+    limit = sc.ctx.config.consolidation.max_traces_per_cycle
+    if sc.full_pass:
+        found = sc.ctx.graph.confidence_candidates(key, before=now - scfg.min_interval_ms, limit=limit)
+    else:
+        found = _oldest_confidence_clocks(sc, key, before=now - scfg.min_interval_ms, limit=limit)
+    before = sc.load(found)
     after = changed(before, source_confidence_decay(before, scfg, now))
     sc.result.confidence_decayed += write_fields(
-        sc, key, after, ("confidence", "structuredData", "updatedAt"), {"sourceDecayAt": now})
+        sc, key, after, ("confidence", "structuredData", "updatedAt"), {"sourceDecayAt": now, "confidenceClock": now})
+
+
+def _oldest_confidence_clocks(sc: StepContext, key: str, *, before: int, limit: int) -> list[dict[str, Any]]:
+    """The `limit` active traces of `key` with the oldest confidence clocks at or before
+    `before` (ties by id). The window ends at the last run's last clock, then one minute later,
+    three, seven, ... (counted through the index, nothing loaded) until it holds `limit`
+    traces or reaches `before`: a window that holds `limit` holds the oldest ones. A key whose
+    clocks predate this bookkeeping has them set first, once."""
+    state = sc.state(key)
+    if state.get("confidenceClock") != CONFIDENCE_CLOCK_VERSION:
+        repaired = 0
+        while (done := sc.ctx.graph.repair_confidence_clocks(key, CLOCK_BATCH)) >= CLOCK_BATCH:
+            repaired += done
+        log.info("source-confidence decay of %s: %d clock(s) set", key, repaired + done)
+        sc.set_state(key, {"confidenceClock": CONFIDENCE_CLOCK_VERSION})
+        state = {}
+    frontier = state.get("confidenceFrontier")
+    upto = before if frontier is None else min(before, int(frontier))
+    widen = MS_PER_MINUTE
+    while upto < before and sc.ctx.graph.count_confidence_clocks_upto(key, upto=upto) < limit:
+        upto, widen = min(before, upto + widen), widen * 2
+    rows = sc.ctx.graph.confidence_candidates_upto(key, upto=upto, limit=limit)
+    if rows:
+        sc.set_state(key, {"confidenceFrontier": rows[-1][1]})
+    return [trace for trace, _ in rows]
 
 
 def emotion_regulation(sc: StepContext, key: str) -> None:

@@ -55,8 +55,8 @@ class StepContext:
     """Decide every contradiction of the run (None: the traits of the agent that stated the
     newer side, else `fallback_traits`)."""
     fallback_traits: Hexaco = field(default_factory=Hexaco)
-    full_sweep: bool = False
-    """The decay sweep reads every trace, as if no schedule were kept."""
+    full_pass: bool = False
+    """The steps read every trace, as if no bookkeeping were kept (see `Consolidator.full_pass`)."""
 
     def now(self) -> int:
         return self.ctx.clock.now_ms()

@@ -44,10 +44,10 @@ def prune(sc: StepContext, key: str) -> None:
     sweep sets it to the first moment a trace could be forgotten, and a write that could
     bring that moment closer sets it to 1 (long past). A scope key whose schedule was
     computed with other settings, or never (traces written before it), has every trace made
-    due first, once. With the run's `full_sweep`, every trace is read, as if no
+    due first, once. With the run's `full_pass`, every trace is read, as if no
     schedule were kept."""
     params = sweep_params(sc)
-    if sc.full_sweep:
+    if sc.full_pass:
         _forget(sc, key, params, due_only=False)
         return
     fingerprint = sweep_fingerprint(params)

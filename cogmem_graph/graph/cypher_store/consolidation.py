@@ -98,6 +98,33 @@ class ConsolidationStatements(StatementRunner):
         return [list(r["ids"]) for r in self.run("consolidation_duplicate_hashes",
                                                  {"scopeKey": scope_key, "limit": limit})]
 
+    def claim_merge_due(self, scope_key: str) -> int:
+        """Claim the traces due for the exact-duplicate check as this run's; how many."""
+        rows = self.run("consolidation_merge_due_claim", {"scopeKey": scope_key}, write=True)
+        return int(rows[0]["claimed"]) if rows else 0
+
+    def due_duplicate_groups(self, scope_key: str, limit: int) -> list[list[str]]:
+        """`duplicate_content_groups`, only the groups holding a claimed trace."""
+        return [list(r["ids"]) for r in self.run("consolidation_duplicate_hashes_due",
+                                                 {"scopeKey": scope_key, "limit": limit})]
+
+    def duplicate_groups_of(self, ids: Sequence[str], scope_key: str) -> list[list[str]]:
+        """The exact-duplicate groups the given traces belong to (two members or more)."""
+        if not ids:
+            return []
+        return [list(r["ids"]) for r in self.run("consolidation_duplicate_hashes_of",
+                                                 {"ids": list(ids), "scopeKey": scope_key})]
+
+    def clear_merge_due(self, scope_key: str) -> int:
+        """The claimed traces are checked; how many."""
+        rows = self.run("consolidation_merge_due_clear", {"scopeKey": scope_key}, write=True)
+        return int(rows[0]["cleared"]) if rows else 0
+
+    def mark_merge_due(self, ids: Sequence[str], scope_key: str) -> None:
+        """Make these traces due for the exact-duplicate check again."""
+        if ids:
+            self.run("consolidation_merge_due_mark", {"ids": list(ids), "scopeKey": scope_key}, write=True)
+
     def merge_candidates(self, scope_key: str, limit: int) -> list[tuple[str, str]]:
         """(id, content) of the traces not yet compared with their neighbours."""
         return [(r["id"], r["content"]) for r in self.run("consolidation_merge_candidates",
@@ -136,6 +163,23 @@ class ConsolidationStatements(StatementRunner):
     def confidence_candidates(self, scope_key: str, *, before: int, limit: int) -> list[dict[str, Any]]:
         return [r["trace"] for r in self.run("consolidation_confidence_candidates", {
             "scopeKey": scope_key, "before": before, "limit": limit})]
+
+    def confidence_candidates_upto(self, scope_key: str, *, upto: int,
+                                   limit: int) -> list[tuple[dict[str, Any], int]]:
+        """`confidence_candidates` among the traces whose clock is at most `upto`: (trace, clock)."""
+        return [(r["trace"], int(r["clock"])) for r in self.run("consolidation_confidence_candidates_upto", {
+            "scopeKey": scope_key, "upto": upto, "limit": limit})]
+
+    def count_confidence_clocks_upto(self, scope_key: str, *, upto: int) -> int:
+        """How many active traces have a confidence clock at most `upto`."""
+        rows = self.run("consolidation_confidence_count_upto", {"scopeKey": scope_key, "upto": upto})
+        return int(rows[0]["n"]) if rows else 0
+
+    def repair_confidence_clocks(self, scope_key: str, limit: int) -> int:
+        """Set the confidence clock of up to `limit` traces lacking it or holding a stale one; how many."""
+        rows = self.run("consolidation_confidence_clock_reset", {"scopeKey": scope_key, "limit": limit},
+                        write=True)
+        return int(rows[0]["reset"]) if rows else 0
 
     def regulation_candidates(self, scope_key: str, *, arousal_threshold: float, immune_strength: float,
                               limit: int) -> list[dict[str, Any]]:

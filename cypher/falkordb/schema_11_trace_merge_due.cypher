@@ -1,0 +1,1 @@
+CREATE INDEX FOR (t:Trace) ON (t.mergeDueAt)
