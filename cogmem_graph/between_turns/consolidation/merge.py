@@ -3,8 +3,9 @@ above the merge threshold (among the run's candidates in process, against older 
 through Qdrant), become one survivor; a member carrying another fact is never a duplicate.
 
 Identical content is looked for around what changed: the traces written, rewritten or
-unpinned since the scope key's last run (`mergeDueAt`), and the traces the near-duplicate
-pairs join. A group with none of them was settled at an earlier run."""
+unpinned since the scope key's last run (`mergeDueAt`), the traces the near-duplicate pairs
+join, and the groups an earlier run left with two or more members that may merge. Any other
+group was settled at an earlier run: a full pass would find nothing to do in it."""
 
 from __future__ import annotations
 
@@ -136,13 +137,15 @@ def merge(sc: StepContext, key: str) -> None:
     if checked:
         # Only traces compared with the older ones count as consolidated; the rest come back next run.
         sc.ctx.graph.mark_consolidated(checked, key, sc.now())
-    if not sc.full_pass and not page_full:  # a full page may have left groups out: claimed, they come back
+    if sc.full_pass:
+        return
+    if not page_full:  # a full page may have left groups out: still claimed, they come back next run
         sc.ctx.graph.clear_merge_due(key)
-        # A group left with two or more members that may merge (a wider set's survivor stated
-        # another fact) is not settled: a full pass would look at it again.
-        left = [[i for i in members if i in alive and i not in losers] for members in exact]
-        sc.ctx.graph.mark_merge_due([i for members in left if len(members) > 1 for i in members], key)
-    if fingerprint is not None:
+    # A group left with two or more members that may merge (a wider set's survivor stated
+    # another fact) is not settled: a full pass would look at it again.
+    left = [[i for i in members if i in alive and i not in losers] for members in exact]
+    sc.ctx.graph.mark_merge_due([i for members in left if len(members) > 1 for i in members], key)
+    if fingerprint is not None and not page_full:  # a full page of a full check: check in full again
         sc.set_state(key, {"mergeFingerprint": fingerprint})
 
 
