@@ -85,8 +85,8 @@ def plan_neighbour_queries(sc: StepContext, keys: Sequence[str]) -> None:
 
 
 def merge_fingerprint(sc: StepContext) -> str:
-    """Names the settings the exact-duplicate bookkeeping was kept under: another value makes
-    every trace of a scope key due once."""
+    """Names the settings the exact-duplicate bookkeeping was kept under: under another value
+    a scope key is checked in full once."""
     settings: dict[str, Any] = {"version": MERGE_BOOKKEEPING_VERSION,
                                 "limit": sc.ctx.config.consolidation.max_traces_per_cycle,
                                 "distinct": sc.ctx.config.retention.protect_distinct_facts}
@@ -104,10 +104,12 @@ def _claim_due(sc: StepContext, key: str) -> str | None:
     key without bookkeeping under today's settings (a store written before it, other
     settings) is checked in full this once: the fingerprint to record then, else None."""
     fingerprint = merge_fingerprint(sc)
-    sc.ctx.graph.claim_merge_due(key)
     if sc.state(key).get("mergeFingerprint") == fingerprint:
+        sc.ctx.graph.claim_merge_due(key)
         return None
-    log.info("merge of %s starts its bookkeeping over: every trace is checked for identical content", key)
+    forgotten = sc.ctx.graph.forget_merge_due(key)  # the full check covers them; one write each, not two
+    log.info("merge of %s starts its bookkeeping over: every trace is checked for identical content "
+             "(%d were due)", key, forgotten)
     return fingerprint
 
 
@@ -139,7 +141,7 @@ def merge(sc: StepContext, key: str) -> None:
         sc.ctx.graph.mark_consolidated(checked, key, sc.now())
     if sc.full_pass:
         return
-    if not page_full:  # a full page may have left groups out: still claimed, they come back next run
+    if fingerprint is None and not page_full:  # a full page may have left groups out: claimed, they come back
         sc.ctx.graph.clear_merge_due(key)
     # A group left with two or more members that may merge (a wider set's survivor stated
     # another fact) is not settled: a full pass would look at it again.

@@ -103,6 +103,11 @@ class ConsolidationStatements(StatementRunner):
         rows = self.run("consolidation_merge_due_claim", {"scopeKey": scope_key}, write=True)
         return int(rows[0]["claimed"]) if rows else 0
 
+    def forget_merge_due(self, scope_key: str) -> int:
+        """Nothing is due for the exact-duplicate check any more (a full check follows); how many were."""
+        rows = self.run("consolidation_merge_due_forget", {"scopeKey": scope_key}, write=True)
+        return int(rows[0]["forgotten"]) if rows else 0
+
     def due_duplicate_groups(self, scope_key: str, limit: int) -> list[list[str]]:
         """`duplicate_content_groups`, only the groups holding a claimed trace."""
         return [list(r["ids"]) for r in self.run("consolidation_duplicate_hashes_due",
