@@ -1,1 +1,0 @@
-CREATE INDEX FOR (t:Trace) ON (t.arousal)

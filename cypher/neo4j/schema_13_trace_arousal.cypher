@@ -1,1 +1,0 @@
-CREATE INDEX trace_arousal IF NOT EXISTS FOR (t:Trace) ON (t.scopeKey, t.arousal)
