@@ -61,6 +61,7 @@ VARIANTS: dict[str, str] = {
     "dense floor 0.5": "default+retrieval.dense_floor=0.5",
     "dense floor 0.9": "default+retrieval.dense_floor=0.9",
     "other speakers not discounted": f"default+{Q}.other_speaker_discount=0",
+    "speakers a question does not name not discounted": f"default+{Q}.unnamed_speaker_discount=0",
 }
 TOP_K = 10
 ALL_EVIDENCE = "multi-hop all@10"

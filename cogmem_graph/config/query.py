@@ -80,6 +80,14 @@ class QueryConfig(_Config):
         "\"Name: ...\" other than the user's role or user id) scores × (1 - discount) among the best "
         "max(top_k, retrieval.rank_depth): a colleague's \"I'm allergic to cats\" does not answer "
         "\"What am I allergic to?\"")
+    unnamed_speaker_discount: float = Field(
+        0.15, ge=0.0, le=1.0,
+        description="on a question naming someone who speaks in the memory (a transcript's \"Name: ...\"), and "
+        "not about the asker, a memory a speaker the question does not name said scores × (1 - discount) among "
+        "the best max(top_k, retrieval.rank_depth): \"What activities does Melanie partake in?\" is answered by "
+        "what Melanie told, not by Caroline's \"Wow, Melanie!\" (chosen on the LoCoMo tune half from 0.1, 0.15, "
+        "0.2 and 0.3: above 0.15 the questions naming the wrong person on purpose lose more than the multi-hop "
+        "ones gain; docs/read_path.md, \"Whose words\"; 0: off)")
     ahead_boost: float = Field(
         0.5, ge=0.0, le=2.0,
         description="on a question about what is still to come (coming up, upcoming, next week, plans, will, "

@@ -85,14 +85,16 @@ ASKER_ROLES = frozenset({"user", "human", "me", "i", "customer", "client"})
 """Transcript speaker names that stand for the person asking (a chat's user role)."""
 
 
-def said_by_someone_else(speaker: str | None, asker_names: frozenset[str]) -> bool:
-    """Whether a memory spoken by `speaker` (None: said plainly, the asker's own) is another
-    person's words: "Which of my children has an allergy?" asks about the asker, and a
-    colleague's "I'm allergic to cats" in a meeting transcript does not answer it."""
+def said_by_someone_else(speaker: str | None, wanted: frozenset[str]) -> bool:
+    """Whether a memory spoken by `speaker` (None: said plainly, the asker's own) is the words
+    of someone other than the asker and the `wanted` names (lower case): "Which of my children
+    has an allergy?" asks about the asker, and a colleague's "I'm allergic to cats" in a
+    meeting transcript does not answer it; "What activities does Melanie partake in?" is
+    answered by what Melanie said, not by a friend's "Wow, Melanie!"."""
     if speaker is None:
         return False
     name = speaker.lower()
-    return name not in ASKER_ROLES and name not in asker_names
+    return name not in ASKER_ROLES and name not in wanted
 
 
 _PAST = re.compile(

@@ -549,34 +549,49 @@ def _reweigh_head(
     of their texts), then that head is sorted again:
 
     * whose words: on a question about the asker, what another named person said scores
-      × (1 - other_speaker_discount);
+      × (1 - other_speaker_discount); on a question naming someone who speaks in these
+      memories, what a speaker it does not name said scores × (1 - unnamed_speaker_discount);
     * what is ahead: on a question about what is still to come, a memory that spoke of
       something ahead (a plan, an announced event) scores × (1 + ahead_boost).
     """
     qcfg = ctx.config.retrieval.query
-    about_asker = bool(qcfg.other_speaker_discount) and asks_about_self(query)
-    if not (about_asker or ahead):
+    about_self = asks_about_self(query)
+    about_asker = bool(qcfg.other_speaker_discount) and about_self
+    named = _named_in(ctx, query) if qcfg.unnamed_speaker_discount and not about_self else frozenset()
+    if not (about_asker or ahead or named):
         return scored
     head = scored[:depth]
     texts = _read_texts(ctx, [c.vitals.id for c, _ in head], keys, read)
     identity = ctx.identity
     asker = frozenset(n.lower() for n in (identity.user_id,) if n) if identity is not None else frozenset()
+    speakers = {tid: speaker_of(text) for tid, text in texts.items()}
+    # Only a name that speaks here says whose words answer: "What did we do in Paris?" names no speaker.
+    named &= {s.lower() for s in speakers.values() if s}
 
-    def factor(text: str) -> float:
+    def factor(tid: str) -> float:
+        text, speaker = texts.get(tid, ""), speakers.get(tid)
         gain = 1.0
-        if about_asker and said_by_someone_else(speaker_of(text), asker):
+        if about_asker and said_by_someone_else(speaker, asker):
             gain *= 1.0 - qcfg.other_speaker_discount
+        if named and said_by_someone_else(speaker, named):
+            gain *= 1.0 - qcfg.unnamed_speaker_discount
         if ahead and tells_of_what_is_ahead(text):
             gain *= 1.0 + qcfg.ahead_boost
         return gain
 
-    head = [(replace(c, score=c.score * factor(texts.get(c.vitals.id, ""))), kind) for c, kind in head]
+    head = [(replace(c, score=c.score * factor(c.vitals.id)), kind) for c, kind in head]
     if versions:  # a replaced memory stays below its newer version whatever the rules did
         kept = _current_first([c.vitals for c, _ in head], [c.score for c, _ in head], list(versions),
                               ctx.config.retrieval.current_first_margin)
         head = [(replace(c, score=score), kind) for (c, kind), score in zip(head, kept, strict=True)]
     head.sort(key=lambda pair: (-pair[0].score, pair[0].vitals.id))
     return head + scored[len(head):]
+
+
+def _named_in(ctx: MemoryContext, query: str) -> frozenset[str]:
+    """The names a question holds, lower case, as the entity search reads them."""
+    limit = ctx.config.retrieval.multi_hop.max_query_entities
+    return frozenset(name.lower() for _, name in query_entity_keys(query, limit))
 
 
 def _diversified(ctx: MemoryContext, scored: list, top_k: int, depth: int, keys: list[str],
