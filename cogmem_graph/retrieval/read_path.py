@@ -567,6 +567,8 @@ def _reweigh_head(
     speakers = {tid: speaker_of(text) for tid, text in texts.items()}
     # Only a name that speaks here says whose words answer: "What did we do in Paris?" names no speaker.
     named &= {s.lower() for s in speakers.values() if s}
+    if not (about_asker or ahead or named):
+        return scored
 
     def factor(tid: str) -> float:
         text, speaker = texts.get(tid, ""), speakers.get(tid)
