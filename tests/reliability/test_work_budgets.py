@@ -159,9 +159,9 @@ def filled(tmp_path: Path, clock: ManualClock) -> Iterator[tuple[cg.MemoryStore,
 
 RETRIEVE_BUDGETS: dict[str, tuple[str, Budget]] = {
     "plain": ("Which server runs the Cobalt deployment?", Budget(
-        round_trips=7,
+        round_trips=8,
         statements={"after_retrieval": 1, "get_traces": 1, "multihop_query_entities": 2, "newer_versions": 1,
-                    "spread_activation_hop": 1, "trace_vitals": 1},
+                    "spread_activation_hop": 1, "trace_texts": 1, "trace_vitals": 1},
         vector_calls={"search_dense": 2, "search_sparse": 1},
         texts_embedded=2)),
     "first_person": ("What food do I like to eat after work?", Budget(
@@ -171,28 +171,28 @@ RETRIEVE_BUDGETS: dict[str, tuple[str, Budget]] = {
         vector_calls={"search_dense": 1, "search_sparse": 1},
         texts_embedded=1)),
     "entity": ("What did Priya Nair say about the Atlas outage?", Budget(
-        round_trips=12,
+        round_trips=13,
         statements={"after_retrieval": 1, "get_traces": 1, "multihop_entity_traces": 2, "multihop_query_entities": 2,
-                    "multihop_trace_entities": 2, "newer_versions": 1, "spread_activation_hop": 1,
+                    "multihop_trace_entities": 2, "newer_versions": 1, "spread_activation_hop": 1, "trace_texts": 1,
                     "trace_vitals": 2},
         vector_calls={"search_dense": 2, "search_sparse": 1},
         texts_embedded=2)),
     "temporal": ("When did Jonas visit Porto?", Budget(
-        round_trips=10,
+        round_trips=11,
         statements={"after_retrieval": 1, "get_traces": 1, "multihop_entity_traces": 2, "multihop_query_entities": 2,
-                    "multihop_trace_entities": 2, "spread_activation_hop": 1, "trace_vitals": 1},
+                    "multihop_trace_entities": 2, "spread_activation_hop": 1, "trace_texts": 1, "trace_vitals": 1},
         vector_calls={"search_dense": 2, "search_sparse": 1},
         texts_embedded=2)),
     "causal": ("Why did the Borealis outage happen?", Budget(
-        round_trips=8,
+        round_trips=9,
         statements={"after_retrieval": 1, "causal_neighbours": 1, "get_traces": 1, "multihop_query_entities": 2,
-                    "newer_versions": 1, "spread_activation_hop": 1, "trace_vitals": 1},
+                    "newer_versions": 1, "spread_activation_hop": 1, "trace_texts": 1, "trace_vitals": 1},
         vector_calls={"search_dense": 2, "search_sparse": 1},
         texts_embedded=2)),
     "several": ("What projects has Priya Nair worked on?", Budget(
-        round_trips=7,
+        round_trips=8,
         statements={"after_retrieval": 1, "get_traces": 1, "multihop_query_entities": 2, "newer_versions": 1,
-                    "spread_activation_hop": 1, "trace_vitals": 1},
+                    "spread_activation_hop": 1, "trace_texts": 1, "trace_vitals": 1},
         vector_calls={"search_dense": 2, "search_sparse": 1},
         texts_embedded=2)),
 }
