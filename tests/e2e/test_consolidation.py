@@ -386,3 +386,50 @@ def test_bad_scope_keys_are_refused(store) -> None:
     with pytest.raises(ValueError, match="scope_keys"):
         store.consolidate([])
     assert store.consolidate().total_processed == 0
+
+
+def _checked(store: cg.MemoryStore, written: list[MemoryTrace]) -> int:
+    """How many of these memories the merge step has compared with the older ones."""
+    traces = store.graph.get_traces([t.id for t in written], [written[0].scope_key])
+    return sum(1 for t in traces if t.consolidated_at is not None)
+
+
+@pytest.mark.parametrize("embedded", ["local", "edge"])
+def test_the_merge_step_embeds_only_what_it_compares_and_edge_checks_the_whole_backlog(
+        tmp_path: Path, clock: ManualClock, monkeypatch, embedded: str) -> None:
+    """qdrant-client's local mode budgets the merge step's neighbour queries (5 a run here):
+    a run embeds no more unchecked memories than it compares, and the next run goes on with
+    the rest. Qdrant Edge answers a run's queries in one batch: no budget holds the
+    backlog back."""
+    from cogmem_graph.between_turns.consolidation import merge
+
+    monkeypatch.setattr(merge, "LOCAL_MERGE_POINT_BUDGET", 30)  # 30 points: the floor, 5 queries a run
+    config = CogmemConfig()
+    config.vectors.embedded = embedded
+    with _open(tmp_path, clock, config) as store:
+        agent = store.agent("a1", user_id="u1")
+        notes = [f"Note {i}: the {word} shelf holds {i} jars" for i, word in
+                 enumerate(("left", "right", "top", "low", "back", "front") * 5)]
+        written = agent.encode_many([{"content": text} for text in notes])
+        embedder = store.context().embedder
+        real_embed = embedder.embed
+        asked: list[int] = []
+
+        def counting(texts):
+            asked.append(sum(1 for text in texts if text in notes))
+            return real_embed(texts)
+
+        monkeypatch.setattr(embedder, "embed", counting)
+        clock.advance(2 * 60 * MS_PER_MINUTE)
+        store.consolidate()
+        if embedded == "local":
+            assert _checked(store, written) == 5
+            assert sum(asked) == 5, "only the memories compared this run are embedded"
+            for _ in range(5):
+                clock.advance(MS_PER_DAY)
+                store.consolidate()
+            assert _checked(store, written) == 30
+            assert sum(asked) == 30, "each memory embedded once on its way through the backlog"
+        else:
+            assert _checked(store, written) == 30
+            assert sum(asked) == 30

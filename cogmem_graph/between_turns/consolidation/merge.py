@@ -69,10 +69,12 @@ def similar_pairs(ids: Sequence[str], vectors: Sequence[Sequence[float]], thresh
 
 def neighbour_query_budget(sc: StepContext) -> int | None:
     """How many Qdrant neighbour queries the merge step may make this run (None: no limit).
-    Qdrant local mode filters every stored point in Python on each query (~40 µs per
-    point here), so there the budget is a number of point checks, not of queries."""
-    url = sc.ctx.config.vectors.url
-    if url and url != ":memory:":
+    qdrant-client's local mode filters every stored point in Python on each query (~40 µs
+    per point here), so there the budget is a number of point checks, not of queries; a
+    Qdrant server and the embedded Qdrant Edge answer a run's queries in one batch each."""
+    vectors = sc.ctx.config.vectors
+    url = vectors.url
+    if (url and url != ":memory:") or (url is None and vectors.embedded == "edge"):
         return None
     stored = sc.ctx.vectors.count(None, active=None)
     return max(LOCAL_MERGE_MIN_QUERIES, LOCAL_MERGE_POINT_BUDGET // max(1, stored))
@@ -156,7 +158,10 @@ def _near_duplicates(sc: StepContext, key: str, groups: _UnionFind, allowance: i
     process, against the older traces through Qdrant (at most `allowance` queries). The
     traces compared with the older ones."""
     cfg = sc.ctx.config.consolidation
-    candidates = sc.ctx.graph.merge_candidates(key, cfg.max_traces_per_cycle)
+    # Only as many as can be compared with the older traces this run: the rest would be
+    # embedded now and again next run, and the next run's queries reach these ones anyway.
+    wanted = cfg.max_traces_per_cycle if allowance is None else min(cfg.max_traces_per_cycle, allowance)
+    candidates = sc.ctx.graph.merge_candidates(key, wanted) if wanted > 0 else []
     if not candidates:
         return []
     ids = [trace_id for trace_id, _ in candidates]
