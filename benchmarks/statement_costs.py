@@ -39,7 +39,7 @@ from rich.console import Console
 from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from latency import item_text, revision_tree, without_compare  # noqa: E402
+from latency import item_text, revision_tree, without_compare, write_batches  # noqa: E402
 
 import cogmem_graph as cg  # noqa: E402
 from cogmem_graph.clock import MS_PER_SECOND, ManualClock  # noqa: E402
@@ -49,17 +49,15 @@ ENGINE_TIME = re.compile(r"Query internal execution time: ([\d.]+)")
 
 
 def fill(home: Path, size: int, scopes: int, seed: int) -> None:
-    """`size` traces, one every 30 s, every twentieth shared with the organisation."""
+    """`size` traces written as `latency.py` writes them: one every 30 s, every twentieth
+    shared with the organisation, each agent its share in batches of 500."""
     rng = random.Random(seed)
-    clock = ManualClock(START_MS)
+    clock = ManualClock(START_MS + size * 30 * MS_PER_SECOND)
     with cg.open(home=home, embedder="hash", clock=clock) as store:
         agents = [store.agent("bench", user_id=f"u{u}", organization_id="acme") for u in range(scopes)]
-        for offset in range(0, size, 500):
-            items = [{"content": item_text(rng, i), "created_at": START_MS + i * 30 * MS_PER_SECOND,
-                      **({"scope": "organization"} if i % 20 == 0 else {})}
-                     for i in range(offset, min(size, offset + 500))]
-            agents[(offset // 500) % scopes].encode_many(items, batch_size=500)
-            clock.advance(MS_PER_SECOND)
+        items = [{"content": item_text(rng, i), "created_at": START_MS + i * 30 * MS_PER_SECOND,
+                  **({"scope": "organization"} if i % 20 == 0 else {})} for i in range(size)]
+        write_batches(agents, items, 500, clock)
 
 
 class EngineTimes:
@@ -103,7 +101,7 @@ def measure(home: Path, batches: int, scopes: int, seed: int) -> dict[str, float
     with tempfile.TemporaryDirectory(dir=home.parent) as tmp:
         copy = Path(tmp) / "home"
         shutil.copytree(home, copy)
-        clock = ManualClock(START_MS + 10 ** 10)
+        clock = ManualClock(START_MS + 10 ** 11)
         with cg.open(home=copy, embedder="hash", clock=clock) as store:
             agents = [store.agent("bench", user_id=f"u{u}", organization_id="acme") for u in range(scopes)]
             rng = random.Random(seed + 1)
