@@ -49,6 +49,5 @@ class ArchiveStatements(StatementRunner):
 
     def prune_archive(self, scope_keys: Sequence[str] | None, *, cutoff: int, limit: int) -> int:
         """Drop up to `limit` originals neither archived nor rehydrated since `cutoff`; how many."""
-        rows = self.run("archive_prune", {"scopeKeys": _keys(scope_keys), "cutoff": cutoff, "limit": limit},
-                        write=True)
-        return int(rows[0]["pruned"]) if rows else 0
+        return self.run_count("archive_prune", "pruned", {"scopeKeys": _keys(scope_keys), "cutoff": cutoff,
+                                                          "limit": limit}, write=True)

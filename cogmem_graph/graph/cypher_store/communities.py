@@ -56,8 +56,8 @@ class CommunityStatements(StatementRunner):
 
     def label_propagation_start(self, scope_key: str, min_weight: float) -> int:
         """Plain Cypher: one label per trace of the scope key; how many were labelled."""
-        rows = self.run("consolidation_lpa_init", {"scopeKey": scope_key, "minWeight": min_weight}, write=True)
-        return int(rows[0]["labelled"] or 0) if rows else 0
+        return self.run_count("consolidation_lpa_init", "labelled", {"scopeKey": scope_key, "minWeight": min_weight},
+                              write=True)
 
     def label_propagation_round(self, scope_key: str, min_weight: float) -> bool:
         """One round of weighted majority vote; whether any label changed."""

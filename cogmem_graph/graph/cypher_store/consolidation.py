@@ -29,8 +29,7 @@ class ConsolidationStatements(StatementRunner):
         return [r["scopeKey"] for r in self.run("consolidation_scope_keys", {}) if r["scopeKey"]]
 
     def count_active_traces(self, scope_key: str) -> int:
-        rows = self.run("consolidation_count_active", {"scopeKey": scope_key})
-        return int(rows[0]["n"]) if rows else 0
+        return self.run_count("consolidation_count_active", "n", {"scopeKey": scope_key})
 
     def consolidation_state(self, scope_key: str) -> dict[str, Any]:
         """What consolidation remembered about `scope_key` at its last run (empty: nothing)."""
@@ -42,8 +41,7 @@ class ConsolidationStatements(StatementRunner):
 
     def count_edges_of(self, ids: Sequence[str]) -> int:
         """Edges touching `ids` (the run counts what a step created)."""
-        rows = self.run("consolidation_count_edges", {"ids": list(ids)})
-        return int(rows[0]["n"]) if rows else 0
+        return self.run_count("consolidation_count_edges", "n", {"ids": list(ids)})
 
     def set_trace_fields(self, props_by_id: Mapping[str, dict[str, Any]], scope_key: str) -> int:
         """Set the given properties of each trace of `scope_key`; how many traces were written."""
@@ -63,14 +61,13 @@ class ConsolidationStatements(StatementRunner):
 
     def make_sweep_due(self, scope_key: str, limit: int) -> int:
         """Make up to `limit` traces due for the sweep; how many."""
-        rows = self.run("consolidation_sweep_reset", {"scopeKey": scope_key, "limit": limit}, write=True)
-        return int(rows[0]["reset"]) if rows else 0
+        return self.run_count("consolidation_sweep_reset", "reset", {"scopeKey": scope_key, "limit": limit},
+                              write=True)
 
     def schedule_sweep(self, scope_key: str, settings: Mapping[str, Any], *, now: int, limit: int) -> int:
         """Set when up to `limit` traces next fall below the threshold; how many."""
-        rows = self.run("consolidation_sweep_schedule", {**settings, "scopeKey": scope_key, "now": now,
-                                                         "limit": limit}, write=True)
-        return int(rows[0]["scheduled"]) if rows else 0
+        return self.run_count("consolidation_sweep_schedule", "scheduled",
+                              {**settings, "scopeKey": scope_key, "now": now, "limit": limit}, write=True)
 
     # ------------------------------------------------------------ strength
 
@@ -100,13 +97,11 @@ class ConsolidationStatements(StatementRunner):
 
     def claim_merge_due(self, scope_key: str) -> int:
         """Claim the traces due for the exact-duplicate check as this run's; how many."""
-        rows = self.run("consolidation_merge_due_claim", {"scopeKey": scope_key}, write=True)
-        return int(rows[0]["claimed"]) if rows else 0
+        return self.run_count("consolidation_merge_due_claim", "claimed", {"scopeKey": scope_key}, write=True)
 
     def forget_merge_due(self, scope_key: str) -> int:
         """Nothing is due for the exact-duplicate check any more (a full check follows); how many were."""
-        rows = self.run("consolidation_merge_due_forget", {"scopeKey": scope_key}, write=True)
-        return int(rows[0]["forgotten"]) if rows else 0
+        return self.run_count("consolidation_merge_due_forget", "forgotten", {"scopeKey": scope_key}, write=True)
 
     def due_duplicate_groups(self, scope_key: str, limit: int) -> list[list[str]]:
         """`duplicate_content_groups`, only the groups holding a claimed trace."""
@@ -122,8 +117,7 @@ class ConsolidationStatements(StatementRunner):
 
     def clear_merge_due(self, scope_key: str) -> int:
         """The claimed traces are checked; how many."""
-        rows = self.run("consolidation_merge_due_clear", {"scopeKey": scope_key}, write=True)
-        return int(rows[0]["cleared"]) if rows else 0
+        return self.run_count("consolidation_merge_due_clear", "cleared", {"scopeKey": scope_key}, write=True)
 
     def mark_merge_due(self, ids: Sequence[str], scope_key: str) -> None:
         """Make these traces due for the exact-duplicate check again."""
@@ -177,14 +171,12 @@ class ConsolidationStatements(StatementRunner):
 
     def count_confidence_clocks_upto(self, scope_key: str, *, upto: int) -> int:
         """How many active traces have a confidence clock at most `upto`."""
-        rows = self.run("consolidation_confidence_count_upto", {"scopeKey": scope_key, "upto": upto})
-        return int(rows[0]["n"]) if rows else 0
+        return self.run_count("consolidation_confidence_count_upto", "n", {"scopeKey": scope_key, "upto": upto})
 
     def repair_confidence_clocks(self, scope_key: str, limit: int) -> int:
         """Set the confidence clock of up to `limit` traces lacking it or holding a stale one; how many."""
-        rows = self.run("consolidation_confidence_clock_reset", {"scopeKey": scope_key, "limit": limit},
-                        write=True)
-        return int(rows[0]["reset"]) if rows else 0
+        return self.run_count("consolidation_confidence_clock_reset", "reset", {"scopeKey": scope_key, "limit": limit},
+                              write=True)
 
     def regulation_candidates(self, scope_key: str, *, arousal_threshold: float, immune_strength: float,
                               limit: int) -> list[dict[str, Any]]:

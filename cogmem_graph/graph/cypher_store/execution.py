@@ -90,6 +90,12 @@ class StatementRunner(ABC):
         """Run a named statement with bounded retries on transient faults."""
         return self._run_text(self.cypher.get(name), params or {}, write=write, name=name)
 
+    def run_count(self, name: str, column: str, params: dict[str, Any] | None = None, *, write: bool = False) -> int:
+        """Run a named statement that answers one row of counts: `column` of it (0 for no row
+        or a null count)."""
+        rows = self.run(name, params, write=write)
+        return int(rows[0][column] or 0) if rows else 0
+
     def _run_text(self, text: str, params: dict[str, Any], *, write: bool, name: str) -> list[dict[str, Any]]:
         """Run a statement with bounded retries on transient faults.
 

@@ -22,8 +22,7 @@ class NoteStatements(StatementRunner):
         return [r["note"] for r in rows]
 
     def pending_note_tokens(self, scope_key: str, agent_id: str) -> int:
-        rows = self.run("observation_notes_pending", {"scopeKey": scope_key, "agentId": agent_id})
-        return int(rows[0]["tokens"] or 0) if rows else 0
+        return self.run_count("observation_notes_pending", "tokens", {"scopeKey": scope_key, "agentId": agent_id})
 
     def buffer_turn(self, *, turn_id: str, buffer_key: str, scope_key: str, agent_id: str, role: str,
                     content: str, tokens: int, created_at: int, now: int) -> tuple[int, int]:

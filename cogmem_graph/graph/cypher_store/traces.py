@@ -136,8 +136,7 @@ class TraceStatements(StatementRunner):
     def count_searchable_traces(self) -> int:
         """Maintenance: how many traces, all scopes, are active and indexed (what a search
         can return): one count, not a list of ids."""
-        rows = self.run("count_searchable_traces")
-        return int(rows[0]["n"]) if rows else 0
+        return self.run_count("count_searchable_traces", "n")
 
     def scope_key_counts(self) -> dict[str, int]:
         """Maintenance: active memories per scope key, all scopes, and nothing of their content
@@ -222,15 +221,14 @@ class TraceStatements(StatementRunner):
                 stats.dormant_traces += n
         for r in self.run("stats_edges", {"scopeKeys": keys}):
             stats.edges_by_type[r["type"]] = int(r["n"])
-        rows = self.run("stats_entities", {"scopeKeys": keys})
-        stats.entities = int(rows[0]["n"]) if rows else 0
+        stats.entities = self.run_count("stats_entities", "n", {"scopeKeys": keys})
         return stats
 
 
     def retype_traces(self, ids: Sequence[str], memory_type: MemoryType) -> int:
         """Move traces to another memory type (their second label); how many moved."""
-        rows = self.run("retype_traces", {"rows": [{"id": i, "type": memory_type.value} for i in ids]}, write=True)
-        return int(rows[0]["retyped"]) if rows else 0
+        return self.run_count("retype_traces", "retyped", {"rows": [{"id": i, "type": memory_type.value} for i in ids]},
+                              write=True)
 
     def newer_versions_later(self, ids: Sequence[str], scope_keys: Sequence[str]) -> Later[list[tuple[str, str]]]:
         """(old, new) for each of `ids` that a visible active memory replaces: one that contradicts
