@@ -135,8 +135,9 @@ def merge(sc: StepContext, key: str) -> None:
     if not sc.full_pass:
         # An identical-content group a near-duplicate pair reaches joins it whole, as in a full pass.
         seen = {i for members in exact for i in members}
-        exact = exact + sc.ctx.graph.duplicate_groups_of(sorted(i for i in groups.parent if i not in seen), key)
-        _union_all(groups, exact)
+        reached = sc.ctx.graph.duplicate_groups_of(sorted(i for i in groups.parent if i not in seen), key)
+        _union_all(groups, reached)
+        exact = exact + reached
     alive, losers = _merge_sets(sc, key, groups.groups())
     if checked:
         # Only traces compared with the older ones count as consolidated; the rest come back next run.
