@@ -27,7 +27,8 @@ class ConsolidationLog:
     def record(self, result: Any, *, trigger: str, at_ms: int) -> None:
         """Append one run (a `ConsolidationResult`), dropping the oldest past `MAX_RUNS`."""
         entry = {"at": at_ms, "trigger": trigger, "scope_keys": len(result.scope_keys),
-                 "duration_ms": round(result.duration_ms, 1), "counts": result.counts(),
+                 "duration_ms": round(result.duration_ms, 1), "search_graph_ms": result.search_graph_ms,
+                 "counts": result.counts(),
                  "by_scope": result.by_scope}
         with self._lock:
             lines = self._lines()[-(MAX_RUNS - 1):] + [json.dumps(entry, sort_keys=True)]
@@ -51,7 +52,7 @@ class ConsolidationLog:
             run = {"at": entry.get("at"), "trigger": entry.get("trigger")}
             if keys is None:  # the run's size and time say something of every scope: an owner's to see
                 run.update(scope_keys=entry.get("scope_keys"), duration_ms=entry.get("duration_ms"),
-                           counts=entry.get("counts", {}))
+                           search_graph_ms=entry.get("search_graph_ms", 0.0), counts=entry.get("counts", {}))
             else:
                 mine = [c for k, c in (entry.get("by_scope") or {}).items() if k in keys]
                 if not mine:

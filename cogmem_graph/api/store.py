@@ -502,10 +502,14 @@ class MemoryStore:
         self._check_open()
         started = self.clock.now_ms()
         result = consolidator_for(self).run(scope_keys, traits=traits)
-        if not result.skipped:
-            self.consolidation_log.record(result, trigger=trigger, at_ms=started)
         if (self.home / self.COMPACTION_DUE).exists():  # a forget since the last run: out of the files too
             self.compact()
+        if not result.skipped:
+            # After compacting, which rewrites partitions without their search graphs.
+            building = time.perf_counter()
+            self.vectors.build_search_graphs()
+            result.search_graph_ms = round((time.perf_counter() - building) * 1000, 1)
+            self.consolidation_log.record(result, trigger=trigger, at_ms=started)
         return result
 
     def rehydrate(self, trace_id: str) -> str:

@@ -32,6 +32,12 @@ class VectorConfig(_Config):
             yield name, redact_url(value) if name == "url" else value
 
     upsert_batch: int = Field(256, ge=1, le=10_000)
+    edge_search_graph_kb: int = Field(
+        10_000, ge=0, le=10_000_000,
+        description="an embedded Qdrant Edge segment of at least this many KB (a 384-dimension memory takes 2-4 "
+        "KB) gets its search graph (HNSW) built by `consolidate()`, so searches stop scanning it point by point; "
+        "building holds the interpreter lock, about 2 s per 10,000 new memories. 0: never build (every search "
+        "scans)")
     edge_partitions: int = Field(
         8, ge=1, le=256, description="shards of an embedded Qdrant Edge index, fixed when its folder is made: "
         "each user's memories (user and thread scopes) sit in one of them, so compacting after a forget or an "

@@ -365,6 +365,14 @@ class QdrantVectorIndex:
             raise VectorStoreUnavailable(f"Qdrant at {self.location} has no collection {self.name} any more; "
                                          "reopen the store to create it, then run repair", url=self.location)
 
+    def build_search_graphs(self, budget_s: float | None = None) -> dict[str, Any]:
+        """Nothing to build here: a Qdrant server builds its segments' search graphs in the
+        background (its optimizer's indexing threshold); local mode has none and scans."""
+        note = ("qdrant-client local mode: no search graph, every search scans" if self._local_path is not None
+                or self.location == ":memory:" else "a Qdrant server builds its search graphs in the background")
+        return {"vectors": "qdrant" if self._local_path is None else "qdrant-local", "location": self.location,
+                "note": note}
+
     def compact(self) -> dict[str, Any]:
         """Leave deleted points in no file of the local storage folder.
 

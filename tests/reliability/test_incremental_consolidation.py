@@ -144,7 +144,8 @@ def _differences(a: dict, b: dict) -> list:
 
 def _outcome(result) -> dict:
     out = result.as_dict()
-    out.pop("duration_ms")
+    out.pop("duration_ms")  # times, not outcomes
+    out.pop("search_graph_ms")
     return out
 
 

@@ -33,6 +33,9 @@ class ConsolidationResult:
     gist_failures: int = 0
     """Gists not applied because their original could not be archived (retried next run)."""
     archive_pruned: int = 0
+    search_graph_ms: float = 0.0
+    """Time `MemoryStore.consolidate` spent after the run building the embedded vector index's
+    search graphs for what was written since the last run (`VectorIndex.build_search_graphs`)."""
     cluster_algorithm: str | None = None
     scope_keys: list[str] = field(default_factory=list)
     skipped: bool = False
