@@ -1,0 +1,172 @@
+"""The embedded vector index with and without its search graphs, side by side on one store.
+
+    python benchmarks/search_graphs.py --size 100000 --home /var/tmp/sg-100k   # fill once, keep
+    python benchmarks/search_graphs.py --home /var/tmp/sg-100k --queries 200 --batches 8
+
+Qdrant Edge scans every point of a search's scope until a segment's search graph (HNSW) is
+built, which `consolidate()` does for segments of `vectors.edge_search_graph_kb` and more
+(`VectorIndex.build_search_graphs`). This benchmark fills a home as `latency.py` does (hash
+embedder, `encode_many` in batches of 500 over `--scopes` users and an organisation scope),
+copies it twice and opens both copies in this process: "scan" with the setting at 0 (never
+built), "graphs" with the default. Then, the two interleaved (alternating which goes first):
+
+- the first build on "graphs" (a store that never had one: every segment, without the
+  budget that spreads it over several consolidations);
+- of the 100 nearest points a dense search finds by scanning, how many the graphs find;
+- `retrieve(top_k=10, record_access=False)` over `--queries` questions on both (p50 / p95);
+- `--batches` batches of 500 new traces written with `encode_many` into each (the write
+  path's neighbour search is one of the searches);
+- the night's build on "graphs" after those writes, as `consolidate()` runs it: what a
+  consolidation pays for them;
+- the retrievals once more, on the grown stores.
+
+Wall-clock times on this machine; benchmarks never assert them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import latency  # noqa: E402 - the corpus, the questions and the percentiles are latency.py's
+
+import cogmem_graph as cg  # noqa: E402
+from cogmem_graph.clock import MS_PER_SECOND, ManualClock  # noqa: E402
+from cogmem_graph.config import CogmemConfig  # noqa: E402
+
+START_MS = 1_700_000_000_000
+BATCH = 500
+
+
+def fill(home: Path, size: int, scopes: int, seed: int) -> None:
+    clock = ManualClock(START_MS)
+    rng = random.Random(seed)
+    start_at = clock.now_ms() - size * 30 * MS_PER_SECOND
+    items = [{"content": latency.item_text(rng, i), "created_at": start_at + i * 30 * MS_PER_SECOND}
+             for i in range(size)]
+    for i in range(0, size, 20):  # every twentieth memory is shared with the organisation
+        items[i]["scope"] = "organization"
+    with cg.open(home=home, embedder="hash", clock=clock) as store:
+        agents = [store.agent("bench", user_id=f"u{u}", organization_id="acme") for u in range(scopes)]
+        latency.write_batches(agents, items, BATCH, clock)
+
+
+def open_side(home: Path, graph_kb: int) -> cg.MemoryStore:
+    config = CogmemConfig()
+    config.vectors.edge_search_graph_kb = graph_kb
+    return cg.open(home=home, embedder="hash", config=config, clock=ManualClock(START_MS + 10 ** 11))
+
+
+def interleaved_retrievals(sides: dict[str, cg.MemoryStore], questions: list[tuple[int, str]],
+                           scopes: int) -> dict[str, list[float]]:
+    """Each question on each side, alternating which goes first: ms per side."""
+    agents = {name: [store.agent("bench", user_id=f"u{u}", organization_id="acme") for u in range(scopes)]
+              for name, store in sides.items()}
+    names = list(sides)
+    for u, question in questions[:5]:  # warm caches and code paths
+        for name in names:
+            agents[name][u].retrieve(question, top_k=10, record_access=False)
+    ms: dict[str, list[float]] = {name: [] for name in names}
+    for n, (u, question) in enumerate(questions):
+        for name in names if n % 2 == 0 else reversed(names):
+            started = time.perf_counter()
+            agents[name][u].retrieve(question, top_k=10, record_access=False)
+            ms[name].append((time.perf_counter() - started) * 1000)
+    return ms
+
+
+def dense_recall(sides: dict[str, cg.MemoryStore], questions: list[tuple[int, str]], scopes: int) -> float:
+    """Of the 100 nearest points the scan finds for each question, the share the graphs find:
+    the search graph is approximate. (The fused top 10 is no measure here: this corpus gives
+    hundreds of memories the same BM25 score, and which of the tied the engine returns first
+    changes with the segments' order.)"""
+    scan, graphs = sides["scan"], sides["graphs"]
+    found, asked = 0, 0
+    for u, question in questions:
+        keys = scan.agent("bench", user_id=f"u{u % scopes}", organization_id="acme").visible_scope_keys
+        vector = scan.embedder.embed_query(question)
+        exact = {hit.trace_id for hit in scan.vectors.search_dense(vector, keys, 100)}
+        found += len(exact & {hit.trace_id for hit in graphs.vectors.search_dense(vector, keys, 100)})
+        asked += len(exact)
+    return found / asked if asked else 1.0
+
+
+def interleaved_writes(sides: dict[str, cg.MemoryStore], batches: int, scopes: int, seed: int) -> dict[str, float]:
+    """The same `batches` batches of new traces into each side, alternating which goes first:
+    traces per second per side."""
+    rng = random.Random(seed + 1)
+    names = list(sides)
+    seconds = {name: 0.0 for name in names}
+    for b in range(batches):
+        items = [{"content": latency.item_text(rng, 10 ** 7 + b * BATCH + i)} for i in range(BATCH)]
+        for name in names if b % 2 == 0 else reversed(names):
+            agent = sides[name].agent("bench", user_id=f"u{b % scopes}", organization_id="acme")
+            started = time.perf_counter()
+            agent.encode_many([dict(item) for item in items], batch_size=BATCH)
+            seconds[name] += time.perf_counter() - started
+    return {name: batches * BATCH / s for name, s in seconds.items()}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", type=int, default=100_000, help="traces the home is filled with (when empty)")
+    parser.add_argument("--home", type=Path, default=None, help="keep (or reuse) the filled home here")
+    parser.add_argument("--scopes", type=int, default=4, help="user scopes the traces are spread over")
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--batches", type=int, default=6, help="batches of 500 new traces written into each side")
+    parser.add_argument("--graph-kb", type=int, default=CogmemConfig().vectors.edge_search_graph_kb,
+                        help="vectors.edge_search_graph_kb of the side with graphs")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    for name in ("size", "scopes", "queries", "batches", "graph_kb"):
+        if getattr(args, name) <= 0:
+            parser.error(f"--{name} must be positive")
+    console = Console(width=120)
+    with tempfile.TemporaryDirectory(dir=args.home.parent if args.home else None) as tmp:
+        home = args.home or Path(tmp) / "filled"
+        if not (home / "graph").exists():
+            console.print(f"filling {home} with {args.size:,} traces ...")
+            fill(home, args.size, args.scopes, args.seed)
+        copies = {"scan": Path(tmp) / "scan", "graphs": Path(tmp) / "graphs"}
+        for copy in copies.values():
+            shutil.copytree(home, copy)
+        with open_side(copies["scan"], 0) as scan, open_side(copies["graphs"], args.graph_kb) as graphs:
+            sides = {"scan": scan, "graphs": graphs}
+            first = graphs.vectors.build_search_graphs(budget_s=None)
+            qrng = random.Random(args.seed + 2)
+            questions = [(qrng.randrange(args.scopes), qrng.choice(latency.QUESTIONS).format(
+                name=qrng.choice(latency.NAMES), topic=qrng.choice(latency.TOPICS))) for _ in range(args.queries)]
+            recall = dense_recall(sides, questions, args.scopes)  # (before the writes: the same points)
+            before = interleaved_retrievals(sides, questions, args.scopes)
+            rates = interleaved_writes(sides, args.batches, args.scopes, args.seed)
+            night = graphs.vectors.build_search_graphs()
+            after = interleaved_retrievals(sides, questions, args.scopes)
+            points = night.get("points", 0)
+    table = Table(title=f"Qdrant Edge with and without search graphs — {points:,} points, hash embedder, interleaved")
+    for column in ("figure", "scan", "graphs", "graphs / scan"):
+        table.add_column(column, justify="left" if column == "figure" else "right")
+    for label, runs in (("retrieve p50 ms", before), ("retrieve p50 ms, after the writes", after)):
+        a, b = latency.percentile(runs["scan"], 0.5), latency.percentile(runs["graphs"], 0.5)
+        table.add_row(label, f"{a:.1f}", f"{b:.1f}", f"{b / a:.2f}×")
+        a, b = latency.percentile(runs["scan"], 0.95), latency.percentile(runs["graphs"], 0.95)
+        table.add_row(label.replace("p50", "p95"), f"{a:.1f}", f"{b:.1f}", f"{b / a:.2f}×")
+    table.add_row(f"encode_many traces/s ({args.batches} × {BATCH})", f"{rates['scan']:,.0f}",
+                  f"{rates['graphs']:,.0f}", f"{rates['graphs'] / rates['scan']:.2f}×")
+    table.add_row("first build s (every segment)", "", f"{first.get('seconds', 0):.1f}", "")
+    table.add_row(f"the night's build s (after {args.batches * BATCH:,} new)", "", f"{night.get('seconds', 0):.1f}", "")
+    table.add_row("dense search: of the scan's 100 nearest, found", "1.000", f"{recall:.3f}", "")
+    console.print(table)
+
+
+if __name__ == "__main__":
+    main()
