@@ -44,6 +44,7 @@ from cogmem_graph.config.mechanisms import (
     SourceConfidenceDecayConfig,
     TemporalGistConfig,
 )
+from cogmem_graph.language.common_words import COMMON_WORDS
 from cogmem_graph.model import MemoryTrace, MemoryType, Mood, check_text, content_hash
 from cogmem_graph.text import word_tokens
 
@@ -401,8 +402,10 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 
 
 def extractive_gist(text: str, max_words: int = 30, max_keywords: int = 5) -> str:
-    """Offline gist: the first sentence (at most `max_words` words) plus the most
-    frequent content words of the rest. Returns the text itself when that would
+    """Offline gist: the first sentence (at most `max_words` words) plus the content words
+    of the rest that say most: the most frequent, and among equals the less common English
+    words first ("pottery" before "class"); contractions and words under three letters
+    ("that's", "up") say nothing and are left out. Returns the text itself when that would
     not be shorter, since a gist that is longer than the original saves nothing."""
     flat = " ".join(text.split())
     sentences = _SENTENCE_END.split(flat)
@@ -411,8 +414,11 @@ def extractive_gist(text: str, max_words: int = 30, max_keywords: int = 5) -> st
     rest = " ".join(sentences[1:] + ([" ".join(words[max_words:])] if len(words) > max_words else []))
     if rest and max_keywords > 0:
         have = set(word_tokens(gist))
-        counts = Counter(w for w in word_tokens(rest) if w not in have)
-        keywords = [w for w, _ in counts.most_common(max_keywords)]
+        counts = Counter(w for w in word_tokens(rest)
+                         if w not in have and len(w) > 2 and "'" not in w and "’" not in w)
+        order = {w: i for i, w in enumerate(counts)}  # first seen first, among equals
+        ranked = sorted(counts, key=lambda w: (-counts[w], w in COMMON_WORDS, order[w]))
+        keywords = ranked[:max_keywords]
         if keywords:
             gist += " (also: " + ", ".join(keywords) + ")"
     return gist if len(gist) < len(flat) else flat

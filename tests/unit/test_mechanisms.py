@@ -277,12 +277,24 @@ def test_extractive_gist_first_sentence_plus_keywords():
     gist = extractive_gist(LONG_TEXT)
     assert gist == (
         "The ancient dragon Vex attacked the village of Millhaven at dawn, destroying the granary. "
-        "(also: later, returned, forge, burned, villagers)"
+        "(also: forge, villagers, fled, north, later)"
     )
     words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda"
     assert extractive_gist(words, max_words=2) == "alpha beta… (also: gamma, delta, epsilon, zeta, eta)"
     assert extractive_gist("one two three four five", max_words=2) == "one two three four five"  # no saving
     assert extractive_gist("Short.") == "Short."  # nothing to save
+
+
+def test_a_gists_keywords_are_the_words_that_say_most():
+    """A chat message's gist keeps what happened, not its fillers: no contraction, no word
+    under three letters, and the rarer of equally frequent words first."""
+    message = ("Wow, Caroline! That's great. I just signed up for a pottery class and I'm so excited, "
+               "it's up the road from us. Here's a photo of my first bowl!")
+    keywords = extractive_gist(message).split("(also: ")[1].rstrip(")").split(", ")
+    assert keywords[0] == "pottery"
+    assert not {"that's", "i'm", "it's", "here's", "up", "us"} & set(keywords)
+    repeated = "We moved. The garden needs work, the garden needs light, and the garden is ours now."
+    assert extractive_gist(repeated).split("(also: ")[1].startswith("garden, needs")  # the most frequent first
 
 
 def test_gist_compresses_and_weakens_by_twenty_percent():
