@@ -240,6 +240,22 @@ def write_batches(agents: list, items: list[dict], batch: int, clock: ManualCloc
         clock.advance(MS_PER_SECOND)
 
 
+FILL_START_MS = 1_700_000_000_000
+
+
+def fill_home(home: Path, size: int, scopes: int, seed: int) -> None:
+    """A home for the benchmarks that keep one: `size` traces written as `run_size` writes
+    them, one every 30 s, every twentieth shared with the organisation, each agent its share
+    in batches of 500."""
+    rng = random.Random(seed)
+    clock = ManualClock(FILL_START_MS + size * 30 * MS_PER_SECOND)
+    with cg.open(home=home, embedder="hash", clock=clock) as store:
+        agents = [store.agent("bench", user_id=f"u{u}", organization_id="acme") for u in range(scopes)]
+        items = [{"content": item_text(rng, i), "created_at": FILL_START_MS + i * 30 * MS_PER_SECOND,
+                  **({"scope": "organization"} if i % 20 == 0 else {})} for i in range(size)]
+        write_batches(agents, items, 500, clock)
+
+
 def open_store(args, home: Path, clock: ManualClock) -> cg.MemoryStore:
     config = CogmemConfig()
     if args.embedded_vectors and hasattr(config.vectors, "embedded"):

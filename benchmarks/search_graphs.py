@@ -5,10 +5,11 @@
 
 Qdrant Edge scans every point of a search's scope until a segment's search graph (HNSW) is
 built, which `consolidate()` does for segments of `vectors.edge_search_graph_kb` and more
-(`VectorIndex.build_search_graphs`). This benchmark fills a home as `latency.py` does (hash
-embedder, `encode_many` in batches of 500 over `--scopes` users and an organisation scope),
-copies it twice and opens both copies in this process: "scan" with the setting at 0 (never
-built), "graphs" with the default. Then, the two interleaved (alternating which goes first):
+(`VectorIndex.build_search_graphs`). This benchmark fills a home as `statement_costs.py`
+does (`latency.fill_home`: hash embedder, `encode_many` in batches of 500 over `--scopes`
+users and an organisation scope), copies it twice and opens both copies in this process:
+"scan" with the setting at 0 (never built), "graphs" with the default. Then, the two
+interleaved (alternating which goes first):
 
 - the first build on "graphs" (a store that never had one: every segment, without the
   budget that spreads it over several consolidations);
@@ -41,30 +42,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import latency  # noqa: E402 - the corpus, the questions and the percentiles are latency.py's
 
 import cogmem_graph as cg  # noqa: E402
-from cogmem_graph.clock import MS_PER_SECOND, ManualClock  # noqa: E402
+from cogmem_graph.clock import ManualClock  # noqa: E402
 from cogmem_graph.config import CogmemConfig  # noqa: E402
 
-START_MS = 1_700_000_000_000
 BATCH = 500
-
-
-def fill(home: Path, size: int, scopes: int, seed: int) -> None:
-    clock = ManualClock(START_MS)
-    rng = random.Random(seed)
-    start_at = clock.now_ms() - size * 30 * MS_PER_SECOND
-    items = [{"content": latency.item_text(rng, i), "created_at": start_at + i * 30 * MS_PER_SECOND}
-             for i in range(size)]
-    for i in range(0, size, 20):  # every twentieth memory is shared with the organisation
-        items[i]["scope"] = "organization"
-    with cg.open(home=home, embedder="hash", clock=clock) as store:
-        agents = [store.agent("bench", user_id=f"u{u}", organization_id="acme") for u in range(scopes)]
-        latency.write_batches(agents, items, BATCH, clock)
 
 
 def open_side(home: Path, graph_kb: int) -> cg.MemoryStore:
     config = CogmemConfig()
     config.vectors.edge_search_graph_kb = graph_kb
-    return cg.open(home=home, embedder="hash", config=config, clock=ManualClock(START_MS + 10 ** 11))
+    return cg.open(home=home, embedder="hash", config=config, clock=ManualClock(latency.FILL_START_MS + 10 ** 11))
 
 
 def interleaved_retrievals(sides: dict[str, cg.MemoryStore], questions: list[tuple[int, str]],
@@ -93,7 +80,7 @@ def dense_recall(sides: dict[str, cg.MemoryStore], questions: list[tuple[int, st
     scan, graphs = sides["scan"], sides["graphs"]
     found, asked = 0, 0
     for u, question in questions:
-        keys = scan.agent("bench", user_id=f"u{u % scopes}", organization_id="acme").visible_scope_keys
+        keys = scan.agent("bench", user_id=f"u{u}", organization_id="acme").visible_scope_keys
         vector = scan.embedder.embed_query(question)
         exact = {hit.trace_id for hit in scan.vectors.search_dense(vector, keys, 100)}
         found += len(exact & {hit.trace_id for hit in graphs.vectors.search_dense(vector, keys, 100)})
@@ -136,7 +123,7 @@ def main(argv: list[str] | None = None) -> None:
         home = args.home or Path(tmp) / "filled"
         if not (home / "graph").exists():
             console.print(f"filling {home} with {args.size:,} traces ...")
-            fill(home, args.size, args.scopes, args.seed)
+            latency.fill_home(home, args.size, args.scopes, args.seed)
         copies = {"scan": Path(tmp) / "scan", "graphs": Path(tmp) / "graphs"}
         for copy in copies.values():
             shutil.copytree(home, copy)

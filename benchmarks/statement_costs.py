@@ -39,25 +39,12 @@ from rich.console import Console
 from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from latency import item_text, revision_tree, without_compare, write_batches  # noqa: E402
+from latency import FILL_START_MS, fill_home, item_text, revision_tree, without_compare  # noqa: E402
 
 import cogmem_graph as cg  # noqa: E402
 from cogmem_graph.clock import MS_PER_SECOND, ManualClock  # noqa: E402
 
-START_MS = 1_700_000_000_000
 ENGINE_TIME = re.compile(r"Query internal execution time: ([\d.]+)")
-
-
-def fill(home: Path, size: int, scopes: int, seed: int) -> None:
-    """`size` traces written as `latency.py` writes them: one every 30 s, every twentieth
-    shared with the organisation, each agent its share in batches of 500."""
-    rng = random.Random(seed)
-    clock = ManualClock(START_MS + size * 30 * MS_PER_SECOND)
-    with cg.open(home=home, embedder="hash", clock=clock) as store:
-        agents = [store.agent("bench", user_id=f"u{u}", organization_id="acme") for u in range(scopes)]
-        items = [{"content": item_text(rng, i), "created_at": START_MS + i * 30 * MS_PER_SECOND,
-                  **({"scope": "organization"} if i % 20 == 0 else {})} for i in range(size)]
-        write_batches(agents, items, 500, clock)
 
 
 class EngineTimes:
@@ -101,7 +88,7 @@ def measure(home: Path, batches: int, scopes: int, seed: int) -> dict[str, float
     with tempfile.TemporaryDirectory(dir=home.parent) as tmp:
         copy = Path(tmp) / "home"
         shutil.copytree(home, copy)
-        clock = ManualClock(START_MS + 10 ** 11)
+        clock = ManualClock(FILL_START_MS + 10 ** 11)
         with cg.open(home=copy, embedder="hash", clock=clock) as store:
             agents = [store.agent("bench", user_id=f"u{u}", organization_id="acme") for u in range(scopes)]
             rng = random.Random(seed + 1)
@@ -179,7 +166,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         home = args.home or Path(tmp) / "home"
         if not (home / "graph").exists():
             console.print(f"filling {home} with {args.size:,} traces ...")
-            fill(home, args.size, args.scopes, args.seed)
+            fill_home(home, args.size, args.scopes, args.seed)
         if args.compare:
             compare(args, sys.argv[1:] if argv is None else list(argv), home, console)
         elif args.json:
