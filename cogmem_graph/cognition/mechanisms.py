@@ -416,8 +416,7 @@ def extractive_gist(text: str, max_words: int = 30, max_keywords: int = 5) -> st
         have = set(word_tokens(gist))
         counts = Counter(w for w in word_tokens(rest)
                          if w not in have and len(w) > 2 and "'" not in w and "’" not in w)
-        order = {w: i for i, w in enumerate(counts)}  # first seen first, among equals
-        ranked = sorted(counts, key=lambda w: (-counts[w], w in COMMON_WORDS, order[w]))
+        ranked = sorted(counts, key=lambda w: (-counts[w], w in COMMON_WORDS))  # stable: first seen first
         keywords = ranked[:max_keywords]
         if keywords:
             gist += " (also: " + ", ".join(keywords) + ")"
