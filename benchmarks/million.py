@@ -6,9 +6,12 @@
 `build` writes traces with `encode_many` (hash embedder, the embedded default, the corpus of
 `latency.py`: ten user scopes and a shared organisation scope) into a home that is kept, and
 prints a line per `--report-every` traces: how many, the rate of that stretch, the process's
-and the graph server's resident memory. It stops after `--traces` in all and can be run
-again to go on where it stopped (the count and the clock are kept beside the home, in
-`<home>.bench.json`), so a long build fits in several sittings.
+and the graph server's resident memory. After each stretch it builds the vector index's
+search graphs for what the stretch wrote, as the night's `consolidate()` of a store in use
+does (`--scan` leaves them unbuilt: every search then scans, as before they existed). It
+stops after `--traces` in all and can be run again to go on where it stopped (the count and
+the clock are kept beside the home, in `<home>.bench.json`), so a long build fits in several
+sittings.
 
 `measure` opens that home, builds the vector index's search graphs a store consolidated
 every night would have (timed), and prints one table: `retrieve(top_k=10)` p50 / p95 over
@@ -116,8 +119,12 @@ def build(args, console: Console) -> None:
             state["written"] += count
             state["clock"] = clock.now_ms()
             save_state(home, state)
+            graphs = ""
+            if not args.scan:
+                build_ms = latency.timed_ms(lambda: store.vectors.build_search_graphs(budget_s=None))
+                graphs = f"   search graphs {build_ms / 1000:5.1f} s"
             console.print(f"{state['written']:>9,} traces   {count / elapsed:7,.0f} traces/s over the last "
-                          f"{count:,}   {memory_line(store)}", highlight=False)
+                          f"{count:,}{graphs}   {memory_line(store)}", highlight=False)
 
 
 def measure(args, console: Console) -> None:
@@ -190,6 +197,8 @@ def main() -> None:
     parser.add_argument("--home", required=True, help="the memory home built and measured (kept)")
     parser.add_argument("--traces", type=int, default=1_000_000, help="build: traces in all")
     parser.add_argument("--report-every", type=int, default=50_000, help="build: a progress line per this many")
+    parser.add_argument("--scan", action="store_true",
+                        help="build: leave the vector search graphs unbuilt (every search scans)")
     parser.add_argument("--scopes", type=int, default=10, help="agents (user scopes) the traces are spread over")
     parser.add_argument("--batch", type=int, default=500, help="encode_many batch size")
     parser.add_argument("--queries", type=int, default=50, help="measure: retrieve calls")

@@ -30,6 +30,7 @@ def test_a_build_resumes_where_it_stopped_and_measure_prints_the_row(tmp_path: P
     small = ("--scopes", "2", "--batch", "40")
     first = run("build", "--home", str(home), "--traces", "120", "--report-every", "60", *small)
     assert first.count("traces/s over the last 60") == 2
+    assert first.count("search graphs") == 2, "each stretch builds what it wrote, as a night would"
     state = home.with_name("home.bench.json")
     assert json.loads(state.read_text())["written"] == 120
     assert stat.S_IMODE(state.stat().st_mode) == 0o600
