@@ -192,36 +192,42 @@ def watch_loads(store: cg.MemoryStore) -> set[str]:
 # ---------------------------------------------------------------- a setting's cost
 
 
-def setting_target(config: CogmemConfig, setting: str) -> tuple[object, str, object]:
-    """(the config object, the field, the value) a `path=value` setting names."""
-    path, _, raw = setting.partition("=")
-    *parents, leaf = path.split(".")
-    target = config
-    for part in parents:
-        target = getattr(target, part)
-    if not hasattr(target, leaf):
-        raise SystemExit(f"--beside {setting}: no setting {path}")
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
-        value = raw
-    return target, leaf, value
+def setting_targets(config: CogmemConfig, settings: str) -> list[tuple[object, str, object]]:
+    """(the config object, the field, the value) for each `path=value` of `settings`, several
+    joined by "+" as in lifecycle.py's presets (`retrieval.a=1+retrieval.b=2`)."""
+    targets = []
+    for setting in settings.split("+"):
+        path, _, raw = setting.partition("=")
+        *parents, leaf = path.split(".")
+        target = config
+        for part in parents:
+            target = getattr(target, part, None)
+        if target is None or not hasattr(target, leaf):
+            raise SystemExit(f"--beside {settings}: no setting {path}")
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        targets.append((target, leaf, value))
+    return targets
 
 
-def interleaved_beside(store: cg.MemoryStore, queries: list, top_k: int, setting: str,
+def interleaved_beside(store: cg.MemoryStore, queries: list, top_k: int, settings: str,
                        clock: ManualClock) -> tuple[float, float, float, float]:
-    """retrieve p50 and p95 with the default settings and with `setting`, query by query on the
+    """retrieve p50 and p95 with the default settings and with `settings`, query by query on the
     same data, which goes first alternating: (default p50, default p95, setting p50, setting p95)."""
-    target, leaf, value = setting_target(store.config, setting)
-    default = getattr(target, leaf)
+    targets = setting_targets(store.config, settings)
+    defaults = [getattr(target, leaf) for target, leaf, _ in targets]
     times: dict[bool, list[float]] = {False: [], True: []}
     for i, (agent, query) in enumerate(queries * 2):
         for changed in ((False, True) if i % 2 else (True, False)):
-            setattr(target, leaf, value if changed else default)
+            for (target, leaf, value), default in zip(targets, defaults, strict=True):
+                setattr(target, leaf, value if changed else default)
             times[changed].append(timed_ms(lambda a=agent, q=query: a.retrieve(q, top_k=top_k)))
             store.graph.confirm_writes()
             clock.advance(MS_PER_SECOND)
-    setattr(target, leaf, default)
+    for (target, leaf, _), default in zip(targets, defaults, strict=True):
+        setattr(target, leaf, default)
     return (statistics.median(times[False]), percentile(times[False], 0.95),
             statistics.median(times[True]), percentile(times[True], 0.95))
 
@@ -485,7 +491,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--skip-consolidate", action="store_true")
     parser.add_argument("--beside", action="append", default=[], metavar="PATH=VALUE",
                         help="also time retrieve with this setting, interleaved query by query with the default on "
-                             "the same data (e.g. retrieval.rank_depth=1); may be repeated")
+                             "the same data (e.g. retrieval.rank_depth=1; several joined by +); may be repeated")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--compare", metavar="REV", help="measure this tree beside a git revision, interleaved")
     parser.add_argument("--pairs", type=int, default=3, help="interleaved runs of each side with --compare")

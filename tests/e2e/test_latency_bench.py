@@ -81,3 +81,13 @@ def test_compare_names_a_revision_git_does_not_know() -> None:
     done = subprocess.run([sys.executable, str(SCRIPT), "--sizes", "40", "--compare", "no-such-revision-x"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and "no-such-revision-x" in done.stderr
+
+
+def test_beside_times_several_settings_together_and_names_a_wrong_one() -> None:
+    both = "retrieval.candidate_multiplier=1+retrieval.ranked_multiplier=1"
+    out = _run("--sizes", "40", "--scopes", "2", "--batch", "20", "--queries", "3", "--singles", "0",
+               "--skip-consolidate", "--beside", both)
+    assert both in out.replace("\n", ""), "the table names the settings timed beside the default"
+    done = subprocess.run([sys.executable, str(SCRIPT), "--sizes", "40", "--beside", "retrieval.no_such=1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0 and "retrieval.no_such" in done.stdout + done.stderr
