@@ -43,6 +43,7 @@ from cogmem_graph.home_lock import HomeHold, hold_home
 from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import Hexaco
 from cogmem_graph.providers import CachedEmbedder, Embedder, best_local_embedder, make_embedder
+from cogmem_graph.providers.embedders import gives_sentences
 from cogmem_graph.redact import redact_url, redact_urls
 from cogmem_graph.results import RepairResult
 from cogmem_graph.vectors.port import VectorIndex
@@ -93,7 +94,8 @@ def _open_vectors(embedder: Embedder, config: CogmemConfig, home: Path) -> Vecto
     if vectors.url is None and vectors.embedded == "edge":
         from cogmem_graph.vectors.qdrant_edge import EdgeVectorIndex
 
-        return EdgeVectorIndex(model=embedder.name, dim=embedder.dim, config=vectors, path=home / EDGE_DIR)
+        return EdgeVectorIndex(model=embedder.name, dim=embedder.dim, config=vectors, path=home / EDGE_DIR,
+                               sentences=gives_sentences(embedder))
     from cogmem_graph.vectors.qdrant import QdrantVectorIndex  # qdrant-client: 1.5 s of imports
 
     return QdrantVectorIndex(model=embedder.name, dim=embedder.dim, config=vectors, local_path=home / LOCAL_VECTORS_DIR)

@@ -177,19 +177,21 @@ def _shard_config(dim: int, *, sentences: bool, graph_kb: int) -> EdgeConfig:
                       optimizers=EdgeOptimizersConfig(max_segment_size=SEGMENT_KB, indexing_threshold=graph_kb))
 
 
-def _open_shard(path: Path, dim: int, graph_kb: int = 0) -> tuple[EdgeShard, bool]:
-    """The shard at `path` (created if it has none) and whether it holds sentence vectors: one
-    made before they existed is opened as it was made (its compaction rewrites it with them).
-    The optimizer's settings given here replace those a shard was made with."""
+def _open_shard(path: Path, dim: int, graph_kb: int = 0, *, sentences: bool = True) -> tuple[EdgeShard, bool]:
+    """The shard at `path` (created if it has none, with sentence vectors when `sentences`) and
+    whether it holds them: one made the other way is opened as it was made (its compaction
+    rewrites it the wanted way). The optimizer's settings given here replace those a shard was
+    made with."""
     try:
         if (path / EDGE_CONFIG).exists():
             try:
-                return EdgeShard.load(str(path), _shard_config(dim, sentences=True, graph_kb=graph_kb)), True
+                return EdgeShard.load(str(path), _shard_config(dim, sentences=sentences, graph_kb=graph_kb)), sentences
             except Exception as exc:  # noqa: BLE001 - the binding raises a bare Exception
                 if "incompatible" not in str(exc).lower():
                     raise
-                return EdgeShard.load(str(path), _shard_config(dim, sentences=False, graph_kb=graph_kb)), False
-        shard = EdgeShard.create(str(path), _shard_config(dim, sentences=True, graph_kb=graph_kb))
+                return (EdgeShard.load(str(path), _shard_config(dim, sentences=not sentences, graph_kb=graph_kb)),
+                        not sentences)
+        shard = EdgeShard.create(str(path), _shard_config(dim, sentences=sentences, graph_kb=graph_kb))
     except Exception as exc:  # the binding raises a bare Exception (folder locked, incompatible config)
         raise VectorStoreUnavailable(
             f"Qdrant Edge storage at {path} cannot be opened ({exc}); another process may hold it: close "
@@ -199,7 +201,7 @@ def _open_shard(path: Path, dim: int, graph_kb: int = 0) -> tuple[EdgeShard, boo
     for name, params in _PAYLOAD_INDEXES:
         shard.update(UpdateOperation.create_field_index(name, params))
     _make_private(path)
-    return shard, True
+    return shard, sentences
 
 
 def owner_of(scope_key: str) -> str:
@@ -233,8 +235,11 @@ class _Partitions:
     rebuild (kept in `compaction-due.json`, so a restart keeps it): compaction rebuilds
     only those. Callers hold the index's lock."""
 
-    def __init__(self, root: Path, dim: int, partitions: int, graph_kb: int) -> None:
+    def __init__(self, root: Path, dim: int, partitions: int, graph_kb: int, *, sentences: bool = True) -> None:
         self.root, self.dim, self.wanted, self.graph_kb = root, dim, partitions, graph_kb
+        self.sentences = sentences
+        """Whether new shards hold sentence vectors: only for an embedder that gives them (an
+        empty multivector storage still costs each segment its files and mapped pages)."""
         self.graphs_from = 0
         """The partition the next `build_search_graphs` starts from: where the last one ran out of time."""
         self.slots: list[EdgeShard | None] = []
@@ -271,12 +276,13 @@ class _Partitions:
 
     def open(self, part: int, path: Path) -> EdgeShard:
         """Open (or create) the partition's shard at `path` and note whether it holds sentences."""
-        shard, sentences = _open_shard(path, self.dim, self.graph_kb)
+        shard, sentences = _open_shard(path, self.dim, self.graph_kb, sentences=self.sentences)
         self.slots[part] = shard
         if sentences:
             self.with_sentences.add(part)
-        else:  # made before sentence vectors: the next compaction rewrites it with them
+        else:
             self.with_sentences.discard(part)
+        if sentences != self.sentences:  # made the other way: the next compaction rewrites it as wanted
             self.mark_dirty({part})
         return shard
 
@@ -415,7 +421,10 @@ def _disk_bytes(folder: Path) -> int:
 class EdgeVectorIndex:
     """Dense + BM25 sparse search over one embedding space, filtered by scope keys."""
 
-    def __init__(self, *, model: str, dim: int, path: Path, config: VectorConfig | None = None) -> None:
+    def __init__(self, *, model: str, dim: int, path: Path, config: VectorConfig | None = None,
+                 sentences: bool = True) -> None:
+        """`sentences`: whether the embedder gives sentence vectors; without them the shards
+        carry no sentence storage."""
         if dim <= 0:
             raise ValueError(f"dim must be positive, got {dim}")
         self.config = config or VectorConfig()
@@ -427,7 +436,8 @@ class EdgeVectorIndex:
         private_dir(self._path)
         self._parts, self._serial = _shards.acquire(
             self._path,
-            lambda: _Partitions(self._path, dim, self.config.edge_partitions, self.config.edge_search_graph_kb))
+            lambda: _Partitions(self._path, dim, self.config.edge_partitions, self.config.edge_search_graph_kb,
+                                sentences=sentences))
         self._closed = False
 
     def __repr__(self) -> str:
@@ -812,7 +822,7 @@ class EdgeVectorIndex:
         live = parts.path(part)
         work = Path(tempfile.mkdtemp(prefix=f".{live.name}.compact-", dir=self._path))
         try:
-            fresh, _ = _open_shard(work, self.dim, parts.graph_kb)
+            fresh, _ = _open_shard(work, self.dim, parts.graph_kb, sentences=parts.sentences)
             try:
                 points = self._copy_live_points(old, lambda _key: fresh, lambda: [fresh])
             except BaseException:
@@ -852,7 +862,8 @@ class EdgeVectorIndex:
             old = old_parts.get(0)
             if old is None:
                 raise RuntimeError(f"{self._path} holds no shard to repartition")
-            fresh = _Partitions(work, self.dim, self.config.edge_partitions, old_parts.graph_kb)
+            fresh = _Partitions(work, self.dim, self.config.edge_partitions, old_parts.graph_kb,
+                                sentences=old_parts.sentences)
             try:
                 points = self._copy_live_points(old, lambda key: fresh.ensure(fresh.of(key)),
                                                 lambda: [shard for _part, shard in fresh.existing()])

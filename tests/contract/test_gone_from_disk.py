@@ -236,11 +236,11 @@ def test_a_failed_edge_compaction_keeps_the_old_shard(tmp_path: Path, monkeypatc
         else:
             real_open, calls = qdrant_edge._open_shard, []
 
-            def broken(path: Path, dim: int, *settings):
+            def broken(path: Path, dim: int, *settings, **options):
                 calls.append(path)
                 if len(calls) == 2:  # the rebuilt shard, now at the live path
                     raise qdrant_edge.VectorStoreUnavailable("cannot open (injected)", url=str(path))
-                return real_open(path, dim, *settings)
+                return real_open(path, dim, *settings, **options)
             monkeypatch.setattr(qdrant_edge, "_open_shard", broken)
         with pytest.raises((OSError, qdrant_edge.VectorStoreUnavailable)):
             index.compact()

@@ -243,3 +243,45 @@ def test_an_edge_shard_made_before_sentence_vectors_opens_and_its_compaction_add
     assert [h.trace_id for h in old.search_sentences(unit(0, 1, 0, 0), ["user:acme/u1"], 5)] == ["b"]
     assert old.existing_ids(["a", "b"]) == {"a", "b"}
     old.close()
+
+
+def _sentence_storages(folder: Path) -> list[Path]:
+    return [p for p in folder.rglob("vector_storage-sentences") if p.is_dir()]
+
+
+def test_an_edge_index_for_an_embedder_without_sentences_stores_none(tmp_path: Path) -> None:
+    """An embedder that gives no sentence vectors (hash, an API's) gets shards without the
+    sentence storage, whose empty files every segment would otherwise map; its memories are
+    found by their own vector and words as before."""
+    index = EdgeVectorIndex(model="m", dim=DIM, path=tmp_path / "edge", sentences=False)
+    index.upsert([VectorPoint("a", "user:acme/u1", "episodic", 1, unit(1, 0, 0, 0), sentences=[unit(0, 1, 0, 0)]),
+                  VectorPoint("b", "user:acme/u1", "episodic", 1, unit(0, 0, 1, 0))])
+    assert [h.trace_id for h in index.search_dense(unit(1, 0, 0, 0), ["user:acme/u1"], 5)][0] == "a"
+    assert index.search_sentences(unit(0, 1, 0, 0), ["user:acme/u1"], 5) == []
+    assert _sentence_storages(Path(index.location)) == []
+    index.compact()
+    assert index.existing_ids(["a", "b"]) == {"a", "b"}
+    assert _sentence_storages(Path(index.location)) == [], "a compaction rewrites the shard the same way"
+    index.close()
+
+    with_sentences = EdgeVectorIndex(model="m", dim=DIM, path=tmp_path / "other")
+    with_sentences.upsert([VectorPoint("a", "user:acme/u1", "episodic", 1, unit(1, 0, 0, 0))])
+    assert _sentence_storages(Path(with_sentences.location)), "the default keeps the sentence storage"
+    with_sentences.close()
+
+
+def test_shards_made_with_sentence_storage_lose_it_at_the_compaction_after_the_embedder_gives_none(
+        tmp_path: Path) -> None:
+    made = EdgeVectorIndex(model="m", dim=DIM, path=tmp_path / "edge")
+    made.upsert([VectorPoint("a", "user:acme/u1", "episodic", 1, unit(1, 0, 0, 0))])
+    folder = Path(made.location)
+    made.close()
+    assert _sentence_storages(folder)
+    reopened = EdgeVectorIndex(model="m", dim=DIM, path=tmp_path / "edge", sentences=False)
+    reopened.upsert([VectorPoint("b", "user:acme/u1", "episodic", 1, unit(0, 0, 1, 0))])
+    assert reopened.existing_ids(["a", "b"]) == {"a", "b"}, "the shard opens as it was made"
+    reopened.compact()
+    assert _sentence_storages(folder) == [], "and its compaction rewrites it without the storage"
+    assert [h.trace_id for h in reopened.search_dense(unit(0, 0, 1, 0), ["user:acme/u1"], 5)][0] == "b"
+    assert reopened.existing_ids(["a", "b"]) == {"a", "b"}
+    reopened.close()

@@ -127,3 +127,14 @@ def test_the_cli_reembeds_with_a_progress_bar(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert f"repair: {len(SHORT_NOTES)} re-embedded, 0 re-indexed" in run.stdout
     assert "embedding every memory again" in run.stderr
+
+
+def test_a_home_whose_embedder_gives_no_sentence_vectors_keeps_no_sentence_storage(tmp_path: Path) -> None:
+    """Only an embedder that gives sentence vectors gets their storage in the embedded index:
+    with the hash embedder (or an API's), each segment would map empty sentence files."""
+    for embedder, expected in (("hash", False), ("local", True)):
+        home = tmp_path / embedder
+        with cg.open(home=home, embedder=embedder) as store:
+            store.agent("assistant", user_id="ana").encode(LONG_NOTE)
+        stored = [p for p in home.rglob("vector_storage-sentences") if p.is_dir()]
+        assert bool(stored) is expected, embedder
