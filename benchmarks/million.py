@@ -18,7 +18,8 @@ every night would have (timed), and prints one table: `retrieve(top_k=10)` p50 /
 `--queries` questions beside the floor (one raw vector query and one raw graph load of as
 many traces, as in `latency.py`); a first `consolidate()` (everything written since the
 build counts as new); then a day's writes (`--day-writes` traces over 24 hours on the clock)
-and the night's `consolidate()`, the one a deployment pays every day; and resident memory
+and the night's `consolidate()`, the one a deployment pays every day (and its steps, timed
+as `consolidation_steps.py` times them); and resident memory
 (the process's own, the vector segments it maps, the graph server's).
 Wall-clock times on this machine; benchmarks never assert them.
 """
@@ -40,6 +41,7 @@ from rich.table import Table
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import latency  # noqa: E402 - the corpus, the floor and the memory readings are latency.py's
+from consolidation_steps import StepWatch, install  # noqa: E402 - the night's steps, timed as that benchmark does
 
 import cogmem_graph as cg  # noqa: E402
 from cogmem_graph.clock import MS_PER_DAY, MS_PER_HOUR, MS_PER_SECOND, ManualClock  # noqa: E402
@@ -180,7 +182,10 @@ def measure(args, console: Console) -> None:
             latency.write_batches(agents, day[step::steps], args.batch, clock)
             clock.advance(MS_PER_DAY // steps)
         row["day writes/s"] = args.day_writes / (time.perf_counter() - start)
+        watch = StepWatch()
+        install(watch, store)
         row["night consolidate s"] = latency.timed_ms(store.consolidate) / 1000
+        night_steps = dict(watch.ms)
         row["process MiB (anonymous)"], row["process MiB (mapped files)"] = rss_parts(os.getpid())
         row["graph server MiB"] = latency.rss_mib(latency.graph_server_pid(store))
     table = Table(title=f"the million-trace row — embedded default, hash embedder ({home})")
@@ -189,6 +194,12 @@ def measure(args, console: Console) -> None:
     for figure, value in row.items():
         table.add_row(figure, "-" if value is None else f"{value:,.1f}")
     console.print(table)
+    steps = Table(title="the night's consolidate(), by step (s)")
+    steps.add_column("step")
+    steps.add_column("s", justify="right")
+    for step, ms in sorted(night_steps.items(), key=lambda item: -item[1]):
+        steps.add_row(step, f"{ms / 1000:,.2f}")
+    console.print(steps)
 
 
 def main() -> None:
