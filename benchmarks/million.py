@@ -194,7 +194,7 @@ def measure(args, console: Console) -> None:
     for figure, value in row.items():
         table.add_row(figure, "-" if value is None else f"{value:,.1f}")
     console.print(table)
-    steps = Table(title="the night's consolidate(), by step (s)")
+    steps = Table(title="the night's steps (s)")
     steps.add_column("step")
     steps.add_column("s", justify="right")
     for step, ms in sorted(night_steps.items(), key=lambda item: -item[1]):
