@@ -27,15 +27,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from latency import rss_parts  # noqa: E402 - the benchmarks' one reading of /proc
+
 SIDES = ("with", "without")
-
-
-def _resident_mib() -> dict[str, float]:
-    fields = {}
-    for line in Path(f"/proc/{os.getpid()}/status").read_text().splitlines():
-        if line.startswith(("RssAnon:", "RssFile:")):
-            fields[line.split(":")[0]] = int(line.split()[1]) / 1024
-    return fields
 
 
 def fill(side: str, points: int, folder: Path) -> dict[str, float]:
@@ -61,11 +56,10 @@ def fill(side: str, points: int, folder: Path) -> dict[str, float]:
     shard.optimize()
     optimize = time.perf_counter() - start
     disk = sum(p.stat().st_blocks * 512 for p in folder.rglob("*") if p.is_file()) / 2**20
-    resident = _resident_mib()
+    own, mapped = rss_parts(os.getpid())
     shard.close()
     return {"upsert s": upsert, "optimize s": optimize, "disk MiB": disk,
-            "process MiB (own)": resident.get("RssAnon", 0.0),
-            "process MiB (mapped files)": resident.get("RssFile", 0.0)}
+            "process MiB (own)": own or 0.0, "process MiB (mapped files)": mapped or 0.0}
 
 
 def main(argv: list[str] | None = None) -> None:

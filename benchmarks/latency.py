@@ -107,6 +107,32 @@ def rss_mib(pid: int | None) -> float | None:
     return None
 
 
+def rss_parts(pid: int | None) -> tuple[float | None, float | None]:
+    """(anonymous, file-backed) resident MiB of a process: the vector index's segments are
+    memory-mapped files, resident while used but page cache the kernel can drop under
+    pressure; the anonymous part is what the process itself holds."""
+    if pid is None:
+        return None, None
+    fields = {}
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(("RssAnon:", "RssFile:")):
+                fields[line.split(":")[0]] = int(line.split()[1]) / 1024
+    except OSError:
+        return None, None
+    return fields.get("RssAnon"), fields.get("RssFile")
+
+
+def print_ranked(console: Console, title: str, name: str, unit: str, values: dict[str, float], fmt: str) -> None:
+    """A two-column table of named figures, the largest first."""
+    table = Table(title=title)
+    table.add_column(name)
+    table.add_column(unit, justify="right")
+    for key, value in sorted(values.items(), key=lambda item: -item[1]):
+        table.add_row(key, fmt.format(value))
+    console.print(table)
+
+
 def graph_server_pid(store: cg.MemoryStore) -> int | None:
     server = getattr(store.graph, "embedded_server", None)
     process = getattr(server, "process", None)

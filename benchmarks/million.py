@@ -63,24 +63,8 @@ def save_state(home: Path, state: dict) -> None:
     write_private(state_path(home), json.dumps(state).encode("utf-8"))
 
 
-def rss_parts(pid: int | None) -> tuple[float | None, float | None]:
-    """(anonymous, file-backed) resident MiB of a process: the vector index's segments are
-    memory-mapped files, resident while used but page cache the kernel can drop under
-    pressure; the anonymous part is what the process itself holds."""
-    if pid is None:
-        return None, None
-    fields = {}
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(("RssAnon:", "RssFile:")):
-                fields[line.split(":")[0]] = int(line.split()[1]) / 1024
-    except OSError:
-        return None, None
-    return fields.get("RssAnon"), fields.get("RssFile")
-
-
 def memory_line(store: cg.MemoryStore) -> str:
-    anon, mapped = rss_parts(os.getpid())
+    anon, mapped = latency.rss_parts(os.getpid())
     graph = latency.rss_mib(latency.graph_server_pid(store)) or 0
     return f"process {anon or 0:7,.0f} MiB (+ {mapped or 0:,.0f} MiB mapped files)   graph server {graph:7,.0f} MiB"
 
@@ -186,7 +170,7 @@ def measure(args, console: Console) -> None:
         install(watch, store)
         row["night consolidate s"] = latency.timed_ms(store.consolidate) / 1000
         night_steps = dict(watch.ms)
-        row["process MiB (anonymous)"], row["process MiB (mapped files)"] = rss_parts(os.getpid())
+        row["process MiB (anonymous)"], row["process MiB (mapped files)"] = latency.rss_parts(os.getpid())
         row["graph server MiB"] = latency.rss_mib(latency.graph_server_pid(store))
     table = Table(title=f"the million-trace row — embedded default, hash embedder ({home})")
     table.add_column("figure")
@@ -194,12 +178,8 @@ def measure(args, console: Console) -> None:
     for figure, value in row.items():
         table.add_row(figure, "-" if value is None else f"{value:,.1f}")
     console.print(table)
-    steps = Table(title="the night's steps (s)")
-    steps.add_column("step")
-    steps.add_column("s", justify="right")
-    for step, ms in sorted(night_steps.items(), key=lambda item: -item[1]):
-        steps.add_row(step, f"{ms / 1000:,.2f}")
-    console.print(steps)
+    latency.print_ranked(console, "the night's steps (s)", "step", "s",
+                         {step: ms / 1000 for step, ms in night_steps.items()}, "{:,.2f}")
 
 
 def main() -> None:

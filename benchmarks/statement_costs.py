@@ -39,7 +39,7 @@ from rich.console import Console
 from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from latency import FILL_START_MS, fill_home, item_text, revision_tree, without_compare  # noqa: E402
+from latency import FILL_START_MS, fill_home, item_text, print_ranked, revision_tree, without_compare  # noqa: E402
 
 import cogmem_graph as cg  # noqa: E402
 from cogmem_graph.clock import MS_PER_SECOND, ManualClock  # noqa: E402
@@ -106,12 +106,8 @@ def measure(home: Path, batches: int, scopes: int, seed: int) -> dict[str, float
 
 
 def print_one(console: Console, figures: dict[str, float]) -> None:
-    table = Table(title="encode_many: engine ms per statement, per batch of 500")
-    table.add_column("statement")
-    table.add_column("ms per batch", justify="right")
-    for name, ms in sorted(figures.items(), key=lambda kv: -kv[1]):
-        table.add_row(name, f"{ms:.1f}")
-    console.print(table)
+    print_ranked(console, "encode_many: engine ms per statement, per batch of 500", "statement", "ms per batch",
+                 figures, "{:.1f}")
 
 
 def compare(args, argv: Sequence[str], home: Path, console: Console) -> None:
