@@ -46,11 +46,11 @@ def evidence_ranks(conversation: dict, embedder) -> tuple[list[int], list[int]]:
         evidence = sorted(set(evidence))
         query = np.asarray(embedder.embed_query(qa["question"]), dtype=np.float32)
         question_rank = _ranks(vectors @ query)
+        sibling_ranks = {turn: _ranks(vectors @ vectors[index[turn]]) for turn in evidence}
         for turn in evidence:
             by_question.append(int(question_rank[index[turn]]))
-            siblings = [_ranks(vectors @ vectors[index[other]])[index[turn]] - 1  # the sibling itself is first
-                        for other in evidence if other != turn]
-            by_sibling.append(int(min(siblings)))
+            by_sibling.append(int(min(sibling_ranks[other][index[turn]] - 1  # the sibling itself is first
+                                      for other in evidence if other != turn)))
     return by_question, by_sibling
 
 
