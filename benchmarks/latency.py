@@ -218,9 +218,10 @@ def watch_loads(store: cg.MemoryStore) -> set[str]:
 # ---------------------------------------------------------------- a setting's cost
 
 
-def setting_targets(config: CogmemConfig, settings: str) -> list[tuple[object, str, object]]:
+def setting_targets(config: CogmemConfig, settings: str, option: str = "--beside") -> list[tuple[object, str, object]]:
     """(the config object, the field, the value) for each `path=value` of `settings`, several
-    joined by "+" as in lifecycle.py's presets (`retrieval.a=1+retrieval.b=2`)."""
+    joined by "+" (`retrieval.a=1+retrieval.b=2`; lifecycle.py's presets read theirs here
+    too); a path that names no setting stops the benchmark with `option` named."""
     targets = []
     for setting in settings.split("+"):
         path, _, raw = setting.partition("=")
@@ -229,7 +230,7 @@ def setting_targets(config: CogmemConfig, settings: str) -> list[tuple[object, s
         for part in parents:
             target = getattr(target, part, None)
         if target is None or not hasattr(target, leaf):
-            raise SystemExit(f"--beside {settings}: no setting {path}")
+            raise SystemExit(f"{option} {settings}: no setting {path}")
         try:
             value = json.loads(raw)
         except json.JSONDecodeError:

@@ -38,7 +38,6 @@ parameters, `CogmemConfig.reference_preset()`), side by side.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
 import sys
@@ -57,6 +56,7 @@ import cogmem_graph as cg
 from cogmem_graph.clock import MS_PER_DAY, MS_PER_HOUR, ManualClock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from latency import setting_targets  # noqa: E402
 from locomo import CATEGORIES, DEFAULT_DATA, load_conversations, turns_of  # noqa: E402
 
 KS = (5, 10, 25)
@@ -148,16 +148,7 @@ def preset_config(spec: str) -> cg.CogmemConfig:
         if factory is None:
             raise SystemExit(f"--presets: this version of the library has no {name!r} preset")
         config = factory()
-    for change in changes:
-        path, _, raw = change.partition("=")
-        *parents, leaf = path.split(".")
-        target = config
-        for part in parents:
-            target = getattr(target, part)
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
-            value = raw
+    for target, leaf, value in setting_targets(config, "+".join(changes), "--presets") if changes else ():
         setattr(target, leaf, value)
     return config.model_validate(config.model_dump())
 
