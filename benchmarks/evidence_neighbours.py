@@ -78,6 +78,8 @@ def main(argv: list[str] | None = None) -> None:
     for column in ("conversation", "ranked by", "turns", "median rank", *(f"< {cut}" for cut in CUTS)):
         table.add_column(column, justify="left" if column in ("conversation", "ranked by") else "right")
     for folder in args.data or [DEFAULT_DATA]:
+        if not folder.exists():
+            raise SystemExit(f"--data {folder}: no such folder or file")
         half_question: list[int] = []
         half_sibling: list[int] = []
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else [folder]:

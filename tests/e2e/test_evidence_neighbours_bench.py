@@ -55,3 +55,8 @@ def test_the_table_has_a_row_per_conversation_and_per_half(bench, tmp_path: Path
     out = capsys.readouterr().out
     assert "half/7" in out and "half, all" in out
     assert "best sibling" in out and "the question" in out
+
+
+def test_a_missing_data_folder_is_named(bench, tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="--data"):
+        bench.main(["--data", str(tmp_path / "nowhere"), "--embedder", "hash"])
