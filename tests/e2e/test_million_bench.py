@@ -41,7 +41,8 @@ def test_a_build_resumes_where_it_stopped_and_measure_prints_the_row(tmp_path: P
     rows = {line.split("│")[1].strip(): line.split("│")[2].strip()
             for line in out.splitlines() if line.startswith("│")}
     assert rows["traces"] == "180.0", "the store holds each built trace once"
-    for figure in ("retrieve p50 ms", "retrieve p95 ms", "floor p50 ms", "first consolidate s",
+    for figure in ("retrieve p50 ms", "retrieve p95 ms", "floor p50 ms", "retrieve after the night p50 ms",
+                   "first consolidate s",
                    "day writes/s", "night consolidate s", "process MiB (anonymous)", "graph server MiB"):
         assert rows.get(figure, "-") != "-", f"{figure} missing:\n{out}"
     assert "the night's steps" in out, "the night's steps are listed"
