@@ -20,6 +20,7 @@ import contextlib
 import ctypes
 import errno
 import json
+import logging
 import os
 import shutil
 import sys
@@ -81,6 +82,9 @@ from cogmem_graph.vectors.shared import SharedHandles
 STATE = "state"
 PING_TIMEOUT_S = 2.0
 """How long `ping` waits for the shard (another call may hold it: a long write, a compaction)."""
+
+log = logging.getLogger(__name__)
+
 _SCROLL_PAGE = 1024
 EDGE_CONFIG = "edge_config.json"
 LAYOUT_FILE = "partitions.json"
@@ -792,6 +796,9 @@ class EdgeVectorIndex:
                         parts.copies_checked.add(part)
                         copies = _stale_copies(shard)
                         if copies and copies >= STALE_SHARE * (shard.info().points_count - copies):
+                            log.warning("vector partition %s of %s holds %d stale copies of its points (left by a "
+                                        "process that stopped without closing the store); rebuilding it",
+                                        part, self.location, copies)
                             stale += copies
                             parts.mark_dirty({part})
                 rebuilt, points, swap = sorted(parts.dirty), 0, "none"
