@@ -7,3 +7,4 @@ WITH communityId, collect(node.id) AS members
 WHERE size(members) >= $minSize
 RETURN $scopeKey AS scopeKey, communityId AS community, members
 ORDER BY size(members) DESC, community
+LIMIT $limit

@@ -205,6 +205,34 @@ def test_schema_encoding_discounts_congruent_input_and_boosts_novel_input(tmp_pa
         assert other.encode(congruent).encoding_strength == pytest.approx(plain[congruent])
 
 
+@pytest.mark.parametrize("algorithm", ["auto", "cypher"])
+def test_only_the_largest_communities_a_run_turns_into_schemas_are_read(tmp_path, clock, algorithm) -> None:
+    config = CogmemConfig()
+    config.consolidation.cluster_algorithm = algorithm
+    config.consolidation.min_cluster_size = 3
+    config.consolidation.max_schemas_per_cycle = 2
+    groups = {
+        "Dana": ["Dana restores old sailing boats", "Dana sailed to the island with Dana's brother",
+                 "Dana repainted the hull in red", "Dana joined the regatta club", "Dana fixed the mast herself"],
+        "Eli": ["Eli grows tomatoes on his balcony", "Eli swapped seeds with a neighbour",
+                "Eli lost his basil to the frost", "Eli built a compost bin"],
+        "Fay": ["Fay plays the cello in an orchestra", "Fay practised scales for two hours",
+                "Fay bought new strings"],
+    }
+    with _open(tmp_path, clock, config) as store:
+        agent = store.agent("helper", user_id="u1")
+        written = {name: {t.id for t in agent.encode_many([{"content": c} for c in texts])}
+                   for name, texts in groups.items()}
+        consolidator = consolidator_for(store)
+        clusters, _algorithm = consolidator.detect_clusters(agent.visible_scope_keys)
+        assert [set(members) for _key, members in clusters] == [written["Dana"], written["Eli"]], \
+            "the two largest communities, largest first; the third is not read"
+        assert store.consolidate().schemas_created == 2
+        schemas = consolidator.schemas(agent.visible_scope_keys)
+        assert {m for schema in schemas for m in schema["members"]} == written["Dana"] | written["Eli"]
+        assert store.consolidate().schemas_created == 1, "the next run reads the community left"
+
+
 def test_the_cypher_fallback_finds_the_same_clusters(tmp_path, clock) -> None:
     config = CogmemConfig()
     config.consolidation.cluster_algorithm = "cypher"

@@ -30,7 +30,8 @@ _GDS_PROCEDURES: dict[GdsCommunityAlgorithm, str] = {
 
 def detect_clusters(ctx: MemoryContext, keys: Sequence[str]) -> tuple[list[tuple[str, list[str]]], str]:
     """Communities of traces per scope key (members not yet in a schema, at least the
-    minimum cluster size), found in the database; and which algorithm found them."""
+    minimum cluster size, the largest ones a run turns into schemas), found in the database;
+    and which algorithm found them."""
     keys = require_scope_keys(keys)
     algorithm = ctx.config.consolidation.cluster_algorithm
     dialect = ctx.graph.dialect
@@ -55,14 +56,21 @@ def detect_clusters(ctx: MemoryContext, keys: Sequence[str]) -> tuple[list[tuple
     return clusters_cypher(ctx, keys), "cypher_label_propagation"
 
 
+def communities_wanted(ctx: MemoryContext) -> int:
+    """How many communities a read returns (largest first): as many as a run turns into
+    schemas, since schema integration takes them in that order and stops there."""
+    return max(1, ctx.config.consolidation.max_schemas_per_cycle)
+
+
 def clusters_falkordb(ctx: MemoryContext, keys: list[str]) -> list[tuple[str, list[str]]]:
     present = ctx.graph.relationship_types()
     rel_types = [e.value for e in CLUSTER_EDGE_TYPES if e.value in present]
     if not rel_types:
         return []
+    cfg = ctx.config.consolidation
     return ctx.graph.label_propagation_communities(
-        rel_types, keys, max_iterations=ctx.config.consolidation.cluster_max_iterations,
-        min_size=ctx.config.consolidation.min_cluster_size)
+        rel_types, keys, max_iterations=cfg.cluster_max_iterations, min_size=cfg.min_cluster_size,
+        limit=communities_wanted(ctx))
 
 
 def clusters_gds(ctx: MemoryContext, keys: list[str], choice: GdsCommunityAlgorithm) -> list[tuple[str, list[str]]]:
@@ -73,7 +81,8 @@ def clusters_gds(ctx: MemoryContext, keys: list[str], choice: GdsCommunityAlgori
         try:
             if not relationships:
                 continue
-            out += ctx.graph.gds_communities(choice, name, key, ctx.config.consolidation.min_cluster_size)
+            out += ctx.graph.gds_communities(choice, name, key, ctx.config.consolidation.min_cluster_size,
+                                             communities_wanted(ctx))
         finally:
             if relationships is not None:
                 ctx.graph.drop_gds_graph(name)
@@ -91,6 +100,5 @@ def clusters_cypher(ctx: MemoryContext, keys: list[str]) -> list[tuple[str, list
         for _ in range(cfg.cluster_max_iterations):
             if not ctx.graph.label_propagation_round(key, CLUSTER_MIN_EDGE_WEIGHT):
                 break
-        out += ctx.graph.label_propagation_result(key, min_size=cfg.min_cluster_size,
-                                                  limit=max(1, cfg.max_schemas_per_cycle))
+        out += ctx.graph.label_propagation_result(key, min_size=cfg.min_cluster_size, limit=communities_wanted(ctx))
     return out

@@ -34,11 +34,12 @@ class CommunityStatements(StatementRunner):
         return {r["type"] for r in self.run("consolidation_relationship_types", {})}
 
     def label_propagation_communities(self, rel_types: Sequence[str], scope_keys: Sequence[str], *,
-                                      max_iterations: int, min_size: int) -> Communities:
-        """FalkorDB's `algo.labelPropagation` over `rel_types`, per scope key."""
+                                      max_iterations: int, min_size: int, limit: int) -> Communities:
+        """FalkorDB's `algo.labelPropagation` over `rel_types`: the `limit` largest communities
+        of `scope_keys` (each within one scope key)."""
         rows = self.run("consolidation_clusters_label_propagation", {
             "relTypes": list(rel_types), "maxIterations": max_iterations, "scopeKeys": list(scope_keys),
-            "minSize": min_size})
+            "minSize": min_size, "limit": limit})
         return [(r["scopeKey"], list(r["members"])) for r in rows]
 
     def project_community_graph(self, scope_key: str, graph_name: str, min_weight: float) -> int | None:
@@ -49,9 +50,10 @@ class CommunityStatements(StatementRunner):
         return int(rows[0]["relationships"] or 0) if rows else None
 
     def gds_communities(self, algorithm: GdsCommunityAlgorithm, graph_name: str, scope_key: str,
-                        min_size: int) -> Communities:
+                        min_size: int, limit: int) -> Communities:
+        """The `limit` largest communities GDS finds in the projected scope graph."""
         rows = self.run(_GDS_STATEMENTS[algorithm], {"graphName": graph_name, "scopeKey": scope_key,
-                                                     "minSize": min_size}, write=True)
+                                                     "minSize": min_size, "limit": limit}, write=True)
         return [(r["scopeKey"], list(r["members"])) for r in rows]
 
     def label_propagation_start(self, scope_key: str, min_weight: float) -> int:
