@@ -213,12 +213,13 @@ STALE_SHARE = 0.05
 (a rebuild copies every live point: ~1.5 s per 10k)."""
 
 
-def _stale_copies(shard: EdgeShard) -> int:
-    """Copies of points the shard's segments hold beside the live version of each: what the
-    engine's log replay leaves when a process stopped before the segments an optimization
-    wrote were flushed. Reads return one version of each point, so only the segments' count
-    (the shard's approximate one) sees them."""
-    return max(0, int(shard.info().points_count) - int(shard.count(CountRequest(exact=True))))
+def _stale_copies(shard: EdgeShard) -> tuple[int, int]:
+    """(stale copies, live points) of a shard. A stale copy is a point its segments hold beside
+    the live version: what the engine's log replay leaves when a process stopped before the
+    segments an optimization wrote were flushed. Reads return one version of each point, so
+    only the segments' count (the shard's approximate one) sees them."""
+    live = int(shard.count(CountRequest(exact=True)))
+    return max(0, int(shard.info().points_count) - live), live
 
 
 def owner_of(scope_key: str) -> str:
@@ -260,8 +261,8 @@ class _Partitions:
         self.graphs_from = 0
         """The partition the next `build_search_graphs` starts from: where the last one ran out of time."""
         self.copies_checked: set[int] = set()
-        """Partitions whose stale copies (`_stale_copies`) a compaction looked for since they were
-        opened: only loading a shard can add them, so once per opening is enough."""
+        """Partitions whose stale copies (`_stale_copies`) a compaction looked for since their shard
+        was loaded (`open` forgets the mark): only a load can bring them, so once per load is enough."""
         self.slots: list[EdgeShard | None] = []
         self.reopen()
 
@@ -277,7 +278,6 @@ class _Partitions:
             self.count, self.legacy = self.wanted, False
             _write_private_json(layout, {"partitions": self.wanted, "placed_by": "crc32 of the scope's owner"})
         self.slots = [None] * self.count
-        self.copies_checked = set()
         self.with_sentences: set[int] = set()
         # Which partitions hold a shard, read once: only `ensure` (under the index's lock, in
         # the one process holding the home) adds one, so reads need not ask the disk again.
@@ -299,6 +299,7 @@ class _Partitions:
         """Open (or create) the partition's shard at `path` and note whether it holds sentences."""
         shard, sentences = _open_shard(path, self.dim, self.graph_kb, sentences=self.sentences)
         self.slots[part] = shard
+        self.copies_checked.discard(part)  # a load is what can bring stale copies back
         if sentences:
             self.with_sentences.add(part)
         else:
@@ -720,7 +721,7 @@ class EdgeVectorIndex:
         version (searches skip them, but scan them and map their files); the next `compact()`
         drops them."""
         with self._serial:
-            return sum(_stale_copies(shard) for _part, shard in self._parts.existing())
+            return sum(_stale_copies(shard)[0] for _part, shard in self._parts.existing())
 
     def make_ready(self) -> None:
         """Open every partition's shard, creating those nothing was written to yet. The binding
@@ -791,16 +792,7 @@ class EdgeVectorIndex:
             if parts.legacy:
                 points, rebuilt, swap = self._repartition(), list(range(parts.count)), "exchange"
             else:
-                for part, shard in parts.existing():
-                    if part not in parts.copies_checked:
-                        parts.copies_checked.add(part)
-                        copies = _stale_copies(shard)
-                        if copies and copies >= STALE_SHARE * (shard.info().points_count - copies):
-                            log.warning("vector partition %s of %s holds %d stale copies of its points (left by a "
-                                        "process that stopped without closing the store); rebuilding it",
-                                        part, self.location, copies)
-                            stale += copies
-                            parts.mark_dirty({part})
+                stale = self._mark_stale_partitions()
                 rebuilt, points, swap = sorted(parts.dirty), 0, "none"
                 for part in rebuilt:
                     copied, swap = self._rebuild_partition(part)
@@ -810,6 +802,22 @@ class EdgeVectorIndex:
                 "partitions_rebuilt": len(rebuilt), "partitions": self.partitions, "stale_copies_dropped": stale,
                 "disk_bytes_before": before, "disk_bytes_after": _disk_bytes(self._path), "swap": swap,
                 "seconds": round(time.monotonic() - started, 3)}
+
+    def _mark_stale_partitions(self) -> int:
+        """Mark for rebuilding each partition loaded since the last look that holds stale copies
+        (at least STALE_SHARE of its live points); how many copies they hold. Callers hold the lock."""
+        parts, stale = self._parts, 0
+        for part, shard in parts.existing():
+            if part in parts.copies_checked:
+                continue
+            parts.copies_checked.add(part)
+            copies, live = _stale_copies(shard)
+            if copies and copies >= STALE_SHARE * live:
+                log.warning("vector partition %s of %s holds %d stale copies of its points (left by a process "
+                            "that stopped without closing the store); rebuilding it", part, self.location, copies)
+                stale += copies
+                parts.mark_dirty({part})
+        return stale
 
     def build_search_graphs(self, budget_s: float | None = GRAPH_BUDGET_S) -> dict[str, Any]:
         """Build the search graph (HNSW) of every segment that reached `edge_search_graph_kb`
