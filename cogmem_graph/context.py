@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Protocol
 
+from cogmem_graph import aio_bridge
 from cogmem_graph.model import Hexaco, Mood
 
 if TYPE_CHECKING:
@@ -76,7 +77,8 @@ class MemoryContext:
     def current_mood(self) -> Mood:
         if self.mood is None:
             return Mood()
-        return self.mood() if callable(self.mood) else self.mood
+        # A provider may do I/O: inside a call of the async store on the event loop, it runs on the pool.
+        return aio_bridge.blocking(self.mood) if callable(self.mood) else self.mood
 
     def for_agent(self, identity: AgentIdentity, traits: Hexaco, mood: MoodSource = None) -> MemoryContext:
         """The same store seen by one agent."""

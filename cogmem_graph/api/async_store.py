@@ -1,9 +1,12 @@
 """`cg.open_async()`: a memory store whose methods are awaitables.
 
-The store underneath is the one `cg.open()` opens, and its calls run on a pool of worker
-threads the async store owns (`CogmemConfig.async_workers`, or `workers=`), never on the
-event loop: the backends' own async drivers are not used, the sync core runs as it does
-for `cogmem serve`. Every public method of `MemoryStore` is here under its name,
+The store underneath is the one `cg.open()` opens, and the sync core runs its calls, as it
+does for `cogmem serve`, without ever holding the event loop: on a graph with an asyncio
+client (FalkorDB, Neo4j) an agent handle's short calls run on the loop, each graph round trip
+awaited through that client (`aio_bridge`, `CogmemConfig.async_native_calls`); every other
+call runs on a pool of worker threads the async store owns (`CogmemConfig.async_workers`,
+or `workers=`), which also takes what the calls on the loop cannot await (the embedded
+vector index, the embedder). Every public method of `MemoryStore` is here under its name,
 awaitable, with the same results and exceptions; `agent()` returns an
 `AsyncAgentMemory`. `agent`, `agent_traits` and `context` stay plain: they touch no
 backend. Closed, every call raises `StoreClosed`, and `health()` says so.
@@ -51,7 +54,9 @@ class AsyncMemoryStore:
         if not isinstance(store, MemoryStore):
             raise ValueError(f"store must be a MemoryStore (cg.open(...)), not {type(store).__name__}")
         self.sync = store
-        self._offload = Offload(store.config.async_workers if workers is None else checked_workers(workers))
+        native = store.config.async_native_calls if getattr(store.graph, "native_async", False) else 0
+        self._offload = Offload(store.config.async_workers if workers is None else checked_workers(workers),
+                                native_calls=native)
 
     def __repr__(self) -> str:
         return f"AsyncMemoryStore({self.sync!r}, workers={self.workers})"
@@ -59,6 +64,13 @@ class AsyncMemoryStore:
     @property
     def workers(self) -> int:
         return self._offload.workers
+
+    @property
+    def native_calls(self) -> int:
+        """How many of its handles' calls may run on the event loop at once, waiting for the graph
+        through its asyncio client (`config.async_native_calls`); 0 when every call runs on the
+        threads (the setting is 0)."""
+        return self._offload.native_calls
 
     @property
     def home(self) -> Path:
@@ -100,9 +112,15 @@ class AsyncMemoryStore:
         return await self._offload.run(self.sync.encode_event, event, _sync_witnesses(witnesses), **options)
 
     async def close(self) -> None:
-        """Refuse new calls at once, wait (on a thread) for those in progress, then close the
-        store: the embedded graph server stops. Closing again does nothing."""
+        """Refuse new calls at once, wait for those in progress (the threads' on a thread), close
+        the loop's asyncio clients of the backends, then close the store: the embedded graph server
+        stops. Closing again does nothing."""
         self._offload.stop()
+        await self._offload.settle()
+        for backend in (self.sync.graph, self.sync.vectors):  # their asyncio clients of this loop
+            native_close = getattr(backend, "aclose_native", None)
+            if native_close is not None:
+                await native_close()
         await asyncio.to_thread(self._shut)
 
     aclose = close
@@ -175,6 +193,14 @@ class OpeningStore:
         return AsyncMemoryStore(store, workers=self._workers)
 
 
+def _import_call_paths() -> None:
+    """Import what the calls run on the event loop import on first use (`AsyncAgentMemory.BRIDGED`):
+    an import there would hold the loop for tens of milliseconds."""
+    from cogmem_graph.cognition import prompt  # noqa: F401
+    from cogmem_graph.retrieval import graph_rag, read_path  # noqa: F401
+    from cogmem_graph.write import encode  # noqa: F401
+
+
 def _close_when_opened(opening: Future[MemoryStore]) -> None:
     """Close what an abandoned opening opened, on a thread (this may run on the loop's)."""
     if not opening.cancelled() and opening.exception() is None:
@@ -211,6 +237,7 @@ def open_async(
                            config=config, clock=clock)
         try:  # on this thread, not later under the event loop: see VectorIndex.make_ready
             store.vectors.make_ready()
+            _import_call_paths()
         except BaseException:
             store.close()
             raise

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic import ValidationError
 
+from cogmem_graph import aio_bridge
 from cogmem_graph.api import governance
 from cogmem_graph.api.agent import AgentMemory, MoodSource, as_mood_source, as_traits
 from cogmem_graph.api.consolidation_log import ConsolidationLog
@@ -265,9 +266,17 @@ class MemoryStore:
         Returns:
             A `MemoryContext` on this store's ports and providers.
         """
+        vectors, embedder, reranker, llm = self.vectors, self.embedder, self.reranker, self.llm
+        if aio_bridge.active():  # a call of the async store on the event loop: what has no asyncio client
+            if not getattr(vectors, "native_async", False):  # a Qdrant server's index awaits its own client
+                vectors = aio_bridge.OffLoop(vectors)
+            reranker = None if reranker is None else aio_bridge.OffLoop(reranker)
+            llm = None if llm is None else aio_bridge.OffLoop(llm)
+            if not isinstance(embedder, CachedEmbedder):  # the cache sends only its misses off the loop
+                embedder = aio_bridge.OffLoop(embedder)
         return MemoryContext(
-            graph=self.graph, vectors=self.vectors, embedder=self.embedder, config=self.config,
-            clock=self.clock, reranker=self.reranker, llm=self.llm, agent_traits=self.agent_traits,
+            graph=self.graph, vectors=vectors, embedder=embedder, config=self.config,
+            clock=self.clock, reranker=reranker, llm=llm, agent_traits=self.agent_traits,
             check_open=self._check_open)
 
     def agent(

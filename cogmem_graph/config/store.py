@@ -91,6 +91,15 @@ class CogmemConfig(_Config):
         "a query embedding took ~80 ms with one thread and ~320 ms with two; see benchmarks/embedder_threads.py. "
         "torch's setting is process-wide",
     )
+    async_native_calls: int = Field(
+        8, ge=0, le=10_000,
+        description="calls of a store opened with cg.open_async that run on the event loop itself when the "
+        "graph has an asyncio client (FalkorDB, Neo4j): retrieve, assemble_for_prompt, multi_hop, encode, get, "
+        "list, history, stats and neighbourhood wait for the graph (and a Qdrant server) on the loop instead of "
+        "on a thread, and send only the embedded vector index and the embedder to the threads. At most this "
+        "many are in progress at once: each does its Python work on the loop between round trips, and those "
+        "falling due together hold the loop up together (docs/async.md). 0 runs every call on the threads",
+    )
     async_workers: int = Field(
         4, ge=1, le=256,
         description="threads a store opened with cg.open_async runs its calls on (the sync store's calls, so the "

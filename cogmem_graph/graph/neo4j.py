@@ -3,14 +3,18 @@
 One driver per store, sessions per call, the database name from config. Reads
 use read transactions (routable to followers in a cluster), writes use write
 transactions, both retried by our bounded tenacity policy on transient faults.
+Inside a call of the async store on the event loop (`aio_bridge`), statements go
+through the driver's asyncio twin instead (one per loop), the same way.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Sequence
 from typing import Any
 
+from cogmem_graph import aio_bridge
 from cogmem_graph.clock import Clock
 from cogmem_graph.config.graph import GraphConfig
 from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable
@@ -31,6 +35,8 @@ def _plain(value: Any) -> Any:
 
 class Neo4jGraphStore(CypherGraphStore):
     dialect = "neo4j"
+    native_async = True
+    """Inside a bridged call (`aio_bridge`), statements go through the driver's asyncio twin."""
 
     def __init__(self, uri: str, *, config: GraphConfig | None = None, clock: Clock | None = None) -> None:
         super().__init__(config, clock)
@@ -52,6 +58,9 @@ class Neo4jGraphStore(CypherGraphStore):
                 f"graph uri {self.url!r} is not a valid Neo4j URI; put credentials in NEO4J_USER/NEO4J_PASSWORD"
             )
         self._driver = driver
+        self._uri, self._auth = uri, auth
+        self._natives: dict[asyncio.AbstractEventLoop, Any] = {}
+        """The asyncio driver per event loop (its connections belong to one)."""
         self._closed = False
         try:
             self.run("ping")
@@ -74,15 +83,51 @@ class Neo4jGraphStore(CypherGraphStore):
         neo4j = self._neo4j
         timeout = self.config.query_timeout_ms / 1000
         query = neo4j.Query(text, timeout=timeout)
+        if aio_bridge.active():
+            return self._answer(lambda: aio_bridge.await_only(self._run_async(query, params, write=write)))
 
         def work(tx):
             return [{k: _plain(v) for k, v in record.items()} for record in tx.run(query, params)]
 
-        try:
+        def run() -> list[dict[str, Any]]:
             with self._driver.session(database=self.config.neo4j_database) as session:
                 if write:
                     return session.execute_write(work)
                 return session.execute_read(work)
+        return self._answer(run)
+
+    async def _run_async(self, query: Any, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]:
+        """`_run` through this loop's asyncio driver."""
+        async def work(tx):
+            result = await tx.run(query, params)
+            return [{k: _plain(v) for k, v in record.items()} async for record in result]
+
+        async with self._native_driver().session(database=self.config.neo4j_database) as session:
+            if write:
+                return await session.execute_write(work)
+            return await session.execute_read(work)
+
+    def _native_driver(self) -> Any:
+        """This loop's asyncio driver (made without I/O: it connects on its first statement)."""
+        loop = asyncio.get_running_loop()
+        driver = self._natives.get(loop)
+        if driver is None:
+            driver = self._natives[loop] = self._neo4j.AsyncGraphDatabase.driver(
+                self._uri, auth=self._auth, connection_timeout=5.0, max_transaction_retry_time=0)
+        return driver
+
+    async def aclose_native(self) -> None:
+        """Close the running loop's asyncio driver (`AsyncMemoryStore.close` awaits this)."""
+        driver = self._natives.pop(asyncio.get_running_loop(), None)
+        if driver is not None:
+            with contextlib.suppress(Exception):
+                await driver.close()
+
+    def _answer(self, run: Any) -> list[dict[str, Any]]:
+        """`run()`'s rows, the driver's refusals said in our words."""
+        neo4j = self._neo4j
+        try:
+            return run()
         except neo4j.exceptions.AuthError as exc:
             raise GraphStoreUnavailable(
                 f"Neo4j at {self.url} refused the credentials of user {self.config.neo4j_user!r}; "
@@ -140,5 +185,6 @@ class Neo4jGraphStore(CypherGraphStore):
         if self._closed:
             return
         self._closed = True
+        self._natives.clear()  # their loops close them (`aclose_native`), or drop them
         with contextlib.suppress(Exception):
             self._driver.close()

@@ -11,6 +11,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
+from cogmem_graph import aio_bridge
 from cogmem_graph.providers.embedders import Embedder, embed_queries, embed_with_sentences
 
 
@@ -83,9 +84,9 @@ class CachedEmbedder:
             self.misses += len(missing)
         if missing:
             if kind == "q":
-                computed = embed_queries(self.inner, [t for _, t in missing])
+                computed = aio_bridge.blocking(embed_queries, self.inner, [t for _, t in missing])
             else:
-                computed = self.inner.embed([t for _, t in missing])
+                computed = aio_bridge.blocking(self.inner.embed, [t for _, t in missing])
             if len(computed) != len(missing):
                 raise RuntimeError(
                     f"{self.inner.name} returned {len(computed)} vectors for {len(missing)} texts"
@@ -113,7 +114,7 @@ class CachedEmbedder:
             raise TypeError("embed_with_sentences() takes a list of texts")
         if not self.gives_sentences:
             return self.embed(texts), None
-        vectors, sentences = embed_with_sentences(self.inner, list(texts), spans)
+        vectors, sentences = aio_bridge.blocking(embed_with_sentences, self.inner, list(texts), spans)
         self._store({("d", t): tuple(v) for t, v in zip(texts, vectors, strict=True)})
         return vectors, sentences
 

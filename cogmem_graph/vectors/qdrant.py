@@ -8,6 +8,7 @@ trace overwrites its point instead of duplicating it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import sqlite3
 import threading
@@ -17,11 +18,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from qdrant_client import QdrantClient, models
+from qdrant_client import AsyncQdrantClient, QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 from qdrant_client.local.persistence import STORAGE_FILE_NAME
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
+from cogmem_graph import aio_bridge
 from cogmem_graph.config.vectors import VectorConfig
 from cogmem_graph.errors import VectorStoreUnavailable
 from cogmem_graph.filters import PayloadCondition
@@ -85,6 +87,10 @@ class QdrantVectorIndex:
         self.dim = dim
         self.name = collection_name(self.config.collection_prefix, model, dim)
         self._local_path: Path | None = None
+        self._server: tuple[str, str | None] | None = None
+        """(url, api key) of a Qdrant server: inside a call of the async store on the event loop
+        (`aio_bridge`), requests go through `AsyncQdrantClient` (one per loop) instead."""
+        self._natives: dict[asyncio.AbstractEventLoop, AsyncQdrantClient] = {}
         url = self.config.url
         if url == ":memory:":
             self.location = ":memory:"
@@ -95,6 +101,7 @@ class QdrantVectorIndex:
             key = self.config.api_key.get_secret_value() if self.config.api_key else None
             self._client = QdrantClient(url=url, api_key=key, timeout=int(self.config.timeout_s),
                                         check_compatibility=False)
+            self._server = (url, key)
             self._serial = contextlib.nullcontext()
         else:
             if local_path is None:
@@ -119,16 +126,47 @@ class QdrantVectorIndex:
 
     # ------------------------------------------------------------ plumbing
 
+    @property
+    def native_async(self) -> bool:
+        """True on a Qdrant server: a call on the event loop awaits `AsyncQdrantClient` (in memory
+        and local mode, the client works in process, so such a call sends it to the pool)."""
+        return self._server is not None
+
+    def _native_client(self) -> AsyncQdrantClient:
+        """This loop's asyncio client of the server (made without I/O: it connects on first use)."""
+        assert self._server is not None
+        loop = asyncio.get_running_loop()
+        client = self._natives.get(loop)
+        if client is None:
+            url, key = self._server
+            client = self._natives[loop] = AsyncQdrantClient(
+                url=url, api_key=key, timeout=int(self.config.timeout_s), check_compatibility=False)
+        return client
+
+    async def aclose_native(self) -> None:
+        """Close the running loop's asyncio client (`AsyncMemoryStore.close` awaits this)."""
+        client = self._natives.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            with contextlib.suppress(Exception):
+                await client.close()
+
     def _call(self, what: str, fn, *args, **kwargs) -> Any:
+        request = fn
+        if self._server is not None and aio_bridge.active():  # the same request, awaited on the loop
+            twin = getattr(self._native_client(), fn.__name__)
+
+            def request(*a: Any, **k: Any) -> Any:
+                return aio_bridge.await_only(twin(*a, **k))
         retrying = Retrying(
             retry=retry_if_exception(_is_transient),
             stop=stop_after_attempt(self.config.retry_attempts),
             wait=wait_exponential(multiplier=0.2, max=5.0),
             reraise=True,
+            sleep=aio_bridge.sleep,
         )
         try:
             with self._serial:
-                return retrying(fn, *args, **kwargs)
+                return retrying(request, *args, **kwargs)
         except Exception as exc:
             if _is_transient(exc):
                 raise VectorStoreUnavailable(
@@ -411,6 +449,7 @@ class QdrantVectorIndex:
             self._make_private()
         else:
             self._client.close()
+        self._natives.clear()  # their loops close them (`aclose_native`), or drop them
         if self._pinger is not None:
             self._pinger.close()
 

@@ -14,6 +14,7 @@ from tenacity import (
     wait_exponential,
 )
 
+from cogmem_graph import aio_bridge
 from cogmem_graph.clock import Clock, SystemClock
 from cogmem_graph.config.graph import GraphConfig
 from cogmem_graph.errors import GraphStoreUnavailable
@@ -52,6 +53,9 @@ class StatementRunner(ABC):
     """A Cypher engine's statements by name: what every aggregate's methods run them with."""
 
     dialect: str = ""
+    native_async: bool = False
+    """True when the engine's statements go through its own asyncio client inside a bridged
+    call (`aio_bridge`); otherwise the async store runs every call on its threads."""
 
     def __init__(self, config: GraphConfig | None = None, clock: Clock | None = None) -> None:
         self.config = config or GraphConfig()
@@ -137,6 +141,7 @@ class StatementRunner(ABC):
             # retry, and a write may have reached it: stop, and let `_recover` decide.
             retry=retry_if_exception(lambda exc: self._is_transient(exc) and self._server_token() == server),
             reraise=True,
+            sleep=aio_bridge.sleep,  # on the event loop inside a bridged call
         )
         for attempt in retrying:
             with attempt:

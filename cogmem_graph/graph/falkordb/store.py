@@ -16,7 +16,9 @@ the shared retry logic (graph/cypher_store/execution.py `_run_text`).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import logging
 import threading
 import weakref
@@ -26,11 +28,15 @@ from typing import Any
 from urllib.parse import urlparse
 
 import redis
+import redis.asyncio
+import redis.asyncio.retry
 from falkordb import FalkorDB
+from falkordb.asyncio import FalkorDB as AsyncFalkorDB
 from falkordb.query_result import QueryResult
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from cogmem_graph import aio_bridge
 from cogmem_graph.clock import Clock
 from cogmem_graph.config.graph import FALKOR_SCHEMES, FALKOR_TLS_SCHEMES, GraphConfig
 from cogmem_graph.errors import (
@@ -60,6 +66,10 @@ EMBEDDED_RECONNECTS = 1
 shared retries do the rest. A refused connection on 127.0.0.1 means the server died: redis-py's
 own default (ten retries backing off to 10 s) would only hide that for seconds."""
 
+ASYNCIO_CLIENT_NAME = "cogmem-asyncio"
+"""The name FalkorDB's asyncio client gives its connections (`CLIENT LIST` on the server shows which
+connections the async store's calls run on)."""
+
 _UNIQUE_KEYS: tuple[tuple[NodeLabel, str], ...] = (
     (NodeLabel.TRACE, "id"),
     (NodeLabel.ENTITY, "key"),
@@ -80,6 +90,11 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _consume_exception(task: asyncio.Task) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
 def _discard_unread(pool: Any, connection: Any, state: dict[str, Any]) -> None:
     if not state["read"]:
         connection.disconnect()
@@ -88,6 +103,8 @@ def _discard_unread(pool: Any, connection: Any, state: dict[str, Any]) -> None:
 
 class FalkorGraphStore(CypherGraphStore):
     dialect = "falkordb"
+    native_async = True
+    """Inside a bridged call (`aio_bridge`), statements go through FalkorDB's asyncio client."""
 
     def __init__(
         self,
@@ -131,6 +148,9 @@ class FalkorGraphStore(CypherGraphStore):
         self._generation = -1
         self._reconnect_lock = threading.Lock()
         self._pinger: tuple[int, redis.Redis] | None = None
+        self._natives: dict[asyncio.AbstractEventLoop, tuple[int, AsyncFalkorDB | None, asyncio.Future]] = {}
+        """FalkorDB's asyncio client per event loop (its connections belong to one): the server
+        generation it was built for, the client (None while it is built) and its building."""
         try:
             self._connect()
         except (redis.ConnectionError, redis.TimeoutError) as exc:
@@ -246,6 +266,12 @@ class FalkorGraphStore(CypherGraphStore):
     def _before_statement(self) -> None:
         if self._closed:
             raise GraphStoreUnavailable(f"graph store {self.url} is closed", url=self.url)
+        server = self._server
+        if aio_bridge.active() and (server is None or (not server.exited() and server.generation == self._generation)):
+            return  # nothing to follow; starting a server again takes seconds, so it is done on a thread
+        aio_bridge.wait_on_thread(self._follow_quietly)
+
+    def _follow_quietly(self) -> None:
         with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):  # as in `_check_open`
             self._follow_server(restart=True)
 
@@ -258,6 +284,8 @@ class FalkorGraphStore(CypherGraphStore):
     def _recover(self, exc: BaseException, server: Any) -> bool:
         if self._server is None or self._closed:
             return False
+        if aio_bridge.active():  # may start the server again: seconds, on a thread
+            return aio_bridge.wait_on_thread(self._recover, exc, server)
         try:
             self._follow_server(restart=True)
         except (redis.ConnectionError, redis.TimeoutError):
@@ -326,6 +354,8 @@ class FalkorGraphStore(CypherGraphStore):
         return [dict(zip(header, (_plain(v) for v in row), strict=True)) for row in result.result_set]
 
     def _run(self, text: str, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]:
+        if aio_bridge.active():
+            return self._run_native(text, params, write=write)
         self._check_open()
         command = self._command(text, params, write=write)
         lane = self._lane
@@ -344,6 +374,124 @@ class FalkorGraphStore(CypherGraphStore):
         except redis.ResponseError as exc:
             raise GraphQueryError(f"FalkorDB rejected a statement: {exc}") from exc
 
+    # ------------------------------------------------------------ inside a bridged call
+
+    def _run_native(self, text: str, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]:
+        """`_run` through FalkorDB's asyncio client: the event loop waits for the reply, not a
+        thread. Writes keep to the process's write lane, as the sync path's do."""
+        if self._closed:
+            raise GraphStoreUnavailable(f"graph store {self.url} is closed", url=self.url)
+        command = self._command(text, params, write=write)
+        lane = self._lane
+        client = self._native_client()
+        try:
+            if not write:
+                self._confirm_off_loop(lane)
+                return self._native_rows(aio_bridge.await_only(client.execute_command(*command)))
+            aio_bridge.acquire(lane.lock)
+            try:
+                self._confirm_off_loop(lane)
+                response = aio_bridge.await_only(client.execute_command(*command))
+            finally:
+                lane.lock.release()
+            return self._native_rows(response)
+        except redis.ResponseError as exc:
+            raise GraphQueryError(f"FalkorDB rejected a statement: {exc}") from exc
+
+    @staticmethod
+    def _confirm_off_loop(lane: Any) -> None:
+        """Confirm a write the sync path left unconfirmed, reading its reply on a thread."""
+        if lane.has_unconfirmed():
+            aio_bridge.wait_on_thread(lane.confirm)
+
+    def _native_rows(self, response: list) -> list[dict[str, Any]]:
+        rows = read_compact(response)
+        if rows is not None:
+            return rows
+        return aio_bridge.blocking(self._rows, response)  # graph objects: the client's parser asks the server
+
+    def _native_client(self) -> AsyncFalkorDB:
+        """This loop's asyncio client of the server as it runs now. It is built on a thread (the
+        client probes the server as it is built), once: the calls that ask meanwhile wait for it."""
+        loop = asyncio.get_running_loop()
+        known = self._natives.get(loop)
+        if known is not None and known[0] == self._generation:
+            return known[1] if known[1] is not None else aio_bridge.await_only(known[2])
+        host, port, password, tls = self._endpoint()
+        generation = self._generation
+        building = loop.run_in_executor(None, functools.partial(
+            self._build_native, host, port, password, tls))
+        self._natives[loop] = (generation, None, building)
+        if known is not None and known[1] is not None:  # the server was started again: its connections are dead
+            loop.create_task(known[1].connection.aclose())
+        try:
+            client = aio_bridge.await_only(building)
+        except BaseException:
+            if self._natives.get(loop, (None, None, None))[2] is building:
+                del self._natives[loop]
+            raise
+        if self._natives.get(loop, (None, None, None))[2] is building:
+            self._natives[loop] = (generation, client, building)
+        return client
+
+    def _build_native(self, host: str, port: int, password: str | None, tls: bool) -> AsyncFalkorDB:
+        client = AsyncFalkorDB(host=host, port=port, password=password, ssl=tls, socket_connect_timeout=2.0,
+                               socket_timeout=self.config.query_timeout_ms / 1000 + 5,
+                               client_name=ASYNCIO_CLIENT_NAME)
+        if self._server is not None:  # set after the client's sync probe, which would take it for its own
+            client.connection.connection_pool.connection_kwargs["retry"] = redis.asyncio.retry.Retry(
+                NoBackoff(), EMBEDDED_RECONNECTS)
+        return client
+
+    async def aclose_native(self) -> None:
+        """Close the running loop's asyncio client (`AsyncMemoryStore.close` awaits this)."""
+        known = self._natives.pop(asyncio.get_running_loop(), None)
+        if known is not None and known[1] is not None:
+            with contextlib.suppress(Exception):
+                await known[1].connection.aclose()
+
+    def _send_native_unconfirmed(self, text: str, params: dict[str, Any], name: str) -> None:
+        """`_run_unconfirmed` inside a bridged call: sent on a connection of the sync client, as the
+        sync path sends it (a send does not wait for the server), so that whichever statement
+        comes next, on the loop or on any thread, can read its reply without the loop's help."""
+        if self._closed:
+            raise GraphStoreUnavailable(f"graph store {self.url} is closed", url=self.url)
+        command = self._command(text, params, write=True)
+        lane = self._lane
+        pool = self._db.connection.connection_pool
+        aio_bridge.acquire(lane.lock)
+        try:
+            self._confirm_off_loop(lane)
+            connection = self._send(pool, command)
+            if connection is not None:
+                lane.leave_unconfirmed(lambda: self._confirm(pool, connection, name))
+        finally:
+            lane.lock.release()
+        if connection is None:  # a transient fault on sending: the ordinary way, with retries
+            self._run_text(text, params, write=True, name=name)
+
+    def _read_later_native(self, text: str, params: dict[str, Any], *,
+                           name: str) -> Callable[[], list[dict[str, Any]]]:
+        """`_read_later` inside a bridged call: the read runs as a task on the loop while the
+        caller sends others or computes."""
+        if self._closed:
+            raise GraphStoreUnavailable(f"graph store {self.url} is closed", url=self.url)
+        self._confirm_off_loop(self._lane)
+        command = self._command(text, params, write=False)
+        task = asyncio.get_running_loop().create_task(self._native_client().execute_command(*command))
+        task.add_done_callback(_consume_exception)  # a reply nobody reads must not warn
+
+        def read() -> list[dict[str, Any]]:
+            try:
+                return self._native_rows(aio_bridge.await_only(task))
+            except redis.ResponseError as exc:
+                raise GraphQueryError(f"FalkorDB rejected {name}: {exc}") from exc
+            except Exception as exc:
+                if not self._is_transient(exc):
+                    raise
+                return self._run_text(text, params, write=False, name=name)  # a read can simply run again
+        return read
+
     def _command(self, text: str, params: dict[str, Any], *, write: bool) -> list[Any]:
         """The command the client's query()/ro_query() would send; the reply is read by
         `read_compact` (plain values in one pass), or by the client for graph objects."""
@@ -352,8 +500,11 @@ class FalkorGraphStore(CypherGraphStore):
 
     def _run_unconfirmed(self, text: str, params: dict[str, Any], *, name: str) -> None:
         """Send a write and return before the server has applied it (graph/falkordb/write_lane.py):
-        the next statement through the lane reads its reply first and raises if it failed."""
-        if not self._send_unconfirmed(text, params, lambda pool, connection: self._confirm(pool, connection, name)):
+        the next statement through the lane reads its reply first and raises if it failed.
+        Inside a bridged call too (`_send_native_unconfirmed`)."""
+        if aio_bridge.active():
+            self._send_native_unconfirmed(text, params, name)
+        elif not self._send_unconfirmed(text, params, lambda pool, conn: self._confirm(pool, conn, name)):
             self._run_text(text, params, write=True, name=name)
 
     def _send_unconfirmed(self, text: str, params: dict[str, Any],
@@ -395,6 +546,8 @@ class FalkorGraphStore(CypherGraphStore):
         """Send a read on a connection of its own and return what reads its reply: the
         server answers it while the caller sends others or computes (no thread, so no
         wait for the interpreter lock when the reply arrives)."""
+        if aio_bridge.active():
+            return self._read_later_native(text, params, name=name)
         self._check_open()
         self._lane.confirm()
         command = self._command(text, params, write=False)
@@ -419,7 +572,11 @@ class FalkorGraphStore(CypherGraphStore):
         applies it while the caller computes, and every later statement through the lane
         reads its reply first. Its outcome is kept for the caller, whose call of the result
         raises what the write raised; a write whose connection dropped is run again then
-        (retried, as any statement is: it is idempotent)."""
+        (retried, as any statement is: it is idempotent). Inside a bridged call it runs now,
+        awaited by the loop."""
+        if aio_bridge.active():
+            rows = self._run_text(text, params, write=True, name=name)
+            return lambda: rows
         outcome: dict[str, Any] = {}
 
         def settle(pool: Any, connection: Any) -> None:  # whichever statement confirms it; never raises there
@@ -554,6 +711,7 @@ class FalkorGraphStore(CypherGraphStore):
         except UnconfirmedWriteFailed as exc:
             log.error("closing %s: %s", self.url, exc)
         self._closed = True
+        self._natives.clear()  # their loops close their connections (`aclose_native`), or drop them
         with contextlib.suppress(Exception):
             self._db.connection.close()
         if self._pinger is not None:

@@ -28,6 +28,11 @@ class WriteLane:
         with self._slot:
             self._unconfirmed = confirm
 
+    def has_unconfirmed(self) -> bool:
+        """Whether a write waits for its reply to be read, or a reply is being read now: then
+        `confirm` may wait on the network (a bridged call runs it off the event loop)."""
+        return self._unconfirmed is not None or self._slot.locked()
+
     def confirm(self) -> None:
         """Read the reply of the write left unconfirmed, if any; raises what it raises."""
         with self._slot:  # held while reading: whoever comes next finds the write confirmed
