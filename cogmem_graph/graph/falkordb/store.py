@@ -90,6 +90,15 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _reply_arrived(connection: Any) -> bool:
+    """Whether a reply (or the connection's end) waits on `connection`, so reading it will not
+    wait for the server."""
+    try:
+        return bool(connection.can_read(timeout=0))
+    except Exception:  # a connection in trouble: reading it on a thread says how
+        return False
+
+
 def _consume_exception(task: asyncio.Task) -> None:
     if not task.cancelled():
         task.exception()
@@ -400,8 +409,8 @@ class FalkorGraphStore(CypherGraphStore):
 
     @staticmethod
     def _confirm_off_loop(lane: Any) -> None:
-        """Confirm a write the sync path left unconfirmed, reading its reply on a thread."""
-        if lane.has_unconfirmed():
+        """Confirm a write left unconfirmed: here when its reply has arrived, else on a thread."""
+        if lane.has_unconfirmed() and not lane.confirm_if_arrived():
             aio_bridge.wait_on_thread(lane.confirm)
 
     def _native_rows(self, response: list) -> list[dict[str, Any]]:
@@ -464,7 +473,8 @@ class FalkorGraphStore(CypherGraphStore):
             self._confirm_off_loop(lane)
             connection = self._send(pool, command)
             if connection is not None:
-                lane.leave_unconfirmed(lambda: self._confirm(pool, connection, name))
+                lane.leave_unconfirmed(lambda: self._confirm(pool, connection, name),
+                                       arrived=lambda: _reply_arrived(connection))
         finally:
             lane.lock.release()
         if connection is None:  # a transient fault on sending: the ordinary way, with retries

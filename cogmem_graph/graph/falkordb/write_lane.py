@@ -22,11 +22,13 @@ class WriteLane:
         """Held while a write is sent and, unless left unconfirmed, until its reply is read."""
         self._slot = threading.Lock()
         self._unconfirmed: Callable[[], None] | None = None
+        self._arrived: Callable[[], bool] | None = None
 
-    def leave_unconfirmed(self, confirm: Callable[[], None]) -> None:
-        """Register the reader of a write just sent (the caller holds `lock`)."""
+    def leave_unconfirmed(self, confirm: Callable[[], None], arrived: Callable[[], bool] | None = None) -> None:
+        """Register the reader of a write just sent (the caller holds `lock`), and what tells
+        whether its reply is already there to read."""
         with self._slot:
-            self._unconfirmed = confirm
+            self._unconfirmed, self._arrived = confirm, arrived
 
     def has_unconfirmed(self) -> bool:
         """Whether a write waits for its reply to be read, or a reply is being read now: then
@@ -36,9 +38,26 @@ class WriteLane:
     def confirm(self) -> None:
         """Read the reply of the write left unconfirmed, if any; raises what it raises."""
         with self._slot:  # held while reading: whoever comes next finds the write confirmed
-            confirm, self._unconfirmed = self._unconfirmed, None
+            confirm, self._unconfirmed, self._arrived = self._unconfirmed, None, None
             if confirm is not None:
                 confirm()
+
+    def confirm_if_arrived(self) -> bool:
+        """`confirm` when that waits for nothing: no write is left unconfirmed, or its reply has
+        arrived. False when it would wait (for the reply, or for another reader): a caller on
+        an event loop then confirms on a thread."""
+        if not self._slot.acquire(blocking=False):
+            return False
+        try:
+            if self._unconfirmed is None:
+                return True
+            if self._arrived is None or not self._arrived():
+                return False
+            confirm, self._unconfirmed, self._arrived = self._unconfirmed, None, None
+            confirm()
+            return True
+        finally:
+            self._slot.release()
 
 
 _lanes: dict[tuple[str, str], WriteLane] = {}
