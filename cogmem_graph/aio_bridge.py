@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 
 import greenlet
 
-__all__ = ["OffLoop", "acquire", "active", "await_only", "blocking", "run_bridged", "sleep", "start",
+__all__ = ["OffLoop", "acquire", "active", "await_only", "blocking", "poll_until", "run_bridged", "sleep", "start",
            "wait_on_thread"]
 
 T = TypeVar("T")
@@ -134,10 +134,21 @@ def acquire(lock: threading.Lock) -> None:
     if _current() is None:
         lock.acquire()
         return
+    poll_until(functools.partial(lock.acquire, blocking=False))
+
+
+def poll_until(done: Callable[[], bool], timeout_s: float | None = None) -> bool:
+    """Inside a bridged call: ask `done()` again after short sleeps on the loop (LOCK_POLL_S,
+    doubling to LOCK_POLL_MAX_S) until it answers True, or `timeout_s` has passed (False).
+    For waits that a thread would otherwise sit through: no thread, and the loop goes on."""
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
     pause = LOCK_POLL_S
-    while not lock.acquire(blocking=False):
+    while not done():
+        if deadline is not None and time.monotonic() >= deadline:
+            return False
         await_only(asyncio.sleep(pause))
         pause = min(pause * 2, LOCK_POLL_MAX_S)
+    return True
 
 
 async def run_bridged(executor: Executor, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:

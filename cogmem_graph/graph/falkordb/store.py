@@ -407,10 +407,12 @@ class FalkorGraphStore(CypherGraphStore):
         except redis.ResponseError as exc:
             raise GraphQueryError(f"FalkorDB rejected a statement: {exc}") from exc
 
-    @staticmethod
-    def _confirm_off_loop(lane: Any) -> None:
-        """Confirm a write left unconfirmed: here when its reply has arrived, else on a thread."""
-        if lane.has_unconfirmed() and not lane.confirm_if_arrived():
+    def _confirm_off_loop(self, lane: Any) -> None:
+        """Confirm a write left unconfirmed, reading its reply once it has arrived (the loop goes
+        on meanwhile). A reply that has not come within the query timeout is waited for on a
+        thread, where the connection's own timeout ends the wait."""
+        if lane.has_unconfirmed() and not aio_bridge.poll_until(lane.confirm_if_arrived,
+                                                                self.config.query_timeout_ms / 1000):
             aio_bridge.wait_on_thread(lane.confirm)
 
     def _native_rows(self, response: list) -> list[dict[str, Any]]:
