@@ -36,7 +36,8 @@ __all__ = ["OffLoop", "acquire", "active", "await_only", "blocking", "poll_until
 T = TypeVar("T")
 LOCK_POLL_S = 0.0005
 LOCK_POLL_MAX_S = 0.005
-"""How often a bridged call tries again for a lock another holds (`acquire`)."""
+"""How often a bridged call asks again whether it may go on (`poll_until`): a lock another
+holds (`acquire`), a reply not yet arrived."""
 
 
 class _Bridged(greenlet.greenlet):
