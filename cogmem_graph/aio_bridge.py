@@ -20,20 +20,22 @@ them is safe; one held across an `await_only` (the graph's write lane) is taken 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import threading
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import greenlet
 
-__all__ = ["OffLoop", "acquire", "active", "await_only", "blocking", "poll_until", "run_bridged", "sleep", "start",
-           "wait_on_thread"]
+__all__ = ["OffLoop", "PerLoop", "acquire", "active", "await_only", "blocking", "poll_until", "run_bridged", "sleep",
+           "start", "wait_on_thread"]
 
 T = TypeVar("T")
+C = TypeVar("C")
 LOCK_POLL_S = 0.0005
 LOCK_POLL_MAX_S = 0.005
 """How often a bridged call asks again whether it may go on (`poll_until`): a lock another
@@ -113,6 +115,34 @@ class OffLoop:
         if name.startswith("__") or not callable(value):
             return value
         return functools.partial(blocking, value)
+
+
+class PerLoop(Generic[C]):
+    """A backend's asyncio client for each event loop that uses it (its connections belong to the
+    loop they were made on): `make()`, which does no I/O, on first use; `aclose` on that loop."""
+
+    def __init__(self, make: Callable[[], C], close: Callable[[C], Awaitable[Any]]) -> None:
+        self._make, self._close = make, close
+        self._clients: dict[asyncio.AbstractEventLoop, C] = {}
+
+    def get(self) -> C:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = self._clients[loop] = self._make()
+        return client
+
+    async def aclose(self) -> None:
+        """Close the running loop's client, if it made one (errors on the way out are dropped)."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            with contextlib.suppress(Exception):
+                await self._close(client)
+
+    def forget(self) -> None:
+        """Drop every loop's client without closing it (the sync store closes; each loop's own
+        connections go with it)."""
+        self._clients.clear()
 
 
 def sleep(seconds: float) -> None:

@@ -9,7 +9,6 @@ through the driver's asyncio twin instead (one per loop), the same way.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Sequence
 from typing import Any
@@ -59,8 +58,8 @@ class Neo4jGraphStore(CypherGraphStore):
             )
         self._driver = driver
         self._uri, self._auth = uri, auth
-        self._natives: dict[asyncio.AbstractEventLoop, Any] = {}
-        """The asyncio driver per event loop (its connections belong to one)."""
+        self._natives: aio_bridge.PerLoop[Any] = aio_bridge.PerLoop(self._make_native_driver, lambda d: d.close())
+        """The asyncio driver of each event loop that runs statements (`_run_async`)."""
         self._closed = False
         try:
             self.run("ping")
@@ -102,26 +101,19 @@ class Neo4jGraphStore(CypherGraphStore):
             result = await tx.run(query, params)
             return [{k: _plain(v) for k, v in record.items()} async for record in result]
 
-        async with self._native_driver().session(database=self.config.neo4j_database) as session:
+        async with self._natives.get().session(database=self.config.neo4j_database) as session:
             if write:
                 return await session.execute_write(work)
             return await session.execute_read(work)
 
-    def _native_driver(self) -> Any:
-        """This loop's asyncio driver (made without I/O: it connects on its first statement)."""
-        loop = asyncio.get_running_loop()
-        driver = self._natives.get(loop)
-        if driver is None:
-            driver = self._natives[loop] = self._neo4j.AsyncGraphDatabase.driver(
-                self._uri, auth=self._auth, connection_timeout=5.0, max_transaction_retry_time=0)
-        return driver
+    def _make_native_driver(self) -> Any:
+        """An asyncio driver (made without I/O: it connects on its first statement)."""
+        return self._neo4j.AsyncGraphDatabase.driver(self._uri, auth=self._auth, connection_timeout=5.0,
+                                                     max_transaction_retry_time=0)
 
     async def aclose_native(self) -> None:
         """Close the running loop's asyncio driver (`AsyncMemoryStore.close` awaits this)."""
-        driver = self._natives.pop(asyncio.get_running_loop(), None)
-        if driver is not None:
-            with contextlib.suppress(Exception):
-                await driver.close()
+        await self._natives.aclose()
 
     def _answer(self, run: Any) -> list[dict[str, Any]]:
         """`run()`'s rows, the driver's refusals said in our words."""
@@ -185,6 +177,6 @@ class Neo4jGraphStore(CypherGraphStore):
         if self._closed:
             return
         self._closed = True
-        self._natives.clear()  # their loops close them (`aclose_native`), or drop them
+        self._natives.forget()  # their loops close them (`aclose_native`), or drop them
         with contextlib.suppress(Exception):
             self._driver.close()

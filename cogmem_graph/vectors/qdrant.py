@@ -8,7 +8,6 @@ trace overwrites its point instead of duplicating it.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sqlite3
 import threading
@@ -90,7 +89,8 @@ class QdrantVectorIndex:
         self._server: tuple[str, str | None] | None = None
         """(url, api key) of a Qdrant server: inside a call of the async store on the event loop
         (`aio_bridge`), requests go through `AsyncQdrantClient` (one per loop) instead."""
-        self._natives: dict[asyncio.AbstractEventLoop, AsyncQdrantClient] = {}
+        self._natives: aio_bridge.PerLoop[AsyncQdrantClient] = aio_bridge.PerLoop(
+            self._make_native_client, lambda client: client.close())
         url = self.config.url
         if url == ":memory:":
             self.location = ":memory:"
@@ -132,28 +132,20 @@ class QdrantVectorIndex:
         and local mode, the client works in process, so such a call sends it to the pool)."""
         return self._server is not None
 
-    def _native_client(self) -> AsyncQdrantClient:
-        """This loop's asyncio client of the server (made without I/O: it connects on first use)."""
+    def _make_native_client(self) -> AsyncQdrantClient:
+        """An asyncio client of the server (made without I/O: it connects on first use)."""
         assert self._server is not None
-        loop = asyncio.get_running_loop()
-        client = self._natives.get(loop)
-        if client is None:
-            url, key = self._server
-            client = self._natives[loop] = AsyncQdrantClient(
-                url=url, api_key=key, timeout=int(self.config.timeout_s), check_compatibility=False)
-        return client
+        url, key = self._server
+        return AsyncQdrantClient(url=url, api_key=key, timeout=int(self.config.timeout_s), check_compatibility=False)
 
     async def aclose_native(self) -> None:
         """Close the running loop's asyncio client (`AsyncMemoryStore.close` awaits this)."""
-        client = self._natives.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            with contextlib.suppress(Exception):
-                await client.close()
+        await self._natives.aclose()
 
     def _call(self, what: str, fn, *args, **kwargs) -> Any:
         request = fn
         if self._server is not None and aio_bridge.active():  # the same request, awaited on the loop
-            twin = getattr(self._native_client(), fn.__name__)
+            twin = getattr(self._natives.get(), fn.__name__)
 
             def request(*a: Any, **k: Any) -> Any:
                 return aio_bridge.await_only(twin(*a, **k))
@@ -449,7 +441,7 @@ class QdrantVectorIndex:
             self._make_private()
         else:
             self._client.close()
-        self._natives.clear()  # their loops close them (`aclose_native`), or drop them
+        self._natives.forget()  # their loops close them (`aclose_native`), or drop them
         if self._pinger is not None:
             self._pinger.close()
 

@@ -193,3 +193,30 @@ def test_off_loop_sends_method_calls_to_the_pool_and_leaves_attributes_alone(poo
         return index.where()
 
     assert asyncio.run(aio_bridge.run_bridged(pool, sync_code)).startswith("bridge-pool")
+
+
+def test_per_loop_makes_one_client_a_loop_and_closes_it_on_that_loop() -> None:
+    made: list[int] = []
+    closed: list[int] = []
+
+    async def close(client: int) -> None:
+        closed.append(client)
+
+    clients = aio_bridge.PerLoop(lambda: made.append(len(made)) or made[-1], close)
+
+    async def on_a_loop() -> tuple[int, int]:
+        first, again = clients.get(), clients.get()
+        await clients.aclose()
+        await clients.aclose()  # nothing left to close
+        return first, again
+
+    assert asyncio.run(on_a_loop()) == (0, 0)
+    assert asyncio.run(on_a_loop()) == (1, 1), "another loop gets a client of its own"
+    assert made == [0, 1] and closed == [0, 1]
+
+    async def left_open() -> int:
+        return clients.get()
+
+    asyncio.run(left_open())
+    clients.forget()
+    assert closed == [0, 1]
