@@ -155,10 +155,15 @@ def raw_vector_query(index, vector: list[float], keys: list[str], limit: int) ->
     if name == "EdgeVectorIndex":
         from qdrant_edge import Query, QueryRequest
 
+        own_ids = getattr(index, "own_point_ids", False)  # the trace ids are the point ids: no payload read
         request = QueryRequest(query=Query.Nearest(list(vector), using="dense"), filter=index.filter(keys),
-                               limit=limit, with_payload=["trace_id"])
+                               limit=limit, with_payload=False if own_ids else ["trace_id"])
         points = sorted((p for shard in index.shards_for(keys) for p in shard.query(request)),
                         key=lambda p: p.score, reverse=True)[:limit]
+        if own_ids:
+            from cogmem_graph.vectors.naming import trace_id_of_point
+
+            return [trace_id_of_point(p.id) or "" for p in points]
         return [p.payload["trace_id"] for p in points]
     result = index._client.query_points(index.name, query=list(vector), using="dense",
                                         query_filter=index._filter(keys), limit=limit, with_payload=["trace_id"])

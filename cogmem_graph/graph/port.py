@@ -215,11 +215,13 @@ class TraceVitals:
 @dataclass(frozen=True)
 class NeighbourState:
     """What the write path reads of an existing trace close to a new one: enough to judge
-    interference (its current strength) and contradiction (its text). A batch of 500 new
-    memories meets ~700 neighbours, and loading them whole cost more than the checks."""
+    interference (its current strength), contradiction (its text) and duplication (its
+    content hash). A batch of 500 new memories meets ~700 neighbours, and loading them whole
+    cost more than the checks."""
 
     id: str
     content: str
+    content_hash: str
     is_active: bool
     encoding_strength: float
     stability: float

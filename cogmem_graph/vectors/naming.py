@@ -1,6 +1,7 @@
 """Names both vector adapters share: the collection of an embedding space, its two vectors
-and the point id of a trace. Kept apart from the Qdrant client adapter so that the embedded
-index (Qdrant Edge) does not import qdrant-client (about 1.5 s of imports)."""
+and the point id of a trace (hashed, or the trace id's own UUID). Kept apart from the Qdrant
+client adapter so that the embedded index (Qdrant Edge) does not import qdrant-client (about
+1.5 s of imports)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,28 @@ def point_id(trace_id: str) -> str:
     digest[8] = (digest[8] & 0x3F) | 0x80  # RFC 4122 variant
     h = digest.hex()
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+_MINTED = re.compile(r"mt_[0-9a-f]{12}4[0-9a-f]{3}[89ab][0-9a-f]{15}")
+"""A trace id `model.new_trace_id` mints: "mt_" and the hex of a UUIDv4."""
+
+
+def own_point_id(trace_id: str) -> str:
+    """The point id of a trace in an index that names points by their trace: a minted trace id's
+    own UUID (version 4), so a search's hits name their traces without reading any payload
+    (`trace_id_of_point`); any other id (an imported or hand-made one) its `point_id`
+    (version 5: the two kinds never name the same point)."""
+    if _MINTED.fullmatch(trace_id):
+        h = trace_id[3:]
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    return point_id(trace_id)
+
+
+def trace_id_of_point(point: uuid.UUID | str) -> str | None:
+    """The trace id an `own_point_id` spells; None for a hashed one, whose trace id only its
+    payload holds."""
+    value = point if isinstance(point, uuid.UUID) else uuid.UUID(str(point))
+    return "mt_" + value.hex if value.version == 4 else None
 
 
 def collection_name(prefix: str, model: str, dim: int) -> str:

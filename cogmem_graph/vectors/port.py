@@ -33,17 +33,17 @@ class VectorPoint:
     """A vector per sentence of the memory (`language.sentences`), when its embedder gives them."""
 
 
-HIT_FIELDS = ("trace_id", "scope_key", "type", "created_at", "active", "content_hash")
-"""The payload a search hit carries: the port's own fields, not the filter fields (tags,
-entities, metadata), which only the index's filters read."""
+SEARCH_FIELDS = ("trace_id",)
+"""The payload a search reads: the trace a hit names. Its callers rank, then read the graph,
+the source of truth, for anything else; an index that names points by their traces reads none."""
 
 
 @dataclass(frozen=True, slots=True)
 class VectorHit:
+    """A search's hit: the trace it names and its score."""
+
     trace_id: str
     score: float
-    scope_key: str = ""
-    payload: dict = field(default_factory=dict)
 
 
 def clamp_cosine(score: float) -> float:

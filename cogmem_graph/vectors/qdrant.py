@@ -30,7 +30,7 @@ from cogmem_graph.home import private_dir, tighten
 from cogmem_graph.lexical import SparseVector
 from cogmem_graph.redact import redact_url
 from cogmem_graph.vectors.naming import DENSE, SENTENCES, SPARSE, collection_name, point_id
-from cogmem_graph.vectors.port import HIT_FIELDS, VectorHit, VectorPoint, clamp_cosine, visible_keys
+from cogmem_graph.vectors.port import SEARCH_FIELDS, VectorHit, VectorPoint, clamp_cosine, visible_keys
 from cogmem_graph.vectors.shared import SharedHandles
 
 _SCROLL_PAGE = 1024
@@ -221,11 +221,7 @@ class QdrantVectorIndex:
     def _hits(points, *, cosine: bool = False) -> list[VectorHit]:
         """Hits as the port returns them; a cosine is clamped to [-1, 1] (float32 rounding puts
         identical vectors at 1.0000000149)."""
-        return [
-            VectorHit(trace_id=p.payload["trace_id"], score=clamp_cosine(p.score) if cosine else float(p.score),
-                      scope_key=p.payload.get("scope_key", ""), payload=p.payload)
-            for p in points
-        ]
+        return [VectorHit(p.payload["trace_id"], clamp_cosine(p.score) if cosine else float(p.score)) for p in points]
 
     # ------------------------------------------------------------ writes
 
@@ -280,7 +276,7 @@ class QdrantVectorIndex:
         result = self._call(
             "query_points", self._client.query_points, self.name, query=list(vector), using=DENSE,
             query_filter=self._filter(scope_keys, exclude_ids=exclude_ids, where=where), limit=limit,
-            score_threshold=score_threshold, with_payload=list(HIT_FIELDS),
+            score_threshold=score_threshold, with_payload=list(SEARCH_FIELDS),
         )
         return self._hits(result.points, cosine=True)
 
@@ -298,7 +294,7 @@ class QdrantVectorIndex:
             self._check_dim(vector)
             requests.append(models.QueryRequest(
                 query=list(vector), using=DENSE, filter=self._filter(keys), limit=limit,
-                score_threshold=score_threshold, with_payload=list(HIT_FIELDS),
+                score_threshold=score_threshold, with_payload=list(SEARCH_FIELDS),
             ))
         responses = self._call("query_batch_points", self._client.query_batch_points, self.name, requests=requests)
         return [self._hits(r.points, cosine=True) for r in responses]
@@ -310,7 +306,7 @@ class QdrantVectorIndex:
         result = self._call(
             "query_points", self._client.query_points, self.name,
             query=models.SparseVector(indices=vector.indices, values=vector.values), using=SPARSE,
-            query_filter=self._filter(scope_keys, where=where), limit=limit, with_payload=list(HIT_FIELDS),
+            query_filter=self._filter(scope_keys, where=where), limit=limit, with_payload=list(SEARCH_FIELDS),
         )
         return self._hits(result.points)
 
@@ -323,7 +319,7 @@ class QdrantVectorIndex:
             return []
         result = self._call(
             "query_points", self._client.query_points, self.name, query=[list(vector)], using=SENTENCES,
-            query_filter=self._filter(scope_keys, where=where), limit=limit, with_payload=list(HIT_FIELDS),
+            query_filter=self._filter(scope_keys, where=where), limit=limit, with_payload=list(SEARCH_FIELDS),
         )
         return self._hits(result.points, cosine=True)
 

@@ -6,7 +6,9 @@ the Qdrant engine itself in this process: payload indexes, sparse vectors with I
 a write-ahead log. One folder per embedding space, `<folder>/<collection>`, split into
 partitions (`p0` ... `p7`, one Edge shard each; a user's memories all sit in one, see
 `_Partitions`), holding the same two vectors as the server collection (`dense` cosine,
-`bm25` sparse with the IDF modifier) and the same payload, under the same point ids.
+`bm25` sparse with the IDF modifier) and the same payload. A folder names each point by its
+trace id's own UUID (`naming.own_point_id`), so a search reads ids and scores and no payload;
+folders made before that keep the server's hashed ids (`naming.point_id`).
 
 One difference of the binding shapes the filter: version 0.9 turns a boolean match
 value into the integer 1, which matches no boolean payload. So every point also carries
@@ -29,7 +31,7 @@ import time
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from qdrant_edge import (
     CountRequest,
@@ -75,8 +77,16 @@ from cogmem_graph.filters import (
 )
 from cogmem_graph.home import inherit_private, private_dir, write_private
 from cogmem_graph.lexical import SparseVector as BM25Vector
-from cogmem_graph.vectors.naming import DENSE, SENTENCES, SPARSE, collection_name, point_id
-from cogmem_graph.vectors.port import HIT_FIELDS, VectorHit, VectorPoint, clamp_cosine, visible_keys
+from cogmem_graph.vectors.naming import (
+    DENSE,
+    SENTENCES,
+    SPARSE,
+    collection_name,
+    own_point_id,
+    point_id,
+    trace_id_of_point,
+)
+from cogmem_graph.vectors.port import SEARCH_FIELDS, VectorHit, VectorPoint, clamp_cosine, visible_keys
 from cogmem_graph.vectors.shared import SharedHandles
 
 STATE = "state"
@@ -88,6 +98,8 @@ log = logging.getLogger(__name__)
 _SCROLL_PAGE = 1024
 EDGE_CONFIG = "edge_config.json"
 LAYOUT_FILE = "partitions.json"
+OWN_IDS = "the trace id's own uuid"
+"""The layout's `point_ids` in a folder whose points are named by `own_point_id`."""
 DUE_FILE = "compaction-due.json"
 _PAYLOAD_INDEXES = (
     ("scope_key", KeywordIndexParams(is_tenant=True)), (STATE, KeywordIndexParams()),
@@ -96,6 +108,13 @@ _PAYLOAD_INDEXES = (
     (PAYLOAD_TAGS, KeywordIndexParams()), (PAYLOAD_TYPE, KeywordIndexParams()),
     (PAYLOAD_SOURCE_TYPE, KeywordIndexParams()), (PAYLOAD_ENTITIES, KeywordIndexParams()),
 )
+
+
+class _Named(NamedTuple):
+    """A search hit as a partition answered it: the trace it names and its score."""
+
+    trace_id: str
+    score: float
 
 
 def _state(active: bool) -> str:
@@ -243,7 +262,8 @@ def _write_private_json(path: Path, value: Any) -> None:
 class _Partitions:
     """The shards of one collection folder, shared by every index opened on it in a process.
 
-    Layout: `<folder>/partitions.json` (how many, fixed at creation) and one shard per
+    Layout: `<folder>/partitions.json` (how many, and how points are named: both fixed at
+    creation) and one shard per
     partition in `<folder>/p0`, `p1`, ...; a point sits in the partition of its scope's
     owner (`partition_of`). A shard is opened when first asked for and created when first
     written to, so a store whose memories sit in two partitions opens two shards. A folder
@@ -271,12 +291,15 @@ class _Partitions:
         so that every index holding it reads the new shards)."""
         layout = self.root / LAYOUT_FILE
         if (self.root / EDGE_CONFIG).exists():
-            self.count, self.legacy = 1, True
+            self.count, self.legacy, self.own_ids = 1, True, False
         elif layout.exists():
-            self.count, self.legacy = int(json.loads(layout.read_text())["partitions"]), False
+            written = json.loads(layout.read_text())
+            self.count, self.legacy = int(written["partitions"]), False
+            self.own_ids = written.get("point_ids") == OWN_IDS
         else:
-            self.count, self.legacy = self.wanted, False
-            _write_private_json(layout, {"partitions": self.wanted, "placed_by": "crc32 of the scope's owner"})
+            self.count, self.legacy, self.own_ids = self.wanted, False, True
+            _write_private_json(layout, {"partitions": self.wanted, "placed_by": "crc32 of the scope's owner",
+                                         "point_ids": OWN_IDS})
         self.slots = [None] * self.count
         self.with_sentences: set[int] = set()
         # Which partitions hold a shard, read once: only `ensure` (under the index's lock, in
@@ -287,6 +310,11 @@ class _Partitions:
 
     def path(self, part: int) -> Path:
         return self.root if self.legacy else self.root / f"p{part}"
+
+    def point_id(self, trace_id: str) -> str:
+        """The id of a trace's point in this folder: its own UUID in folders made since points
+        were named so (`own_ids`, fixed at creation), the hashed one in older folders."""
+        return own_point_id(trace_id) if self.own_ids else point_id(trace_id)
 
     def get(self, part: int) -> EdgeShard | None:
         """The partition's shard, opened on first use; None when nothing was ever written there."""
@@ -469,6 +497,12 @@ class EdgeVectorIndex:
     def partitions(self) -> int:
         return self._parts.count
 
+    @property
+    def own_point_ids(self) -> bool:
+        """Whether points are named by their trace ids' own UUIDs (`naming.trace_id_of_point`
+        reads a hit's trace from its id), or hashed (a folder made before)."""
+        return self._parts.own_ids
+
     def shards_for(self, scope_keys: Sequence[str] | None) -> list[EdgeShard]:
         """The shards a read of these scopes asks (for callers measuring the engine alone)."""
         with self._serial:
@@ -476,8 +510,7 @@ class EdgeVectorIndex:
 
     # ------------------------------------------------------------ plumbing
 
-    @staticmethod
-    def filter(scope_keys: Sequence[str] | None, *, active: bool | None = True,
+    def filter(self, scope_keys: Sequence[str] | None, *, active: bool | None = True,
                exclude_ids: Sequence[str] = (), where: Sequence[PayloadCondition] = ()) -> Filter:
         """The scope + active filter every read sends (the benchmark's floor sends it too),
         and a caller's filter conditions (`cogmem_graph.filters.payload_conditions`)."""
@@ -489,25 +522,12 @@ class EdgeVectorIndex:
         if active is not None:
             must.append(FieldCondition(key=STATE, match=MatchValue(value=_state(active))))
         must_not: list[Any] | None = (
-            [HasIdCondition(point_ids={point_id(i) for i in exclude_ids})] if exclude_ids else None)
+            [HasIdCondition(point_ids={self._parts.point_id(i) for i in exclude_ids})] if exclude_ids else None)
         return Filter(must=must or None, must_not=must_not)
 
     def _check_dim(self, vector: Sequence[float]) -> None:
         if len(vector) != self.dim:
             raise ValueError(f"vector has {len(vector)} dimensions, collection {self.name} expects {self.dim}")
-
-    @staticmethod
-    def _hits(points, *, cosine: bool = False) -> list[VectorHit]:
-        """Hits as the port returns them; a cosine is clamped to [-1, 1] (float32 rounding can
-        put identical vectors just above 1)."""
-        hits = []
-        for p in points:
-            payload = p.payload
-            payload.pop(STATE, None)
-            score = clamp_cosine(p.score) if cosine else float(p.score)
-            hits.append(VectorHit(trace_id=payload["trace_id"], score=score,
-                                  scope_key=payload.get("scope_key", ""), payload=payload))
-        return hits
 
     @staticmethod
     def _best(lists: list[list], limit: int) -> list:
@@ -516,9 +536,23 @@ class EdgeVectorIndex:
             return lists[0]
         return sorted((p for points in lists for p in points), key=lambda p: p.score, reverse=True)[:limit]
 
+    def _named(self, shard: EdgeShard, points: list) -> list[_Named]:
+        """A partition's answer as (trace id, score), best first. Where points are named by
+        their trace (`_Partitions.own_ids`) the search read no payload, and only a point with
+        a hashed id (a trace id not minted here) has its trace id read from the shard."""
+        if not self._parts.own_ids:
+            return [_Named(p.payload["trace_id"], p.score) for p in points]
+        named = [_Named(trace_id_of_point(p.id) or "", p.score) for p in points]
+        hashed = [p.id for p, n in zip(points, named, strict=True) if not n.trace_id]
+        if hashed:
+            spelled = {r.id: _payload(r)["trace_id"] for r in shard.retrieve(hashed, ["trace_id"], False)}
+            named = [n if n.trace_id else _Named(spelled[p.id], n.score)
+                     for p, n in zip(points, named, strict=True) if n.trace_id or p.id in spelled]
+        return named
+
     def _locate(self, ids: Sequence[str]) -> dict[int, list]:
         """Which partition holds each of these points (missing ones are left out)."""
-        wanted: list[PointId] = [point_id(i) for i in ids]
+        wanted: list[PointId] = [self._parts.point_id(i) for i in ids]
         located: dict[int, list] = {}
         for index, shard in self._parts.existing():
             here = [r.id for r in shard.retrieve(wanted, False, False)]
@@ -544,14 +578,13 @@ class EdgeVectorIndex:
                     shard.update(UpdateOperation.upsert_points(structs[start:start + size]))
         return len(points)
 
-    @staticmethod
-    def _point(p: VectorPoint, sentences: bool) -> Point:
+    def _point(self, p: VectorPoint, sentences: bool) -> Point:
         vector: dict[str, Any] = {DENSE: list(p.dense)}
         if p.sparse:
             vector[SPARSE] = SparseVector(p.sparse.indices, p.sparse.values)
         if sentences and p.sentences:
             vector[SENTENCES] = [list(v) for v in p.sentences]
-        return Point(point_id(p.trace_id), vector, {
+        return Point(self._parts.point_id(p.trace_id), vector, {
             **_edge_payload(p.payload),
             "trace_id": p.trace_id, "scope_key": p.scope_key, "type": p.type, "created_at": p.created_at,
             "active": p.active, STATE: _state(p.active), "content_hash": p.content_hash})
@@ -597,18 +630,35 @@ class EdgeVectorIndex:
     def _request(self, query, scope_keys: Sequence[str], limit: int, *, score_threshold: float | None = None,
                  exclude_ids: Sequence[str] = (), where: Sequence[PayloadCondition] = (),
                  graph_walk: bool = False) -> QueryRequest:
-        """A search's request; `graph_walk`: a dense one, whose walk of a segment's search graph
-        keeps SEARCH_EF candidates (the retrieval's pools; the write path's and the merge's
-        few nearest neighbours keep the engine's default)."""
+        """A search's request, reading no payload where a point's id names its trace (see
+        `_query`); `graph_walk`: a dense one, whose walk of a segment's search graph keeps
+        SEARCH_EF candidates (the retrieval's pools; the write path's and the merge's few
+        nearest neighbours keep the engine's default)."""
         return QueryRequest(limit=limit, query=query,
                             filter=self.filter(scope_keys, exclude_ids=exclude_ids, where=where),
-                            score_threshold=score_threshold, with_payload=list(HIT_FIELDS),
+                            score_threshold=score_threshold, with_payload=self._search_payload(),
                             params=SearchParams(hnsw_ef=max(SEARCH_EF, limit)) if graph_walk else None)
 
-    def _query(self, request: QueryRequest, scope_keys: Sequence[str], limit: int) -> list:
+    def _search_payload(self) -> list[str] | bool:
+        """What a search reads besides ids and scores: nothing where an id names its trace."""
+        return False if self._parts.own_ids else list(SEARCH_FIELDS)
+
+    def _query(self, request: QueryRequest, scope_keys: Sequence[str], limit: int, *, cosine: bool = False,
+               sentences: bool = False) -> list[VectorHit]:
+        """A search of the partitions these scopes sit in (`sentences`: those holding sentence
+        vectors), as hits naming their traces: the ranking is all a search's caller reads (the
+        payload costs the engine more than the search: 1.2 against 0.5 ms for 100 hits)."""
         with self._serial:
-            return self._best([shard.query(request)
-                               for _part, shard in self._parts.existing(self._parts.for_keys(scope_keys))], limit)
+            lists = [self._named(shard, shard.query(request))
+                     for part, shard in self._parts.existing(self._parts.for_keys(scope_keys))
+                     if not sentences or part in self._parts.with_sentences]
+        return self._hits(self._best(lists, limit) if lists else [], cosine=cosine)
+
+    @staticmethod
+    def _hits(named: list[_Named], *, cosine: bool = False) -> list[VectorHit]:
+        """Hits as the port returns them; a cosine is clamped to [-1, 1] (float32 rounding can
+        put identical vectors just above 1)."""
+        return [VectorHit(n.trace_id, clamp_cosine(n.score) if cosine else float(n.score)) for n in named]
 
     def search_dense(
         self, vector: Sequence[float], scope_keys: Sequence[str], limit: int, *,
@@ -619,7 +669,7 @@ class EdgeVectorIndex:
         request = self._request(Query.Nearest(list(vector), using=DENSE), scope_keys, limit,
                                 score_threshold=score_threshold, exclude_ids=exclude_ids, where=where,
                                 graph_walk=True)
-        return self._hits(self._query(request, scope_keys, limit), cosine=True)
+        return self._query(request, scope_keys, limit, cosine=True)
 
     def search_dense_many(
         self, vectors: Sequence[Sequence[float]], scope_keys: Sequence[Sequence[str]], limit: int, *,
@@ -640,10 +690,10 @@ class EdgeVectorIndex:
                 filters[key] = self.filter(keys)
             request = QueryRequest(limit=limit, query=Query.Nearest(list(vector), using=DENSE),
                                    filter=filters[key], score_threshold=score_threshold,
-                                   with_payload=list(HIT_FIELDS))
+                                   with_payload=self._search_payload())
             for part in self._parts.for_keys(keys):
                 batches.setdefault(part, []).append((n, request))
-        answers: list[list[list]] = [[] for _ in vectors]
+        answers: list[list[list[_Named]]] = [[] for _ in vectors]
         with self._serial:
             for part, batch in batches.items():
                 shard = self._parts.get(part)
@@ -651,7 +701,7 @@ class EdgeVectorIndex:
                     continue
                 results = shard.query_batch(QueryBatchRequest([r for _n, r in batch]))
                 for (n, _request), points in zip(batch, results, strict=True):
-                    answers[n].append(points)
+                    answers[n].append(self._named(shard, points))
         return [self._hits(self._best(lists, limit), cosine=True) for lists in answers]
 
     def search_sparse(self, vector: BM25Vector, scope_keys: Sequence[str], limit: int, *,
@@ -661,7 +711,7 @@ class EdgeVectorIndex:
             return []
         request = self._request(Query.Nearest(SparseVector(vector.indices, vector.values), using=SPARSE),
                                 scope_keys, limit, where=where)
-        return self._hits(self._query(request, scope_keys, limit))
+        return self._query(request, scope_keys, limit)
 
     def search_sentences(self, vector: Sequence[float], scope_keys: Sequence[str], limit: int, *,
                          where: Sequence[PayloadCondition] = ()) -> list[VectorHit]:
@@ -670,15 +720,12 @@ class EdgeVectorIndex:
         self._check_dim(vector)
         request = self._request(Query.Nearest([list(vector)], using=SENTENCES), scope_keys, limit, where=where,
                                 graph_walk=True)
-        with self._serial:
-            lists = [shard.query(request) for part, shard in self._parts.existing(self._parts.for_keys(scope_keys))
-                     if part in self._parts.with_sentences]
-        return self._hits(self._best(lists, limit) if lists else [], cosine=True)
+        return self._query(request, scope_keys, limit, cosine=True, sentences=True)
 
     def existing_ids(self, trace_ids: Sequence[str]) -> set[str]:
         if not trace_ids:
             return set()
-        wanted: list[PointId] = [point_id(i) for i in trace_ids]
+        wanted: list[PointId] = [self._parts.point_id(i) for i in trace_ids]
         with self._serial:
             return {_payload(r)["trace_id"] for _part, shard in self._parts.existing()
                     for r in shard.retrieve(wanted, ["trace_id"], False)}
@@ -687,7 +734,7 @@ class EdgeVectorIndex:
         keys = visible_keys(scope_keys)
         if not trace_ids:
             return {}
-        wanted: list[PointId] = [point_id(i) for i in trace_ids]
+        wanted: list[PointId] = [self._parts.point_id(i) for i in trace_ids]
         with self._serial:
             records = [r for _part, shard in self._parts.existing(self._parts.for_keys(scope_keys))
                        for r in shard.retrieve(wanted, ["trace_id", "scope_key"], True)]
@@ -880,7 +927,7 @@ class EdgeVectorIndex:
         try:
             fresh, _ = _open_shard(work, self.dim, parts.graph_kb, sentences=parts.sentences)
             try:
-                points = self._copy_live_points(old, lambda _key: fresh, lambda: [fresh])
+                points = self._copy_live_points(old, lambda _key: fresh, lambda: [fresh], parts.point_id)
             except BaseException:
                 fresh.close()
                 raise
@@ -922,7 +969,7 @@ class EdgeVectorIndex:
                                 sentences=old_parts.sentences)
             try:
                 points = self._copy_live_points(old, lambda key: fresh.ensure(fresh.of(key)),
-                                                lambda: [shard for _part, shard in fresh.existing()])
+                                                lambda: [shard for _part, shard in fresh.existing()], fresh.point_id)
             finally:
                 fresh.close()
             _make_private(work)
@@ -941,9 +988,10 @@ class EdgeVectorIndex:
         return points
 
     def _copy_live_points(self, old: EdgeShard, target: Callable[[str], EdgeShard],
-                          fresh_shards: Callable[[], list[EdgeShard]]) -> int:
+                          fresh_shards: Callable[[], list[EdgeShard]], name: Callable[[str], str]) -> int:
         """Every point of `old` into the fresh shard(s) `target(scope_key)` picks (opened as
-        they are needed; `fresh_shards()` lists them); the caller closes them."""
+        they are needed; `fresh_shards()` lists them), each under the id `name(trace_id)` gives
+        in its new folder; the caller closes them."""
         copied, offset = 0, None
         while True:
             records, offset = old.scroll(ScrollRequest(
@@ -952,7 +1000,8 @@ class EdgeVectorIndex:
             for r in records:
                 payload = _payload(r)
                 shard = target(payload.get("scope_key", ""))
-                batches.setdefault(id(shard), (shard, []))[1].append(Point(r.id, _vector(r), payload))
+                batches.setdefault(id(shard), (shard, []))[1].append(Point(name(payload["trace_id"]), _vector(r),
+                                                                           payload))
             for shard, points in batches.values():
                 shard.update(UpdateOperation.upsert_points(points))
             copied += len(records)

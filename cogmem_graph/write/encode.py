@@ -189,7 +189,7 @@ def _interfere(ctx: MemoryContext, batch: _Batch, reinforce_duplicates: bool) ->
     for i, hits in zip(batch.unique, batch.neighbours, strict=True):
         draft = drafts[i]
         live = [h for h in hits if h.trace_id in existing and existing[h.trace_id].is_active]
-        dup = next((h for h in live if h.payload.get("content_hash") == draft.content_hash
+        dup = next((h for h in live if existing[h.trace_id].content_hash == draft.content_hash
                     or (h.score >= cfg.write.near_duplicate_similarity
                         and not distinct(draft.content, existing[h.trace_id].content))), None)
         if dup is not None and reinforce_duplicates:

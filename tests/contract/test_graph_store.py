@@ -14,7 +14,7 @@ from cogmem_graph.config.graph import ActivationConfig, EdgeDefaults
 from cogmem_graph.graph.cypher import CypherLibrary
 from cogmem_graph.graph.cypher_store.graph_store import LINK_ROWS_PER_STATEMENT
 from cogmem_graph.graph.port import AccessUpdate, Edge, Mention, NeighbourState
-from cogmem_graph.model import STRUCTURAL_EDGE_TYPES, EdgeType, MemoryTrace, MemoryType, Scope
+from cogmem_graph.model import STRUCTURAL_EDGE_TYPES, EdgeType, MemoryTrace, MemoryType, Scope, content_hash
 
 U1 = ["user:u1"]
 TEST_CYPHER = Path(__file__).resolve().parents[1] / "cypher"
@@ -122,7 +122,7 @@ def test_neighbour_states_read_text_and_decay_state_inside_the_scope_only(graph)
     graph.soft_delete([retired.id], U1, reason="test")
     states = {s.id: s for s in graph.neighbour_states([mine.id, retired.id, theirs.id, "mt_missing"], U1)}
     assert set(states) == {mine.id, retired.id}, "another tenant's trace is never read"
-    assert states[mine.id] == NeighbourState(mine.id, "mine", True, 0.7, 5_000.0, 42)
+    assert states[mine.id] == NeighbourState(mine.id, "mine", content_hash("mine"), True, 0.7, 5_000.0, 42)
     assert states[retired.id].is_active is False and states[retired.id].content == "retired"
     assert graph.neighbour_states([], U1) == []
     with pytest.raises(ValueError, match="scope_keys"):

@@ -178,7 +178,7 @@ def _near_duplicates(sc: StepContext, key: str, groups: _UnionFind, allowance: i
             score_threshold=cfg.merge_similarity_threshold)
         for trace_id, hits in zip(ids[:queried], neighbours, strict=True):
             for hit in hits:
-                if hit.trace_id != trace_id and hit.scope_key == key:
+                if hit.trace_id != trace_id:  # the search asked this scope key only
                     groups.union(trace_id, hit.trace_id)
         sc.budget.spend(queried)
     return ids[:queried]

@@ -91,8 +91,8 @@ class TraceStatements(StatementRunner):
         if not ids:
             return []
         return [
-            NeighbourState(r["id"], r["content"], bool(r["isActive"]), float(r["encodingStrength"]),
-                           float(r["stability"]), int(r["lastAccessedAt"]))
+            NeighbourState(r["id"], r["content"], r["contentHash"] or "", bool(r["isActive"]),
+                           float(r["encodingStrength"]), float(r["stability"]), int(r["lastAccessedAt"]))
             for r in self.run("neighbour_states", {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys})
         ]
 
