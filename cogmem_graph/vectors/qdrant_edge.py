@@ -31,7 +31,7 @@ import time
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from qdrant_edge import (
     CountRequest,
@@ -108,13 +108,6 @@ _PAYLOAD_INDEXES = (
     (PAYLOAD_TAGS, KeywordIndexParams()), (PAYLOAD_TYPE, KeywordIndexParams()),
     (PAYLOAD_SOURCE_TYPE, KeywordIndexParams()), (PAYLOAD_ENTITIES, KeywordIndexParams()),
 )
-
-
-class _Named(NamedTuple):
-    """A search hit as a partition answered it: the trace it names and its score."""
-
-    trace_id: str
-    score: float
 
 
 def _state(active: bool) -> str:
@@ -530,25 +523,32 @@ class EdgeVectorIndex:
             raise ValueError(f"vector has {len(vector)} dimensions, collection {self.name} expects {self.dim}")
 
     @staticmethod
-    def _best(lists: list[list], limit: int) -> list:
-        """One ranking from several partitions' answers (each already best first)."""
-        if len(lists) == 1:
-            return lists[0]
-        return sorted((p for points in lists for p in points), key=lambda p: p.score, reverse=True)[:limit]
+    def _best(answers: list[tuple[EdgeShard, list]], limit: int) -> list[tuple[EdgeShard, Any]]:
+        """One ranking from several partitions' answers (each already best first), each point
+        beside the shard that holds it."""
+        best = [(shard, p) for shard, points in answers for p in points]
+        if len(answers) > 1:
+            best = sorted(best, key=lambda pair: pair[1].score, reverse=True)[:limit]
+        return best
 
-    def _named(self, shard: EdgeShard, points: list) -> list[_Named]:
-        """A partition's answer as (trace id, score), best first. Where points are named by
-        their trace (`_Partitions.own_ids`) the search read no payload, and only a point with
-        a hashed id (a trace id not minted here) has its trace id read from the shard."""
-        if not self._parts.own_ids:
-            return [_Named(p.payload["trace_id"], p.score) for p in points]
-        named = [_Named(trace_id_of_point(p.id) or "", p.score) for p in points]
-        hashed = [p.id for p, n in zip(points, named, strict=True) if not n.trace_id]
-        if hashed:
-            spelled = {r.id: _payload(r)["trace_id"] for r in shard.retrieve(hashed, ["trace_id"], False)}
-            named = [n if n.trace_id else _Named(spelled[p.id], n.score)
-                     for p, n in zip(points, named, strict=True) if n.trace_id or p.id in spelled]
-        return named
+    def _hits(self, best: list[tuple[EdgeShard, Any]], *, cosine: bool = False) -> list[VectorHit]:
+        """Hits as the port returns them, named after the ranking is cut (the id's trace is read
+        for `limit` points, not for every partition's answer); a cosine is clamped to [-1, 1]
+        (float32 rounding can put identical vectors just above 1). Where points are named by
+        their trace (`_Partitions.own_ids`) the search read no payload, and only a point with a
+        hashed id (a trace id not minted here) has its trace id read from its shard. Callers
+        hold the lock."""
+        if self._parts.own_ids:
+            names = [trace_id_of_point(p.id) for _shard, p in best]
+            for shard in {id(s): s for (s, _p), name in zip(best, names, strict=True) if name is None}.values():
+                ids = [p.id for (s, p), name in zip(best, names, strict=True) if name is None and s is shard]
+                spelled = {r.id: _payload(r)["trace_id"] for r in shard.retrieve(ids, ["trace_id"], False)}
+                names = [spelled.get(p.id) if name is None and s is shard else name
+                         for (s, p), name in zip(best, names, strict=True)]
+        else:
+            names = [p.payload["trace_id"] for _shard, p in best]
+        return [VectorHit(name, clamp_cosine(p.score) if cosine else float(p.score))
+                for name, (_shard, p) in zip(names, best, strict=True) if name is not None]
 
     def _locate(self, ids: Sequence[str]) -> dict[int, list]:
         """Which partition holds each of these points (missing ones are left out)."""
@@ -649,16 +649,10 @@ class EdgeVectorIndex:
         vectors), as hits naming their traces: the ranking is all a search's caller reads (the
         payload costs the engine more than the search: 1.2 against 0.5 ms for 100 hits)."""
         with self._serial:
-            lists = [self._named(shard, shard.query(request))
-                     for part, shard in self._parts.existing(self._parts.for_keys(scope_keys))
-                     if not sentences or part in self._parts.with_sentences]
-        return self._hits(self._best(lists, limit) if lists else [], cosine=cosine)
-
-    @staticmethod
-    def _hits(named: list[_Named], *, cosine: bool = False) -> list[VectorHit]:
-        """Hits as the port returns them; a cosine is clamped to [-1, 1] (float32 rounding can
-        put identical vectors just above 1)."""
-        return [VectorHit(n.trace_id, clamp_cosine(n.score) if cosine else float(n.score)) for n in named]
+            answers = [(shard, shard.query(request))
+                       for part, shard in self._parts.existing(self._parts.for_keys(scope_keys))
+                       if not sentences or part in self._parts.with_sentences]
+            return self._hits(self._best(answers, limit), cosine=cosine)
 
     def search_dense(
         self, vector: Sequence[float], scope_keys: Sequence[str], limit: int, *,
@@ -693,7 +687,7 @@ class EdgeVectorIndex:
                                    with_payload=self._search_payload())
             for part in self._parts.for_keys(keys):
                 batches.setdefault(part, []).append((n, request))
-        answers: list[list[list[_Named]]] = [[] for _ in vectors]
+        answers: list[list[tuple[EdgeShard, list]]] = [[] for _ in vectors]
         with self._serial:
             for part, batch in batches.items():
                 shard = self._parts.get(part)
@@ -701,8 +695,8 @@ class EdgeVectorIndex:
                     continue
                 results = shard.query_batch(QueryBatchRequest([r for _n, r in batch]))
                 for (n, _request), points in zip(batch, results, strict=True):
-                    answers[n].append(self._named(shard, points))
-        return [self._hits(self._best(lists, limit), cosine=True) for lists in answers]
+                    answers[n].append((shard, points))
+            return [self._hits(self._best(lists, limit), cosine=True) for lists in answers]
 
     def search_sparse(self, vector: BM25Vector, scope_keys: Sequence[str], limit: int, *,
                       where: Sequence[PayloadCondition] = ()) -> list[VectorHit]:

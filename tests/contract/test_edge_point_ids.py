@@ -43,6 +43,7 @@ def test_searches_name_minted_traces_by_their_point_ids(tmp_path: Path) -> None:
             shard.update(UpdateOperation.set_payload([own_point_id(first), own_point_id(second)],
                                                      {"trace_id": "spoiled"}))
         assert [h.trace_id for h in index.search_dense([1, 0.1, 0, 0], [KEY], 10)] == [first, second]
+        assert [h.trace_id for h in index.search_dense_many([[1, 0.1, 0, 0]], [[KEY]], 10)[0]] == [first, second]
         assert [h.trace_id for h in index.search_sparse(bm25_query_vector("kayak"), [KEY], 10)] == [first]
         assert [h.trace_id for h in index.search_dense([1, 0, 0, 0], [KEY], 10, exclude_ids=[first])] == [second]
 
@@ -56,6 +57,8 @@ def test_ids_not_minted_here_are_hashed_and_found_beside_minted_ones(tmp_path: P
             own_point_id(minted), point_id("imported-7"), point_id("mt_" + "0" * 32)}
         hits = index.search_dense([1, 0, 0, 0], [KEY], 10)
         assert [h.trace_id for h in hits] == [minted, "imported-7", "mt_" + "0" * 32]
+        [many] = index.search_dense_many([[1, 0, 0, 0]], [[KEY]], 10)
+        assert [h.trace_id for h in many] == [minted, "imported-7", "mt_" + "0" * 32]
         assert {h.trace_id for h in index.search_sparse(bm25_query_vector("kayak"), [KEY], 10)} == {
             minted, "imported-7"}
         assert [h.trace_id for h in index.search_dense([1, 0, 0, 0], [KEY], 10, exclude_ids=["imported-7"])] == [

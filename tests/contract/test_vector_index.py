@@ -138,13 +138,13 @@ def test_edge_folder_keeps_vectors_across_reopen_and_shares_one_shard(tmp_path: 
     reopened.close()
 
 
-def test_neighbour_hits_carry_the_payload_the_write_path_reads(index) -> None:
-    index.upsert([VectorPoint(trace_id="a", scope_key="user:acme/u1", type="semantic", created_at=42,
-                              dense=unit(1, 0, 0, 0), content_hash="h1")])
-    [[hit]] = index.search_dense_many([unit(1, 0, 0, 0)], [["user:acme/u1"]], 1)
-    assert hit.scope_key == "user:acme/u1"
-    assert hit.payload == {"trace_id": "a", "scope_key": "user:acme/u1", "type": "semantic", "created_at": 42,
-                           "active": True, "content_hash": "h1"}
+def test_neighbour_searches_answer_each_vector_within_its_own_scope(index) -> None:
+    index.upsert([point("a", unit(1, 0, 0, 0)), point("b", unit(0, 1, 0, 0)),
+                  point("theirs", unit(1, 0, 0, 0), scope_key="user:evil/u9")])
+    hits = index.search_dense_many([unit(1, 0.05, 0, 0), unit(0, 1, 0, 0), unit(1, 0, 0, 0)],
+                                   [["user:acme/u1"], ["user:acme/u1"], ["user:evil/u9"]], 5, score_threshold=0.9)
+    assert [[h.trace_id for h in found] for found in hits] == [["a"], ["b"], ["theirs"]]
+    assert all(0.9 <= h.score <= 1.0 for found in hits for h in found)
 
 
 def test_collections_are_separate_per_embedding_space() -> None:
