@@ -39,7 +39,7 @@ from cogmem_graph.clock import ManualClock
 from cogmem_graph.language.query_gate import skips_retrieval
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lifecycle import encode_turns, live, preset_config, questions_of  # noqa: E402
+from lifecycle import HALVES, encode_turns, half_of, live, preset_config, questions_of  # noqa: E402
 from locomo import CATEGORIES, DEFAULT_DATA, load_conversations, turns_of  # noqa: E402
 
 Q = "retrieval.query"
@@ -73,10 +73,11 @@ Hit = tuple[float, bool]
 
 
 def evaluate(store: cg.MemoryStore, conversations: dict[int, dict], limit_q: int | None, *,
-             record_access: bool = False, seed: int | None = None,
+             record_access: bool = False, seed: int | None = None, total: int | None = None,
              ) -> tuple[dict[str, list[float]], list[tuple[int, list[Hit]]]]:
-    """R@TOP_K per category, and per question its evidence count and returned hits.
-    `conversations` maps each conversation's number (its user id) to it; `seed` shuffles
+    """R@TOP_K per category (and per half of the development split, as "category|half"),
+    and per question its evidence count and returned hits. `conversations` maps each
+    conversation's number (its user id) to it, of `total` in the split; `seed` shuffles
     the questions."""
     recall: dict[str, list[float]] = defaultdict(list)
     hits: list[tuple[int, list[Hit]]] = []
@@ -92,12 +93,26 @@ def evaluate(store: cg.MemoryStore, conversations: dict[int, dict], limit_q: int
             returned = [(hit.score, hit.trace.metadata.get("dia_id") in evidence) for hit in result.traces]
             found = {hit.trace.metadata.get("dia_id") for hit in result.traces}
             value = len(evidence & found) / len(evidence)
-            recall[category].append(value)
-            recall["overall"].append(value)
-            if category == "multi-hop":
-                recall[ALL_EVIDENCE].append(float(value == 1.0))
+            half = half_of(number, total or len(conversations))
+            for key in (category, "overall") + ((ALL_EVIDENCE,) if category == "multi-hop" else ()):
+                score = float(value == 1.0) if key == ALL_EVIDENCE else value
+                recall[key].append(score)
+                recall[f"{key}|{half}"].append(score)
             hits.append((len(evidence), returned))
     return recall, hits
+
+
+def halves_table(results: dict[str, dict[str, float]], memory: str) -> Table:
+    """Overall, multi-hop and all-evidence R@TOP_K of each variant on each half of the
+    development split: a change tuned on one half must hold on the other."""
+    table = Table(title=f"By half of the split ({memory} memory): R@{TOP_K} overall / multi-hop / {ALL_EVIDENCE}")
+    table.add_column("variant")
+    for half in HALVES:
+        table.add_column(half, justify="right")
+    for name, r in results.items():
+        table.add_row(name, *(" / ".join(f"{r[f'{c}|{half}']:.3f}" if f"{c}|{half}" in r else "-"
+                                         for c in ("overall", "multi-hop", ALL_EVIDENCE)) for half in HALVES))
+    return table
 
 
 def injection_table(hits: list[tuple[int, list[Hit]]]) -> Table:
@@ -143,7 +158,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
         for name, config in configs.items():
             store.config.retrieval = config.retrieval  # only the read path differs between rows
             store.config.validity = config.validity
-            recall, hits = evaluate(store, chosen, args.limit_questions)
+            recall, hits = evaluate(store, chosen, args.limit_questions, total=len(conversations))
             for category, values in recall.items():
                 recalls[name][category] += values
             if name == "default":
@@ -175,7 +190,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
                     ask_all(store, {number: conversation})
                     store.config.retrieval = configs.get("default", preset_config("default")).retrieval
                     recall, _ = evaluate(store, {number: conversation}, args.limit_questions, record_access=True,
-                                         seed=7)
+                                         seed=7, total=len(conversations))
                     for category, values in recall.items():
                         recalls["default, asked with retrieve() (the life figure)"][category] += values
     results = {name: {c: statistics.mean(v) for c, v in r.items()} for name, r in recalls.items()}
@@ -191,6 +206,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
         delta = "" if base is None or name == "default" else f"{r['overall'] - base:+.3f}"
         table.add_row(name, *(f"{r[c]:.3f}" if c in r else "-" for c in categories), delta)
     console.print(table)
+    console.print(halves_table(results, args.memory))
     if default_hits:
         console.print(injection_table(default_hits))
     console.print(gate_report(conversations))
