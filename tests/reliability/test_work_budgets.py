@@ -178,9 +178,9 @@ RETRIEVE_BUDGETS: dict[str, tuple[str, Budget]] = {
         vector_calls={"search_dense": 2, "search_sparse": 1},
         texts_embedded=2)),
     "temporal": ("When did Jonas visit Porto?", Budget(
-        round_trips=11,
+        round_trips=12,
         statements={"after_retrieval": 1, "get_traces": 1, "multihop_entity_traces": 2, "multihop_query_entities": 2,
-                    "multihop_trace_entities": 2, "spread_activation_hop": 1, "trace_texts": 1, "trace_vitals": 1},
+                    "multihop_trace_entities": 2, "spread_activation_hop": 1, "trace_texts": 1, "trace_vitals": 2},
         vector_calls={"search_dense": 2, "search_sparse": 1},
         texts_embedded=2)),
     "causal": ("Why did the Borealis outage happen?", Budget(
@@ -197,7 +197,8 @@ RETRIEVE_BUDGETS: dict[str, tuple[str, Budget]] = {
         texts_embedded=2)),
 }
 """Question kinds: a plain question; one about the asker (first person, a preference); one naming
-two entities (the multi-hop walk joins); a temporal one (replaced memories keep their rank, so
+two entities (the multi-hop walk joins: a second `trace_vitals` reads the ranking fields of what
+it found beyond the 50 fused candidates ranked); a temporal one (replaced memories keep their rank, so
 no `newer_versions`); a causal one (CAUSED_BY hops); one asking for several things about a named
 person. Every question naming a known entity (all but the first-person one) runs
 `retrieval.gather`'s entity search: one more dense search, by the question without the names,
