@@ -10,8 +10,8 @@
 // weight, which discards most edges more cheaply: ~20% faster on a 10k graph). The caller sums
 // the paths per trace over the hops (capped at 1): one round trip per hop, so a dense graph
 // costs the paths that survive the threshold, not every path up to the maximum depth.
-// Each row also carries the reached trace's ranking fields (as trace_vitals reads them), so a
-// retrieval never reads them again for the traces activation brings in.
+// Each row also carries the reached trace's ranking fields and lead (as trace_vitals reads
+// them), so a retrieval never reads them again for the traces activation brings in.
 UNWIND $wide AS f
 MATCH (n:Trace {id: f.id})-[r:SHARED_ENTITY|TEMPORAL_SEQUENCE|SAME_TOPIC|CONTRADICTS|SUPERSEDES|CAUSED_BY|CO_ACTIVATED]-(m:Trace)
 WHERE f.activation * r.weight * $decay >= $threshold
@@ -23,7 +23,8 @@ RETURN m.id AS id, n.id AS prev, f.activation * r.weight * $decay AS activation,
        m.lastAccessedAt AS lastAccessedAt, m.valence AS valence, m.confidence AS confidence,
        m.createdAt AS createdAt, m.entities AS entities, m.tags AS tags, m.strongestLink AS strongestLink,
        coalesce(m.dormant, false) AS dormant, m.recordedAt AS recordedAt, m.validFrom AS validFrom,
-       m.validUntil AS validUntil
+       m.validUntil AS validUntil, substring(m.content, 0, $leadChars) AS lead,
+       size(m.content) <= $leadChars AS leadIsWhole
 UNION ALL
 UNWIND $narrow AS f
 MATCH (n:Trace {id: f.id})-[r:SAME_TOPIC|CONTRADICTS|SUPERSEDES|CAUSED_BY|CO_ACTIVATED]-(m:Trace)
@@ -36,4 +37,5 @@ RETURN m.id AS id, n.id AS prev, f.activation * r.weight * $decay AS activation,
        m.lastAccessedAt AS lastAccessedAt, m.valence AS valence, m.confidence AS confidence,
        m.createdAt AS createdAt, m.entities AS entities, m.tags AS tags, m.strongestLink AS strongestLink,
        coalesce(m.dormant, false) AS dormant, m.recordedAt AS recordedAt, m.validFrom AS validFrom,
-       m.validUntil AS validUntil
+       m.validUntil AS validUntil, substring(m.content, 0, $leadChars) AS lead,
+       size(m.content) <= $leadChars AS leadIsWhole

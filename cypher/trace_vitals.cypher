@@ -1,5 +1,6 @@
 // What ranking needs of each retrieval candidate, without loading whole traces: the
-// decay state, mood and trust signals, and what a feeling-of-knowing hint shows.
+// decay state, mood and trust signals, what a feeling-of-knowing hint shows, and the text's
+// first $leadChars characters (who spoke a chat turn; leadIsWhole: that is the whole text).
 // Only active, indexed traces inside the caller's visible scope keys.
 UNWIND $ids AS id
 MATCH (t:Trace {id: id})
@@ -11,4 +12,5 @@ RETURN t.id AS id, t.encodingStrength AS encodingStrength, t.stability AS stabil
        t.createdAt AS createdAt, t.entities AS entities, t.tags AS tags,
        coalesce(t.dormant, false) AS dormant, coalesce(t.category, 'other') AS category,
        coalesce(t.pinned, false) AS pinned, t.recordedAt AS recordedAt, t.validFrom AS validFrom,
-       t.validUntil AS validUntil
+       t.validUntil AS validUntil, substring(t.content, 0, $leadChars) AS lead,
+       size(t.content) <= $leadChars AS leadIsWhole

@@ -187,6 +187,10 @@ class Mention:
     """When the link was made (None: now); an import keeps the saved time."""
 
 
+VITALS_LEAD_CHARS = 120
+"""How much of a text `TraceVitals.lead` carries: a chat turn's "Speaker: " fits in it."""
+
+
 @dataclass(frozen=True)
 class TraceVitals:
     """The part of an active, indexed trace that ranking reads: a retrieval ranks ~100
@@ -210,6 +214,11 @@ class TraceVitals:
     """When what it says began to hold (None: created_at)."""
     valid_until: int | None = None
     """When what it says stopped holding (None: it still holds)."""
+    lead: str | None = None
+    """The text's first VITALS_LEAD_CHARS characters: enough to tell who spoke a chat turn
+    (`language.speakers`) without reading whole texts."""
+    lead_is_whole: bool = False
+    """Whether `lead` is the whole text."""
 
 
 @dataclass(frozen=True)

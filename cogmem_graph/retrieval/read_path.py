@@ -545,8 +545,8 @@ def _reweigh_head(
     ctx: MemoryContext, query: str, ahead: bool, scored: list, depth: int, keys: list[str], read: dict[str, str],
     versions: Sequence[tuple[str, str]] = (),
 ) -> list:
-    """Rules that read the memories' words, applied to the best `depth` (one read
-    of their texts), then that head is sorted again:
+    """Rules that read the memories' words, applied to the best `depth` (who spoke from
+    their leads, the whole texts read only for what is ahead), then that head is sorted again:
 
     * whose words: on a question about the asker, what another named person said scores
       × (1 - other_speaker_discount); on a question naming someone who speaks in these
@@ -561,10 +561,10 @@ def _reweigh_head(
     if not (about_asker or ahead or named):
         return scored
     head = scored[:depth]
-    texts = _read_texts(ctx, [c.vitals.id for c, _ in head], keys, read)
+    texts = _read_texts(ctx, [c.vitals.id for c, _ in head], keys, read) if ahead else {}
     identity = ctx.identity
     asker = frozenset(n.lower() for n in (identity.user_id,) if n) if identity is not None else frozenset()
-    speakers = {tid: speaker_of(text) for tid, text in texts.items()}
+    speakers = _speakers(ctx, [c.vitals for c, _ in head], keys, read)
     # Only a name that speaks here says whose words answer: "What did we do in Paris?" names no speaker.
     named &= {s.lower() for s in speakers.values() if s}
     if not (about_asker or ahead or named):
@@ -588,6 +588,25 @@ def _reweigh_head(
         head = [(replace(c, score=score), kind) for (c, kind), score in zip(head, kept, strict=True)]
     head.sort(key=lambda pair: (-pair[0].score, pair[0].vitals.id))
     return head + scored[len(head):]
+
+
+def _speakers(ctx: MemoryContext, vitals: list[TraceVitals], keys: list[str],
+              read: dict[str, str]) -> dict[str, str | None]:
+    """Who spoke each of these memories (None: said plainly), read from its lead; a memory's
+    whole text is read only when its lead is cut before a speaker's colon could show. A
+    "Speaker: " found in a lead is the one the whole text starts with: the name and its colon
+    lie inside the lead."""
+    speakers: dict[str, str | None] = {}
+    unsure: list[str] = []
+    for v in vitals:
+        speaker = speaker_of(v.lead) if v.lead is not None else None
+        if speaker is not None or (v.lead is not None and v.lead_is_whole):
+            speakers[v.id] = speaker
+        else:
+            unsure.append(v.id)
+    if unsure:
+        speakers.update({tid: speaker_of(text) for tid, text in _read_texts(ctx, unsure, keys, read).items()})
+    return speakers
 
 
 def _named_in(ctx: MemoryContext, query: str) -> frozenset[str]:

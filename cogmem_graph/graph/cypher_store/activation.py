@@ -18,6 +18,7 @@ from cogmem_graph.graph.cypher_store.rows import (
     vitals_of,
 )
 from cogmem_graph.graph.port import (
+    VITALS_LEAD_CHARS,
     AccessUpdate,
     Activation,
     TraceVitals,
@@ -75,7 +76,8 @@ class ActivationStatements(StatementRunner):
             rows = self.run("spread_activation_hop", {
                 "wide": [f for f in frontier if carried(f, ceiling)],
                 "narrow": [f for f in frontier if not carried(f, ceiling)],
-                "scopeKeys": keys, "decay": cfg.decay_per_hop, "threshold": cfg.threshold})
+                "scopeKeys": keys, "decay": cfg.decay_per_hop, "threshold": cfg.threshold,
+                "leadChars": VITALS_LEAD_CHARS})
             for row in rows:
                 strongest[row["id"]] = row["strongestLink"]
                 if row["id"] not in seed_set:

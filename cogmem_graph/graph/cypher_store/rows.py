@@ -20,7 +20,8 @@ def vitals_of(row: dict[str, Any]) -> TraceVitals:
                        tuple(row["entities"] or ()), tuple(row["tags"] or ()), dormant=bool(row.get("dormant")),
                        category=row.get("category") or "other", pinned=bool(row.get("pinned")),
                        recorded_at=int_or_none(row.get("recordedAt")), valid_from=int_or_none(row.get("validFrom")),
-                       valid_until=int_or_none(row.get("validUntil")))
+                       valid_until=int_or_none(row.get("validUntil")), lead=row.get("lead"),
+                       lead_is_whole=row.get("leadIsWhole") is True)
 
 
 def int_or_none(value: Any) -> int | None:

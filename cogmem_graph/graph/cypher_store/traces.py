@@ -15,6 +15,7 @@ from cogmem_graph.graph.cypher_store.rows import (
     vitals_of,
 )
 from cogmem_graph.graph.port import (
+    VITALS_LEAD_CHARS,
     FulltextSearch,
     GraphStats,
     Later,
@@ -42,7 +43,8 @@ class TraceStatements(StatementRunner):
         keys = require_scope_keys(scope_keys)
         if not ids:
             return list
-        rows = self.read_later("trace_vitals", {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys})
+        rows = self.read_later("trace_vitals", {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys,
+                                                "leadChars": VITALS_LEAD_CHARS})
         return lambda: [vitals_of(r) for r in rows()]
 
 
