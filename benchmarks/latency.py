@@ -56,6 +56,7 @@ from rich.table import Table
 import cogmem_graph as cg
 from cogmem_graph.clock import MS_PER_HOUR, MS_PER_SECOND, ManualClock
 from cogmem_graph.config import CogmemConfig
+from cogmem_graph.graph.port import VITALS_LEAD_CHARS
 
 NAMES = [f"{first} {last}" for first in ("Alice", "Bruno", "Chen", "Dara", "Emil", "Fatima", "Goran", "Hana",
                                          "Ivan", "Jun", "Kofi", "Lena", "Marta", "Nadia", "Omar", "Priya")
@@ -178,7 +179,7 @@ def raw_graph_load(store: cg.MemoryStore, ids: list[str], keys: list[str]) -> in
 def raw_vitals_load(store: cg.MemoryStore, ids: list[str], keys: list[str]) -> int:
     """One Cypher round trip reading only the ranking fields (what retrieve itself reads
     for its candidates before it loads whole traces for the ones it returns)."""
-    return len(store.graph.run("trace_vitals", {"ids": ids, "scopeKeys": keys}))
+    return len(store.graph.run("trace_vitals", {"ids": ids, "scopeKeys": keys, "leadChars": VITALS_LEAD_CHARS}))
 
 
 def watch_embedding(store: cg.MemoryStore) -> list[float]:

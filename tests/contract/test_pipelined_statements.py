@@ -10,7 +10,7 @@ import pytest
 
 from cogmem_graph.errors import GraphQueryError
 from cogmem_graph.graph.falkordb.store import FalkorGraphStore
-from cogmem_graph.graph.port import AccessUpdate
+from cogmem_graph.graph.port import VITALS_LEAD_CHARS, AccessUpdate
 from cogmem_graph.model import EdgeType, MemoryTrace, Scope
 
 U1 = ["user:u1"]
@@ -86,7 +86,8 @@ def test_reads_started_together_come_back_as_run_alone(graph):
     graph.upsert_traces(traces)
     ids = [t.id for t in traces]
     graph.set_indexed(ids, True)
-    later = [graph.read_later("trace_vitals", {"ids": ids[:k], "scopeKeys": U1}) for k in (1, 3, 5)]
+    later = [graph.read_later("trace_vitals", {"ids": ids[:k], "scopeKeys": U1, "leadChars": VITALS_LEAD_CHARS})
+             for k in (1, 3, 5)]
     vitals = graph.trace_vitals_later(ids, U1)
     assert [sorted(r["id"] for r in read()) for read in later] == [sorted(ids[:k]) for k in (1, 3, 5)]
     assert vitals() == graph.trace_vitals(ids, U1)
@@ -119,7 +120,7 @@ def test_a_read_nobody_reads_gives_its_connection_back(graph):
     graph.trace_vitals([], U1)
     before = len(pool._in_use_connections)
     for _ in range(5):
-        graph.read_later("trace_vitals", {"ids": ["mt_x"], "scopeKeys": U1})  # dropped unread
+        graph.read_later("trace_vitals", {"ids": ["mt_x"], "scopeKeys": U1, "leadChars": VITALS_LEAD_CHARS})  # unread
     assert len(pool._in_use_connections) == before
     assert graph.trace_vitals(["mt_x"], U1) == []
 
