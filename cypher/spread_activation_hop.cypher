@@ -18,13 +18,14 @@ WHERE f.activation * r.weight * $decay >= $threshold
   AND n.scopeKey IN $scopeKeys AND n.isActive = true
   AND m.scopeKey IN $scopeKeys AND m.isActive = true
   AND m.id <> f.prev
+WITH f, n, r, m, split(m.content, ': ')[0] AS opening
 RETURN m.id AS id, n.id AS prev, f.activation * r.weight * $decay AS activation,
        m.indexed AS indexed, m.encodingStrength AS encodingStrength, m.stability AS stability,
        m.lastAccessedAt AS lastAccessedAt, m.valence AS valence, m.confidence AS confidence,
        m.createdAt AS createdAt, m.entities AS entities, m.tags AS tags, m.strongestLink AS strongestLink,
        coalesce(m.dormant, false) AS dormant, m.recordedAt AS recordedAt, m.validFrom AS validFrom,
-       m.validUntil AS validUntil, substring(m.content, 0, $leadChars) AS lead,
-       size(m.content) <= $leadChars AS leadIsWhole
+       m.validUntil AS validUntil, CASE WHEN size(opening) <= $leadChars THEN opening END AS lead,
+       size(opening) = size(m.content) AS leadIsWhole
 UNION ALL
 UNWIND $narrow AS f
 MATCH (n:Trace {id: f.id})-[r:SAME_TOPIC|CONTRADICTS|SUPERSEDES|CAUSED_BY|CO_ACTIVATED]-(m:Trace)
@@ -32,10 +33,11 @@ WHERE f.activation * r.weight * $decay >= $threshold
   AND n.scopeKey IN $scopeKeys AND n.isActive = true
   AND m.scopeKey IN $scopeKeys AND m.isActive = true
   AND m.id <> f.prev
+WITH f, n, r, m, split(m.content, ': ')[0] AS opening
 RETURN m.id AS id, n.id AS prev, f.activation * r.weight * $decay AS activation,
        m.indexed AS indexed, m.encodingStrength AS encodingStrength, m.stability AS stability,
        m.lastAccessedAt AS lastAccessedAt, m.valence AS valence, m.confidence AS confidence,
        m.createdAt AS createdAt, m.entities AS entities, m.tags AS tags, m.strongestLink AS strongestLink,
        coalesce(m.dormant, false) AS dormant, m.recordedAt AS recordedAt, m.validFrom AS validFrom,
-       m.validUntil AS validUntil, substring(m.content, 0, $leadChars) AS lead,
-       size(m.content) <= $leadChars AS leadIsWhole
+       m.validUntil AS validUntil, CASE WHEN size(opening) <= $leadChars THEN opening END AS lead,
+       size(opening) = size(m.content) AS leadIsWhole

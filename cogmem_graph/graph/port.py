@@ -188,7 +188,7 @@ class Mention:
 
 
 VITALS_LEAD_CHARS = 120
-"""How much of a text `TraceVitals.lead` carries: a chat turn's "Speaker: " fits in it."""
+"""The longest opening `TraceVitals.lead` carries: a chat turn's "Speaker" fits in it."""
 
 
 @dataclass(frozen=True)
@@ -215,10 +215,11 @@ class TraceVitals:
     valid_until: int | None = None
     """When what it says stopped holding (None: it still holds)."""
     lead: str | None = None
-    """The text's first VITALS_LEAD_CHARS characters: enough to tell who spoke a chat turn
-    (`language.speakers`) without reading whole texts."""
+    """The text up to its first ": ", when that is at most VITALS_LEAD_CHARS characters (None:
+    longer): enough to tell who spoke a chat turn (`language.speakers`) without reading whole
+    texts."""
     lead_is_whole: bool = False
-    """Whether `lead` is the whole text."""
+    """Whether the text has no ": " (then `lead`, if any, is the whole text)."""
 
 
 @dataclass(frozen=True)

@@ -592,18 +592,17 @@ def _reweigh_head(
 
 def _speakers(ctx: MemoryContext, vitals: list[TraceVitals], keys: list[str],
               read: dict[str, str]) -> dict[str, str | None]:
-    """Who spoke each of these memories (None: said plainly), read from its lead; a memory's
-    whole text is read only when its lead is cut before a speaker's colon could show. A
-    "Speaker: " found in a lead is the one the whole text starts with: the name and its colon
-    lie inside the lead."""
+    """Who spoke each of these memories (None: said plainly), read from its lead (its text up to
+    the first ": "); a memory's whole text is read only when that opening is too long to carry.
+    The lead and ": " are the start of the text, and a speaker's name ends at the text's first
+    colon, so they name the same speaker as the whole text."""
     speakers: dict[str, str | None] = {}
     unsure: list[str] = []
     for v in vitals:
-        speaker = speaker_of(v.lead) if v.lead is not None else None
-        if speaker is not None or (v.lead is not None and v.lead_is_whole):
-            speakers[v.id] = speaker
-        else:
+        if v.lead is None:
             unsure.append(v.id)
+        else:
+            speakers[v.id] = speaker_of(v.lead if v.lead_is_whole else v.lead + ": ")
     if unsure:
         speakers.update({tid: speaker_of(text) for tid, text in _read_texts(ctx, unsure, keys, read).items()})
     return speakers

@@ -1,5 +1,6 @@
 """The read path's speaker rules tell who spoke a memory from the lead its ranking fields carry
-(`TraceVitals.lead`): no read of whole texts, unless a lead is cut before the speaker's colon."""
+(`TraceVitals.lead`, the text up to its first ": "): no read of whole texts, unless that opening
+is too long to carry."""
 
 from __future__ import annotations
 
