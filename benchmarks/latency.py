@@ -57,6 +57,7 @@ import cogmem_graph as cg
 from cogmem_graph.clock import MS_PER_HOUR, MS_PER_SECOND, ManualClock
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.graph.port import VITALS_LEAD_CHARS
+from cogmem_graph.vectors.naming import trace_id_of_point
 
 NAMES = [f"{first} {last}" for first in ("Alice", "Bruno", "Chen", "Dara", "Emil", "Fatima", "Goran", "Hana",
                                          "Ivan", "Jun", "Kofi", "Lena", "Marta", "Nadia", "Omar", "Priya")
@@ -162,8 +163,6 @@ def raw_vector_query(index, vector: list[float], keys: list[str], limit: int) ->
         points = sorted((p for shard in index.shards_for(keys) for p in shard.query(request)),
                         key=lambda p: p.score, reverse=True)[:limit]
         if own_ids:
-            from cogmem_graph.vectors.naming import trace_id_of_point
-
             return [trace_id_of_point(p.id) or "" for p in points]
         return [p.payload["trace_id"] for p in points]
     result = index._client.query_points(index.name, query=list(vector), using="dense",

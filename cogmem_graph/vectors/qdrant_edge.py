@@ -540,11 +540,13 @@ class EdgeVectorIndex:
         hold the lock."""
         if self._parts.own_ids:
             names = [trace_id_of_point(p.id) for _shard, p in best]
-            for shard in {id(s): s for (s, _p), name in zip(best, names, strict=True) if name is None}.values():
-                ids = [p.id for (s, p), name in zip(best, names, strict=True) if name is None and s is shard]
-                spelled = {r.id: _payload(r)["trace_id"] for r in shard.retrieve(ids, ["trace_id"], False)}
-                names = [spelled.get(p.id) if name is None and s is shard else name
-                         for (s, p), name in zip(best, names, strict=True)]
+            hashed: dict[int, tuple[EdgeShard, list]] = {}  # by shard: the points to read back
+            for (shard, p), name in zip(best, names, strict=True):
+                if name is None:
+                    hashed.setdefault(id(shard), (shard, []))[1].append(p.id)
+            spelled = {r.id: _payload(r)["trace_id"] for shard, ids in hashed.values()
+                       for r in shard.retrieve(ids, ["trace_id"], False)}
+            names = [spelled.get(p.id) if name is None else name for (_shard, p), name in zip(best, names, strict=True)]
         else:
             names = [p.payload["trace_id"] for _shard, p in best]
         return [VectorHit(name, clamp_cosine(p.score) if cosine else float(p.score))
