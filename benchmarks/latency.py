@@ -56,8 +56,6 @@ from rich.table import Table
 import cogmem_graph as cg
 from cogmem_graph.clock import MS_PER_HOUR, MS_PER_SECOND, ManualClock
 from cogmem_graph.config import CogmemConfig
-from cogmem_graph.graph.port import VITALS_LEAD_CHARS
-from cogmem_graph.vectors.naming import trace_id_of_point
 
 NAMES = [f"{first} {last}" for first in ("Alice", "Bruno", "Chen", "Dara", "Emil", "Fatima", "Goran", "Hana",
                                          "Ivan", "Jun", "Kofi", "Lena", "Marta", "Nadia", "Omar", "Priya")
@@ -157,6 +155,9 @@ def raw_vector_query(index, vector: list[float], keys: list[str], limit: int) ->
     if name == "EdgeVectorIndex":
         from qdrant_edge import Query, QueryRequest
 
+        # Imported here, not at the top: profile_stages.py loads this module beside older packages.
+        from cogmem_graph.vectors.naming import trace_id_of_point
+
         own_ids = getattr(index, "own_point_ids", False)  # the trace ids are the point ids: no payload read
         request = QueryRequest(query=Query.Nearest(list(vector), using="dense"), filter=index.filter(keys),
                                limit=limit, with_payload=False if own_ids else ["trace_id"])
@@ -178,6 +179,8 @@ def raw_graph_load(store: cg.MemoryStore, ids: list[str], keys: list[str]) -> in
 def raw_vitals_load(store: cg.MemoryStore, ids: list[str], keys: list[str]) -> int:
     """One Cypher round trip reading only the ranking fields (what retrieve itself reads
     for its candidates before it loads whole traces for the ones it returns)."""
+    from cogmem_graph.graph.port import VITALS_LEAD_CHARS  # here, not at the top: see raw_vector_query
+
     return len(store.graph.run("trace_vitals", {"ids": ids, "scopeKeys": keys, "leadChars": VITALS_LEAD_CHARS}))
 
 

@@ -47,9 +47,10 @@ def own_point_id(trace_id: str) -> str:
 
 def trace_id_of_point(point: uuid.UUID | str) -> str | None:
     """The trace id an `own_point_id` spells; None for a hashed one, whose trace id only its
-    payload holds."""
-    value = point if isinstance(point, uuid.UUID) else uuid.UUID(str(point))
-    return "mt_" + value.hex if value.version == 4 else None
+    payload holds. Every search hit is named here, so the UUID's version (4) and RFC 4122
+    variant are read from its bits: a third of the cost of `UUID.version` and `UUID.hex`."""
+    n = (point if isinstance(point, uuid.UUID) else uuid.UUID(str(point))).int
+    return f"mt_{n:032x}" if (n >> 76) & 0xF == 4 and (n >> 62) & 0x3 == 0b10 else None
 
 
 def collection_name(prefix: str, model: str, dim: int) -> str:

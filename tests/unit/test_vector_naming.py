@@ -40,3 +40,21 @@ def test_a_lookalike_that_is_no_uuid4_is_hashed() -> None:
     for lookalike in ("mt_" + "0" * 32, "mt_" + new_trace_id()[3:].upper(), "mt_" + uuid.uuid1().hex):
         assert own_point_id(lookalike) == point_id(lookalike)
         assert trace_id_of_point(own_point_id(lookalike)) is None
+
+
+def _reference_trace_id_of_point(point: uuid.UUID | str) -> str | None:
+    value = point if isinstance(point, uuid.UUID) else uuid.UUID(str(point))
+    return "mt_" + value.hex if value.version == 4 else None
+
+
+@given(st.uuids(), st.sampled_from([str, lambda u: str(u).upper(), lambda u: u.hex, lambda u: u]))
+def test_a_point_id_is_read_back_as_its_uuid_says_in_any_spelling(value: uuid.UUID, spell) -> None:
+    # The engine hands back UUID objects, tests and callers may pass text: both name what the UUID names.
+    assert trace_id_of_point(spell(value)) == _reference_trace_id_of_point(value)
+
+
+@given(st.binary(min_size=16, max_size=16))
+def test_any_sixteen_bytes_spelled_as_a_uuid_read_back_as_the_uuid_says(raw: bytes) -> None:
+    # The version and variant bits are read by hand: any other version or variant names no trace.
+    value = uuid.UUID(bytes=raw)
+    assert trace_id_of_point(value) == trace_id_of_point(str(value)) == _reference_trace_id_of_point(value)
