@@ -4,6 +4,7 @@ one table with every measurement. Times are never asserted."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -91,3 +92,21 @@ def test_beside_times_several_settings_together_and_names_a_wrong_one() -> None:
     done = subprocess.run([sys.executable, str(SCRIPT), "--sizes", "40", "--beside", "retrieval.no_such=1"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode != 0 and "retrieval.no_such" in done.stdout + done.stderr
+
+
+def test_each_compared_side_runs_its_benchmark_with_the_write_and_read_paths_loaded(tmp_path: Path) -> None:
+    """Neither side of `--compare` times its imports: a stand-in benchmark under a revision's
+    folder reports which of the two paths were loaded when it started, and its arguments."""
+    spec = importlib.util.spec_from_file_location("latency_under_test", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    latency = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(latency)
+    stand_in = tmp_path / "benchmarks" / "latency.py"
+    stand_in.parent.mkdir()
+    stand_in.write_text(
+        "import sys\n"
+        f"loaded = [m for m in {latency.WRITE_AND_READ_PATHS!r} if m in sys.modules]\n"
+        "print('┃ loaded ┃ argv ┃')\n"
+        "print(f'│ {len(loaded)} │ {\" \".join(sys.argv[1:])} │')\n")
+    rows = latency.run_tree(tmp_path, ["--sizes", "40"])
+    assert rows == [{"loaded": str(len(latency.WRITE_AND_READ_PATHS)), "argv": "--sizes 40"}]
