@@ -14,6 +14,8 @@ organisation scope) are written with `encode_many` (the write and read paths imp
 first: their imports are the process's, not the traces'); then, in the same process and on
 the same data:
 
+- the process's CPU time per trace during that ingest (all its threads; the graph server's
+  is not counted): steadier than throughput on a machine whose speed varies;
 - single `encode` calls (one trace each, the write path's per-call cost);
 - `retrieve` over a fixed set of queries (p50 / p95);
 - the floor: one raw vector query with the same scope filter plus one raw Cypher round
@@ -343,11 +345,12 @@ def run_size(n: int, args, rng: random.Random) -> dict[str, float | str | None]:
         loaded = watch_loads(store)
         load_write_and_read_paths()
 
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         write_batches(agents, items, args.batch, clock)
         elapsed = time.perf_counter() - start
         row["encode_many/s"] = n / elapsed
         row["encode_many excl/s"] = n / max(elapsed - embed_s[0], 1e-9)
+        row["encode_many cpu"] = (time.process_time() - cpu_start) / n * 1e6
 
         single = []
         for i in range(args.singles):
@@ -422,6 +425,7 @@ COLUMNS = [
     ("traces", "n", "{:,.0f}"),
     ("encode_many traces/s", "encode_many/s", "{:,.0f}"),
     ("… without embedding", "encode_many excl/s", "{:,.0f}"),
+    ("encode_many CPU µs/trace", "encode_many cpu", "{:,.0f}"),
     ("encode p50 ms", "encode p50", "{:.1f}"),
     ("embed texts/s", "embed/s", "{:,.0f}"),
     ("query embed ms", "query embed", "{:.1f}"),
@@ -442,9 +446,10 @@ COLUMNS = [
 
 # ---------------------------------------------------------------- a revision beside this tree
 
-COMPARED = ("encode_many traces/s", "encode p50 ms", "retrieve p50 ms", "retrieve p95 ms", "back-to-back p50 ms",
-            "floor p50 ms", "retrieve / floor", "consolidate s", "process RSS MiB", "graph server RSS MiB")
-"""The figures `--compare` sets side by side (column titles of the table both sides print)."""
+COMPARED = ("encode_many traces/s", "encode_many CPU µs/trace", "encode p50 ms", "retrieve p50 ms",
+            "retrieve p95 ms", "back-to-back p50 ms", "floor p50 ms", "retrieve / floor", "consolidate s",
+            "process RSS MiB", "graph server RSS MiB")
+"""The figures `--compare` sets side by side (column titles; one that a side does not print is left out)."""
 
 
 def revision_tree(rev: str, into: Path) -> Path:

@@ -212,21 +212,24 @@ def query_entities(ctx: MemoryContext, query: str) -> list[QueryEntity]:
 
 
 def query_entities_later(ctx: MemoryContext, query: str) -> Callable[[], list[QueryEntity]]:
-    """`query_entities`, its lookups started now (both candidate lists at once, through
-    `GraphStore.read_later`) and read when the result is called."""
+    """`query_entities`, its lookup started now (`GraphStore.read_later`) and read when the
+    result is called. Both candidate lists are looked up in one statement, each key once (a
+    name the extractor finds is usually one of the n-grams too, and counting a popular
+    entity's mentions is the statement's cost); the first list that names a known entity
+    wins."""
     cfg = ctx.config.retrieval.multi_hop
-    lookups = []
-    for candidates in (query_entity_keys(query, cfg.max_query_entities), query_ngram_keys(query)):
-        if candidates:
-            lookups.append((candidates, ctx.graph.entity_fans_later([key for key, _ in candidates],
-                                                                    ctx.visible_scope_keys)))
+    lists = [c for c in (query_entity_keys(query, cfg.max_query_entities), query_ngram_keys(query)) if c]
+    if not lists:
+        return list
+    keys = list(dict.fromkeys(key for candidates in lists for key, _ in candidates))
+    fans = ctx.graph.entity_fans_later(keys, ctx.visible_scope_keys)
 
     def found_entities() -> list[QueryEntity]:
-        replies = [(candidates, fans()) for candidates, fans in lookups]  # every reply is read
-        for candidates, fans in replies:
-            found = {f.key: QueryEntity(f.key, f.name or f.key, f.fan) for f in fans}
+        known = {f.key: f for f in fans()}
+        for candidates in lists:
+            found = [QueryEntity(f.key, f.name or f.key, f.fan) for f in (known.get(key) for key, _ in candidates) if f]
             if found:
-                return [found[key] for key, _ in candidates if key in found][: cfg.max_query_entities]
+                return found[: cfg.max_query_entities]
         return []
     return found_entities
 
