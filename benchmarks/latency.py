@@ -34,8 +34,10 @@ Prints one table; wall-clock times on this machine (benchmarks never assert them
 own copy of this benchmark on their own package, in a child process each, alternating
 which goes first, `--pairs` times; the table shows each figure's median per side and the
 ratio. Each side's process imports its package's write and read paths before its copy of
-the benchmark starts, so no side's ingest pays them. On a shared machine only an
-interleaved comparison says which is faster.
+the benchmark starts, so no side's ingest pays them, and times a fixed pure-Python loop
+before and after it ("machine probe ms"): on a shared machine whose speed drifts, a ratio
+whose probe ratio is far from 1.00× compares two speeds of the machine as much as two
+revisions. Only an interleaved comparison says which is faster.
 """
 
 from __future__ import annotations
@@ -448,7 +450,7 @@ COLUMNS = [
 
 COMPARED = ("encode_many traces/s", "encode_many CPU µs/trace", "encode p50 ms", "retrieve p50 ms",
             "retrieve p95 ms", "back-to-back p50 ms", "floor p50 ms", "retrieve / floor", "consolidate s",
-            "process RSS MiB", "graph server RSS MiB")
+            "process RSS MiB", "graph server RSS MiB", "machine probe ms")
 """The figures `--compare` sets side by side (column titles; one that a side does not print is left out)."""
 
 
@@ -477,28 +479,54 @@ def table_rows(text: str) -> list[dict[str, str]]:
     return rows
 
 
+PROBE_LOOP = 2_000_000
+"""Iterations of the machine probe: a fixed pure-Python loop (~80 ms on this machine when quiet)."""
+
 RUN_WARM = (
-    "import contextlib, importlib, runpy, sys\n"
+    "import contextlib, importlib, runpy, sys, time\n"
+    "def probe():\n"
+    "    best = float('inf')\n"
+    "    for _ in range(3):\n"
+    "        started, total = time.perf_counter(), 0\n"
+    "        for i in range({loop}):\n"
+    "            total += i\n"
+    "        best = min(best, (time.perf_counter() - started) * 1000)\n"
+    "    return best\n"
+    "before = probe()\n"
     "for name in {paths!r}:\n"
     "    with contextlib.suppress(ModuleNotFoundError):\n"
     "        importlib.import_module(name)\n"
     "sys.argv = [{script!r}, *sys.argv[1:]]\n"
-    "runpy.run_path({script!r}, run_name='__main__')\n"
+    "try:\n"
+    "    runpy.run_path({script!r}, run_name='__main__')\n"
+    "finally:\n"
+    "    print(f'machine probe ms: {{before:.1f}} {{probe():.1f}}')\n"
 )
 """How each side of `--compare` runs its own benchmark: with the write and read paths imported
 first (`load_write_and_read_paths`), so that no side's ingest pays its imports, whether its
-copy of this script loads them or not."""
+copy of this script loads them or not; and timing the machine probe before and after, so a
+side that ran on a slower stretch of a shared machine shows it."""
+
+PROBE = "machine probe ms"
+"""The compared figure of the machine probe: its mean before and after a side's run."""
 
 
 def run_tree(tree: Path, argv: list[str]) -> list[dict[str, str]]:
-    """One run of `tree`'s own latency benchmark on `tree`'s package: its table's rows."""
+    """One run of `tree`'s own latency benchmark on `tree`'s package: its table's rows, each
+    with the machine probe of that run."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     script = str(tree / "benchmarks" / "latency.py")
-    done = subprocess.run([sys.executable, "-c", RUN_WARM.format(paths=WRITE_AND_READ_PATHS, script=script), *argv],
-                          cwd=tree, env=env, capture_output=True, text=True, check=False)
+    prelude = RUN_WARM.format(paths=WRITE_AND_READ_PATHS, script=script, loop=PROBE_LOOP)
+    done = subprocess.run([sys.executable, "-c", prelude, *argv], cwd=tree, env=env, capture_output=True, text=True,
+                          check=False)
     rows = table_rows(done.stdout)
     if done.returncode or not rows:
         raise SystemExit(f"the benchmark in {tree} failed:\n{done.stderr[-2000:]}")
+    probed = [line.split(":", 1)[1].split() for line in done.stdout.splitlines() if line.startswith(PROBE + ":")]
+    if probed:
+        mean = statistics.mean(float(v) for v in probed[-1])
+        for row in rows:
+            row[PROBE] = f"{mean:.1f}"
     return rows
 
 

@@ -96,7 +96,8 @@ def test_beside_times_several_settings_together_and_names_a_wrong_one() -> None:
 
 def test_each_compared_side_runs_its_benchmark_with_the_write_and_read_paths_loaded(tmp_path: Path) -> None:
     """Neither side of `--compare` times its imports: a stand-in benchmark under a revision's
-    folder reports which of the two paths were loaded when it started, and its arguments."""
+    folder reports which of the two paths were loaded when it started, and its arguments;
+    the machine probe timed around it joins its row."""
     spec = importlib.util.spec_from_file_location("latency_under_test", SCRIPT)
     assert spec is not None and spec.loader is not None
     latency = importlib.util.module_from_spec(spec)
@@ -109,4 +110,7 @@ def test_each_compared_side_runs_its_benchmark_with_the_write_and_read_paths_loa
         "print('┃ loaded ┃ argv ┃')\n"
         "print(f'│ {len(loaded)} │ {\" \".join(sys.argv[1:])} │')\n")
     rows = latency.run_tree(tmp_path, ["--sizes", "40"])
+    assert len(rows) == 1
+    probe = rows[0].pop(latency.PROBE)
     assert rows == [{"loaded": str(len(latency.WRITE_AND_READ_PATHS)), "argv": "--sizes 40"}]
+    assert float(probe) > 0, "each side's run carries the machine probe timed around it"
