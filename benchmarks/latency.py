@@ -480,7 +480,11 @@ def table_rows(text: str) -> list[dict[str, str]]:
 
 
 PROBE_LOOP = 2_000_000
-"""Iterations of the machine probe: a fixed pure-Python loop (~80 ms on this machine when quiet)."""
+"""Iterations of the machine probe: a fixed pure-Python loop (~65 ms on this machine when quiet)."""
+
+PROBE = "machine probe ms"
+"""The compared figure of the machine probe, and the label of the line each side prints: its
+best of three timings before and after a side's run, averaged."""
 
 RUN_WARM = (
     "import contextlib, importlib, runpy, sys, time\n"
@@ -500,23 +504,19 @@ RUN_WARM = (
     "try:\n"
     "    runpy.run_path({script!r}, run_name='__main__')\n"
     "finally:\n"
-    "    print(f'machine probe ms: {{before:.1f}} {{probe():.1f}}')\n"
+    "    print(f'{label}: {{before:.1f}} {{probe():.1f}}')\n"
 )
 """How each side of `--compare` runs its own benchmark: with the write and read paths imported
 first (`load_write_and_read_paths`), so that no side's ingest pays its imports, whether its
 copy of this script loads them or not; and timing the machine probe before and after, so a
 side that ran on a slower stretch of a shared machine shows it."""
 
-PROBE = "machine probe ms"
-"""The compared figure of the machine probe: its mean before and after a side's run."""
-
-
 def run_tree(tree: Path, argv: list[str]) -> list[dict[str, str]]:
     """One run of `tree`'s own latency benchmark on `tree`'s package: its table's rows, each
     with the machine probe of that run."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     script = str(tree / "benchmarks" / "latency.py")
-    prelude = RUN_WARM.format(paths=WRITE_AND_READ_PATHS, script=script, loop=PROBE_LOOP)
+    prelude = RUN_WARM.format(paths=WRITE_AND_READ_PATHS, script=script, loop=PROBE_LOOP, label=PROBE)
     done = subprocess.run([sys.executable, "-c", prelude, *argv], cwd=tree, env=env, capture_output=True, text=True,
                           check=False)
     rows = table_rows(done.stdout)
