@@ -1,9 +1,14 @@
-"""Fixtures the end-to-end and reliability suites share: a manual clock and a fresh
-embedded store on it (hash embedder, temporary home). A module that needs other
-settings defines its own."""
+"""Fixtures the suites share: a manual clock, the Neo4j server of the run, and a fresh
+store on the clock (hash embedder, temporary home) on each graph engine: the embedded
+FalkorDB, and Neo4j when the run has one. A module that needs other settings defines
+its own."""
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +18,7 @@ import cogmem_graph as cg
 from cogmem_graph.clock import ManualClock
 
 START_MS = 1_700_000_000_000
+NEO4J_IMAGE = "neo4j:5"
 
 
 @pytest.fixture
@@ -20,8 +26,73 @@ def clock() -> ManualClock:
     return ManualClock(START_MS)
 
 
+# ---------------------------------------------------------------- Neo4j: one server per run, one test at a time
+
+
+def _docker_unavailable_reason() -> str | None:
+    try:
+        import docker
+
+        docker.from_env(timeout=3).ping()
+    except Exception as exc:  # any failure means: no engine we can use
+        return f"{type(exc).__name__}: {str(exc)[:120]}"
+    return None
+
+
+@pytest.fixture(scope="session")
+def neo4j_server() -> Iterator[str]:
+    """The run's Neo4j: `COGMEM_TEST_NEO4J_URI` (set by `make test`, which starts one from
+    tools/neo4j), else a testcontainers `neo4j:5` with GDS where a Docker engine answers."""
+    uri = os.environ.get("COGMEM_TEST_NEO4J_URI")
+    if uri:
+        yield uri
+        return
+    reason = _docker_unavailable_reason()
+    if reason is not None:
+        pytest.skip(
+            "Neo4j backend skipped: run the suite with `make test` (it starts Neo4j from tools/neo4j), "
+            f"set COGMEM_TEST_NEO4J_URI to a Neo4j 5 server, or provide a Docker engine ({reason})"
+        )
+    from testcontainers.neo4j import Neo4jContainer
+
+    container = (
+        Neo4jContainer(NEO4J_IMAGE, password="cogmem-test-pw")
+        .with_env("NEO4J_PLUGINS", '["graph-data-science","apoc"]')
+    )
+    with container:
+        os.environ.setdefault("NEO4J_USER", "neo4j")
+        os.environ["NEO4J_PASSWORD"] = "cogmem-test-pw"
+        yield container.get_connection_url()
+
+
 @pytest.fixture
-def store(tmp_path: Path, clock: ManualClock) -> Iterator[cg.MemoryStore]:
+def neo4j_uri(neo4j_server: str) -> Iterator[str]:
+    """The run's Neo4j, held by this test alone: Community Edition has one database, which
+    each test clears, so the test processes of a parallel run take turns (a file lock)."""
+    digest = hashlib.sha256(neo4j_server.encode()).hexdigest()[:16]
+    with open(Path(tempfile.gettempdir()) / f"cogmem-test-neo4j-{digest}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield neo4j_server
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@pytest.fixture(params=["falkordb", "neo4j"])
+def store(request: pytest.FixtureRequest, tmp_path: Path, clock: ManualClock) -> Iterator[cg.MemoryStore]:
+    """A fresh store on each graph engine; on Neo4j the database is emptied first."""
+    graph = None if request.param == "falkordb" else request.getfixturevalue("neo4j_uri")
+    with cg.open(home=tmp_path / "home", graph=graph, embedder="hash", clock=clock) as s:
+        if graph is not None:
+            s.graph.clear()
+            s.graph.setup_schema()
+        yield s
+
+
+@pytest.fixture
+def embedded_store(tmp_path: Path, clock: ManualClock) -> Iterator[cg.MemoryStore]:
+    """A fresh store on the embedded FalkorDB alone, for tests of that engine's own server
+    or of its adapter's internals."""
     with cg.open(home=tmp_path / "home", embedder="hash", clock=clock) as s:
         yield s
 

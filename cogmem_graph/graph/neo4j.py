@@ -81,12 +81,15 @@ class Neo4jGraphStore(CypherGraphStore):
             raise GraphStoreUnavailable(f"graph store {self.url} is closed", url=self.url)
         neo4j = self._neo4j
         timeout = self.config.query_timeout_ms / 1000
-        query = neo4j.Query(text, timeout=timeout)
         if aio_bridge.active():
-            return self._answer(lambda: aio_bridge.await_only(self._run_async(query, params, write=write)))
+            return self._answer(
+                lambda: aio_bridge.await_only(self._run_async(text, params, timeout=timeout, write=write)))
 
+        # A managed transaction takes its timeout from the work function (`unit_of_work`), not
+        # from a `Query` object, which only an auto-commit `session.run` accepts.
+        @neo4j.unit_of_work(timeout=timeout)
         def work(tx):
-            return [{k: _plain(v) for k, v in record.items()} for record in tx.run(query, params)]
+            return [{k: _plain(v) for k, v in record.items()} for record in tx.run(text, params)]
 
         def run() -> list[dict[str, Any]]:
             with self._driver.session(database=self.config.neo4j_database) as session:
@@ -95,10 +98,12 @@ class Neo4jGraphStore(CypherGraphStore):
                 return session.execute_read(work)
         return self._answer(run)
 
-    async def _run_async(self, query: Any, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]:
+    async def _run_async(self, text: str, params: dict[str, Any], *, timeout: float,
+                         write: bool) -> list[dict[str, Any]]:
         """`_run` through this loop's asyncio driver."""
+        @self._neo4j.unit_of_work(timeout=timeout)
         async def work(tx):
-            result = await tx.run(query, params)
+            result = await tx.run(text, params)
             return [{k: _plain(v) for k, v in record.items()} async for record in result]
 
         async with self._natives.get().session(database=self.config.neo4j_database) as session:

@@ -15,6 +15,12 @@ OWN = "I am allergic to peanuts since I was a child, my doctor confirmed it."
 LONG_NAME = "-".join(["Joanna"] * 24) + " Lee"  # one speaker, named past the lead
 
 
+@pytest.fixture
+def store(embedded_store: cg.MemoryStore) -> cg.MemoryStore:
+    """The embedded engine alone: these tests reach into its own server or count its statements."""
+    return embedded_store
+
+
 def _first(agent: cg.AgentMemory, question: str) -> str:
     return agent.retrieve(question, top_k=5, record_access=False).traces[0].trace.content
 

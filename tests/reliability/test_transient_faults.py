@@ -82,6 +82,12 @@ class ExternalFalkorDB:
 
 
 @pytest.fixture
+def store(embedded_store: cg.MemoryStore) -> cg.MemoryStore:
+    """The embedded engine alone: these tests reach into its own server or count its statements."""
+    return embedded_store
+
+
+@pytest.fixture
 def external_falkor(tmp_path: Path):
     server = ExternalFalkorDB(tmp_path / "external-graph")
     server.start()

@@ -17,7 +17,7 @@ from tenacity import (
 from cogmem_graph import aio_bridge
 from cogmem_graph.clock import Clock, SystemClock
 from cogmem_graph.config.graph import GraphConfig
-from cogmem_graph.errors import GraphStoreUnavailable
+from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable
 from cogmem_graph.graph.cypher import CypherLibrary
 
 BATCH_SIZE = 2_000
@@ -187,15 +187,28 @@ class StatementRunner(ABC):
         return self._read_later(self.cypher.get(name), params or {}, name=name)
 
     def _read_later(self, text: str, params: dict[str, Any], *, name: str) -> Callable[[], list[dict[str, Any]]]:
-        rows = self._run_text(text, params, write=False, name=name)
-        return lambda: rows
+        return self._ran_now(lambda: self._run_text(text, params, write=False, name=name))
 
     def _write_later(self, text: str, params: dict[str, Any], *, name: str) -> Callable[[], list[dict[str, Any]]]:
         """Send an idempotent write and return what confirms it and gives its rows. Engines
         that can (FalkorDB) apply it while the caller computes; every later statement of
         this process runs after it. By default it runs now. The caller must call the result
         before it reports the write as done: that call raises what the write raised."""
-        rows = self._run_text(text, params, write=True, name=name)
+        return self._ran_now(lambda: self._run_text(text, params, write=True, name=name))
+
+    @staticmethod
+    def _ran_now(run: Callable[[], list[dict[str, Any]]]) -> Callable[[], list[dict[str, Any]]]:
+        """Run a statement now and hand back what gives its rows: the engine's refusal of the
+        statement is raised where the rows are asked for, as an engine that answers later
+        raises it (a store that is closed or down still raises here, at the send)."""
+        try:
+            rows = run()
+        except GraphQueryError as exc:
+            failure = exc
+
+            def raise_failure() -> list[dict[str, Any]]:
+                raise failure
+            return raise_failure
         return lambda: rows
 
     def confirm_writes(self) -> None:
