@@ -5,8 +5,14 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 LINT_DIR := tools/cypher-lint
+# A Neo4j 5 with GDS from Maven Central (tools/neo4j): `make neo4j-up` keeps one in NEO4J_DIR,
+# `make test` starts a fresh one in NEO4J_TEST_DIR for the run (neo4j-down needs no venv).
+NEO4J_SERVER = $(if $(wildcard $(PY)),$(PY),$(PYTHON)) tools/neo4j/server.py
+NEO4J_DIR := .neo4j/server
+NEO4J_TEST_DIR := .neo4j/test
 
-.PHONY: demo test lint typecheck unit bench bench-lifecycle install node-tools browser-tools clean
+.PHONY: demo test lint typecheck unit bench bench-lifecycle install node-tools browser-tools java-tools \
+	neo4j-up neo4j-down clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,6 +39,24 @@ browser-tools:
 	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium; \
 	else echo "warning: no chromium and no apt-get: the browser test will be skipped"; fi
 
+# Java and Maven (Debian packages) for that Neo4j; installed only when missing. Without them
+# tools/neo4j/server.py says so: outside CI the Neo4j tests are then skipped, under CI it fails.
+java-tools:
+	@if command -v java >/dev/null 2>&1 && command -v mvn >/dev/null 2>&1; then :; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  echo "installing Java and Maven (Debian packages) for the Neo4j tests"; \
+	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q \
+	    --no-install-recommends default-jre-headless maven || echo "warning: Java and Maven not installed"; \
+	else echo "warning: no java or mvn and no apt-get: the Neo4j tests will be skipped"; fi
+
+# Start (or start again) the Neo4j in $(NEO4J_DIR); `. $(NEO4J_DIR)/env` gives its URI and credentials.
+neo4j-up: install java-tools
+	$(NEO4J_SERVER) up --dir $(NEO4J_DIR)
+
+neo4j-down:
+	$(NEO4J_SERVER) down --dir $(NEO4J_DIR)
+
 demo: install
 	$(VENV)/bin/cogmem demo
 
@@ -55,10 +79,14 @@ typecheck: install
 # (`cogmem` commands, servers, documentation chains) would compile it from source again (~0.1 s CPU each).
 # The first pass may write bytecode whatever PYTHONDONTWRITEBYTECODE says, so that pytest keeps the test
 # modules it rewrote for the second pass, whose collection then takes ~8 s of CPU instead of ~15 s.
-test: install node-tools browser-tools lint
+# Both passes run beside one Neo4j with GDS (tools/neo4j/server.py run): it starts before the
+# first (~15 s), its URI and credentials are in their environment, and it stops after the second
+# whatever the outcome; a failing first pass still ends the run, as before.
+test: install node-tools browser-tools java-tools lint
 	$(PY) -m compileall -q cogmem_graph tests benchmarks >/dev/null
-	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n auto --dist loadfile -m "not serial"
-	$(PY) -m pytest -n 0 -m serial || [ $$? -eq 5 ]
+	$(NEO4J_SERVER) run --dir $(NEO4J_TEST_DIR) -- sh -ec '\
+	  PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n auto --dist loadfile -m "not serial"; \
+	  $(PY) -m pytest -n 0 -m serial || [ $$? -eq 5 ]'
 
 # Latency of the public API at 1k, 10k and 100k traces beside the floor (BENCH_ARGS="--sizes 1000" for a quick run).
 bench: install
@@ -70,4 +98,4 @@ bench-lifecycle: install
 	nice $(PY) benchmarks/lifecycle.py $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(LINT_DIR)/node_modules .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(LINT_DIR)/node_modules tools/neo4j/target .pytest_cache .ruff_cache .mypy_cache
