@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from cogmem_graph import aio_bridge
 from cogmem_graph.clock import Clock
@@ -23,6 +23,12 @@ from cogmem_graph.redact import redact_url
 
 PING_TIMEOUT_S = 2.0
 """The query timeout of `ping` (a readiness probe's check)."""
+
+QUIET_NOTIFICATIONS: list[Literal["DEPRECATION"]] = ["DEPRECATION"]
+"""Notification classes the server is asked not to send. The shared statements are written in
+the Cypher both engines run: a `CALL { WITH row … }` subquery is Neo4j 5's deprecated form of
+`CALL (row) { … }`, which FalkorDB does not parse. Without this the driver logs a warning for
+each such statement, every time it runs."""
 
 def _plain(value: Any) -> Any:
     if isinstance(value, dict):
@@ -49,7 +55,8 @@ class Neo4jGraphStore(CypherGraphStore):
         with contextlib.suppress(ValueError, neo4j.exceptions.ConfigurationError):
             # Our own bounded retries handle transient faults; the driver's 30 s of managed
             # transaction retries inside each of them would hide a dead server for minutes.
-            driver = neo4j.GraphDatabase.driver(uri, auth=auth, connection_timeout=5.0, max_transaction_retry_time=0)
+            driver = neo4j.GraphDatabase.driver(uri, auth=auth, connection_timeout=5.0, max_transaction_retry_time=0,
+                                                notifications_disabled_classifications=QUIET_NOTIFICATIONS)
         if driver is None:
             # Raised outside any except block: the driver's error quotes the whole URI, password
             # included, and would stay reachable as __context__ even when raised `from None`.
@@ -113,8 +120,9 @@ class Neo4jGraphStore(CypherGraphStore):
 
     def _make_native_driver(self) -> Any:
         """An asyncio driver (made without I/O: it connects on its first statement)."""
-        return self._neo4j.AsyncGraphDatabase.driver(self._uri, auth=self._auth, connection_timeout=5.0,
-                                                     max_transaction_retry_time=0)
+        return self._neo4j.AsyncGraphDatabase.driver(
+            self._uri, auth=self._auth, connection_timeout=5.0, max_transaction_retry_time=0,
+            notifications_disabled_classifications=QUIET_NOTIFICATIONS)
 
     async def aclose_native(self) -> None:
         """Close the running loop's asyncio driver (`AsyncMemoryStore.close` awaits this)."""
