@@ -66,9 +66,10 @@ def neo4j_server() -> Iterator[str]:
 
 
 @pytest.fixture
-def neo4j_uri(neo4j_server: str) -> Iterator[str]:
+def neo4j_uri(neo4j_server: str, request: pytest.FixtureRequest) -> Iterator[str]:
     """The run's Neo4j, held by this test alone: Community Edition has one database, which
     each test clears, so the test processes of a parallel run take turns (a file lock)."""
+    request.node.user_properties.append(("engine", "neo4j"))
     digest = hashlib.sha256(neo4j_server.encode()).hexdigest()[:16]
     with open(Path(tempfile.gettempdir()) / f"cogmem-test-neo4j-{digest}.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -122,3 +123,34 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return (-slow, 0) if slow else (1, -len(tests))
 
     items[:] = [item for tests in sorted(files.values(), key=longest_first) for item in tests]
+
+
+# ---------------------------------------------------------------- which engine each test ran on
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    """Tag each report with the graph engine of its test (travels to the xdist controller)."""
+    outcome = yield
+    report = outcome.get_result()
+    if (report.when == "call" or report.skipped) and "engine" not in dict(report.user_properties):
+        report.user_properties.append(("engine", "neo4j" if "neo4j_server" in item.fixturenames else "other"))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    """One line saying how many tests ran on Neo4j and how many on the embedded engine (or on
+    no graph at all), so a run whose Neo4j tests all skipped cannot pass unnoticed."""
+    counts: dict[str, dict[str, int]] = {}
+    for outcome in ("passed", "failed", "skipped"):
+        for report in terminalreporter.stats.get(outcome, []):
+            engine = dict(getattr(report, "user_properties", ())).get("engine")
+            if engine is not None:
+                by_outcome = counts.setdefault(engine, {})
+                by_outcome[outcome] = by_outcome.get(outcome, 0) + 1
+    if not counts:
+        return
+    neo4j, other = counts.get("neo4j", {}), counts.get("other", {})
+    terminalreporter.write_line(
+        f"graph engines: Neo4j {neo4j.get('passed', 0)} passed, {neo4j.get('failed', 0)} failed, "
+        f"{neo4j.get('skipped', 0)} skipped; embedded FalkorDB or no graph {other.get('passed', 0)} passed, "
+        f"{other.get('failed', 0)} failed, {other.get('skipped', 0)} skipped")
