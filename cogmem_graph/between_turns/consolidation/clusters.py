@@ -3,7 +3,11 @@ propagation, GDS on Neo4j, or label propagation in plain Cypher as the fallback.
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import threading
 import uuid
+import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -13,6 +17,8 @@ from cogmem_graph.model import EdgeType
 
 if TYPE_CHECKING:
     from cogmem_graph.context import MemoryContext
+
+log = logging.getLogger(__name__)
 
 CLUSTER_EDGE_TYPES: tuple[EdgeType, ...] = (EdgeType.SHARED_ENTITY, EdgeType.SAME_TOPIC, EdgeType.CAUSED_BY)
 """Edges that make traces "about the same thing" for cluster detection (not the
@@ -26,6 +32,12 @@ _GDS_PROCEDURES: dict[GdsCommunityAlgorithm, str] = {
     "leiden": "gds.leiden.stream",
     "label_propagation": "gds.labelPropagation.stream",
 }
+_AUTO_GDS: tuple[GdsCommunityAlgorithm, ...] = ("louvain", "label_propagation")
+"""What cluster_algorithm="auto" uses on Neo4j, the first the server has."""
+
+_told_without_gds: weakref.WeakSet[object] = weakref.WeakSet()
+"""Graph stores whose log already says that "auto" found no GDS (said once per store)."""
+_told_lock = threading.Lock()
 
 
 def detect_clusters(ctx: MemoryContext, keys: Sequence[str]) -> tuple[list[tuple[str, list[str]]], str]:
@@ -45,7 +57,7 @@ def detect_clusters(ctx: MemoryContext, keys: Sequence[str]) -> tuple[list[tuple
         return clusters_falkordb(ctx, keys), "falkordb_label_propagation"
     if dialect == "neo4j":
         available = ctx.graph.gds_procedures_available(list(_GDS_PROCEDURES.values()))
-        choices: list[GdsCommunityAlgorithm] = ["louvain", "label_propagation"] if algorithm == "auto" else [algorithm]
+        choices: tuple[GdsCommunityAlgorithm, ...] = _AUTO_GDS if algorithm == "auto" else (algorithm,)
         for choice in choices:
             if _GDS_PROCEDURES[choice] in available:
                 return clusters_gds(ctx, keys, choice), f"gds_{choice}"
@@ -53,7 +65,25 @@ def detect_clusters(ctx: MemoryContext, keys: Sequence[str]) -> tuple[list[tuple
             raise ValueError(
                 f"consolidation.cluster_algorithm={algorithm!r} needs the GDS procedure "
                 f"{_GDS_PROCEDURES[algorithm]}, which this Neo4j does not have; use 'auto' or 'cypher'")
+        _say_once_without_gds(ctx.graph)
     return clusters_cypher(ctx, keys), "cypher_label_propagation"
+
+
+def _say_once_without_gds(graph: object) -> None:
+    """Warn, once per graph store, that "auto" found no GDS on this Neo4j and clusters in
+    plain Cypher instead."""
+    with _told_lock:
+        if graph in _told_without_gds:
+            return
+        _told_without_gds.add(graph)
+    missing = ", ".join(_GDS_PROCEDURES[choice] for choice in _AUTO_GDS)
+    log.warning(
+        "consolidation.cluster_algorithm='auto': %r has none of the Graph Data Science procedures %s, "
+        "so schema integration finds clusters by label propagation in plain Cypher (several statements "
+        "a run, slower on large graphs). Install the Neo4j Graph Data Science plugin (GDS 2.x: its jar "
+        "in the server's plugins/ directory, or NEO4J_PLUGINS='[\"graph-data-science\"]' for the Docker "
+        "image) for Louvain in one call, or set cluster_algorithm='cypher' to keep the fallback "
+        "without this warning.", graph, missing)
 
 
 def communities_wanted(ctx: MemoryContext) -> int:
@@ -77,15 +107,20 @@ def clusters_gds(ctx: MemoryContext, keys: list[str], choice: GdsCommunityAlgori
     out: list[tuple[str, list[str]]] = []
     for key in keys:
         name = f"cogmem_consolidation_{uuid.uuid4().hex}"
-        relationships = ctx.graph.project_community_graph(key, name, CLUSTER_MIN_EDGE_WEIGHT)
+        relationships: int | None = None
         try:
-            if not relationships:
-                continue
-            out += ctx.graph.gds_communities(choice, name, key, ctx.config.consolidation.min_cluster_size,
-                                             communities_wanted(ctx))
-        finally:
-            if relationships is not None:
+            relationships = ctx.graph.project_community_graph(key, name, CLUSTER_MIN_EDGE_WEIGHT)
+            if relationships:
+                out += ctx.graph.gds_communities(choice, name, key, ctx.config.consolidation.min_cluster_size,
+                                                 communities_wanted(ctx))
+        except BaseException:
+            # The projection may exist even though its statement failed (its answer was lost,
+            # or a retry met the name taken): drop it, keeping the error that got here.
+            with contextlib.suppress(Exception):
                 ctx.graph.drop_gds_graph(name)
+            raise
+        if relationships is not None:
+            ctx.graph.drop_gds_graph(name)
     return out
 
 
