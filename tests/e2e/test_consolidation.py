@@ -1,10 +1,13 @@
-"""Consolidation end to end on the embedded default (FalkorDB started by the library, Qdrant
-local mode, the hash embedder) with a controlled clock."""
+"""Consolidation end to end on each graph engine (the embedded FalkorDB started by the library,
+and Neo4j with GDS when the run has one; Qdrant local mode, the hash embedder) with a
+controlled clock."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -16,13 +19,25 @@ from cogmem_graph.between_turns.consolidation import ConsolidationResult
 from cogmem_graph.between_turns.consolidation.steps import EachKey
 from cogmem_graph.clock import MS_PER_DAY, MS_PER_MINUTE, ManualClock
 from cogmem_graph.config import CogmemConfig
+from cogmem_graph.errors import GraphQueryError
+from cogmem_graph.graph.cypher import CypherLibrary
 from cogmem_graph.graph.port import Edge, Mention
 from cogmem_graph.language.contradiction import contradicts
 from cogmem_graph.model import EdgeType, Hexaco, MemoryTrace, MemoryType, Mood
 
 START = 1_700_000_000_000
+TEST_CYPHER = Path(__file__).resolve().parents[1] / "cypher"
 ALICE = ["Alice went hiking in the Alps", "Alice loves climbing rocks", "Alice bought new boots for climbing",
          "Alice trains at the gym on Mondays", "Alice wants to climb Mont Blanc next year"]
+GROUPS = {
+    "Dana": ["Dana restores old sailing boats", "Dana sailed to the island with Dana's brother",
+             "Dana repainted the hull in red", "Dana joined the regatta club", "Dana fixed the mast herself"],
+    "Eli": ["Eli grows tomatoes on his balcony", "Eli swapped seeds with a neighbour",
+            "Eli lost his basil to the frost", "Eli built a compost bin"],
+    "Fay": ["Fay plays the cello in an orchestra", "Fay practised scales for two hours",
+            "Fay bought new strings"],
+}
+"""Three communities of 5, 4 and 3 traces: each group shares its person, nothing links the groups."""
 STORY = ("The ancient dragon Vex attacked the village of Millhaven at dawn. It destroyed the granary and the "
          "blacksmith forge, and the villagers fled to the hills while the guards rang the bells until noon.")
 
@@ -32,14 +47,32 @@ def clock() -> ManualClock:
     return ManualClock(START)
 
 
-def _open(tmp_path: Path, clock: ManualClock, config: CogmemConfig | None = None) -> cg.MemoryStore:
-    return cg.open(home=tmp_path / "home", embedder="hash", clock=clock, config=config)
+@pytest.fixture(params=["falkordb", "neo4j"])
+def engine(request: pytest.FixtureRequest) -> str | None:
+    """The graph every test of this module runs on: None for the embedded FalkorDB, else the
+    run's Neo4j (held by this test alone; `_open` empties it)."""
+    return None if request.param == "falkordb" else request.getfixturevalue("neo4j_uri")
+
+
+@contextmanager
+def _open(tmp_path: Path, clock: ManualClock, graph: str | None,
+          config: CogmemConfig | None = None) -> Iterator[cg.MemoryStore]:
+    with cg.open(home=tmp_path / "home", graph=graph, embedder="hash", clock=clock, config=config) as s:
+        if graph is not None:
+            s.graph.clear()
+            s.graph.setup_schema()
+        yield s
 
 
 @pytest.fixture
-def store(tmp_path: Path, clock: ManualClock) -> Iterator[cg.MemoryStore]:
-    with _open(tmp_path, clock) as s:
+def store(tmp_path: Path, clock: ManualClock, engine: str | None) -> Iterator[cg.MemoryStore]:
+    with _open(tmp_path, clock, engine) as s:
         yield s
+
+
+def _auto_algorithm(store: cg.MemoryStore) -> str:
+    """What cluster_algorithm="auto" reports on the store's engine (the Neo4j of the tests has GDS)."""
+    return "falkordb_label_propagation" if store.graph.dialect == "falkordb" else "gds_louvain"
 
 
 def _put(store: cg.MemoryStore, *traces: MemoryTrace) -> None:
@@ -78,9 +111,9 @@ def test_a_weak_old_neutral_trace_goes_dormant_while_an_emotional_one_stays(stor
     assert store.stats().dormant_traces == 1
 
 
-def test_a_weak_old_neutral_trace_is_pruned_while_an_emotional_one_survives(tmp_path, clock) -> None:
+def test_a_weak_old_neutral_trace_is_pruned_while_an_emotional_one_survives(tmp_path, clock, engine) -> None:
     """The reference preset's pruning soft-deletes."""
-    with _open(tmp_path, clock, CogmemConfig.reference_preset()) as store:
+    with _open(tmp_path, clock, engine, CogmemConfig.reference_preset()) as store:
         _pruned_under_the_reference_preset(store, clock)
 
 
@@ -161,7 +194,7 @@ def test_a_cluster_of_related_traces_yields_a_schema(store) -> None:
     keys = agent.visible_scope_keys
     members = agent.encode_many([{"content": text} for text in ALICE] + [{"content": "The printer is on floor two"}])
     result = store.consolidate()
-    assert result.schemas_created == 1 and result.cluster_algorithm == "falkordb_label_propagation"
+    assert result.schemas_created == 1 and result.cluster_algorithm == _auto_algorithm(store)
     (schema,) = consolidator_for(store).schemas(keys)
     assert set(schema["members"]) == {t.id for t in members[:5]}
     assert schema["size"] == 5 and schema["weight"] == pytest.approx(0.6)
@@ -173,7 +206,7 @@ def test_a_cluster_of_related_traces_yields_a_schema(store) -> None:
     assert again.schemas_created == 0, "members of a schema are not clustered again"
 
 
-def test_schema_encoding_discounts_congruent_input_and_boosts_novel_input(tmp_path, clock) -> None:
+def test_schema_encoding_discounts_congruent_input_and_boosts_novel_input(tmp_path, clock, engine) -> None:
     """Once consolidation holds a schema about Alice's climbing, more of the same encodes
     weaker (x0.85) and something unrelated stronger (x1.3); before any schema both encode plainly."""
     from cogmem_graph.write.drafts import build_trace
@@ -182,7 +215,7 @@ def test_schema_encoding_discounts_congruent_input_and_boosts_novel_input(tmp_pa
     config = CogmemConfig()
     config.mechanisms.schema_encoding.cluster_similarity_threshold = 0.5  # hash embedder: word overlap
     config.write.neighbours = 0  # no interference from the similar old traces: the schema's effect alone
-    with _open(tmp_path, clock, config) as store:
+    with _open(tmp_path, clock, engine, config) as store:
         agent = store.agent("helper", user_id="u1")
         congruent, novel = "Alice loves climbing new rocks in the Alps", "The printer on floor two is jammed"
         plain = {text: build_trace(agent.context(), EncodeRequest(content=text), clock.now_ms()).encoding_strength
@@ -206,23 +239,15 @@ def test_schema_encoding_discounts_congruent_input_and_boosts_novel_input(tmp_pa
 
 
 @pytest.mark.parametrize("algorithm", ["auto", "cypher"])
-def test_only_the_largest_communities_a_run_turns_into_schemas_are_read(tmp_path, clock, algorithm) -> None:
+def test_only_the_largest_communities_a_run_turns_into_schemas_are_read(tmp_path, clock, engine, algorithm) -> None:
     config = CogmemConfig()
     config.consolidation.cluster_algorithm = algorithm
     config.consolidation.min_cluster_size = 3
     config.consolidation.max_schemas_per_cycle = 2
-    groups = {
-        "Dana": ["Dana restores old sailing boats", "Dana sailed to the island with Dana's brother",
-                 "Dana repainted the hull in red", "Dana joined the regatta club", "Dana fixed the mast herself"],
-        "Eli": ["Eli grows tomatoes on his balcony", "Eli swapped seeds with a neighbour",
-                "Eli lost his basil to the frost", "Eli built a compost bin"],
-        "Fay": ["Fay plays the cello in an orchestra", "Fay practised scales for two hours",
-                "Fay bought new strings"],
-    }
-    with _open(tmp_path, clock, config) as store:
+    with _open(tmp_path, clock, engine, config) as store:
         agent = store.agent("helper", user_id="u1")
         written = {name: {t.id for t in agent.encode_many([{"content": c} for c in texts])}
-                   for name, texts in groups.items()}
+                   for name, texts in GROUPS.items()}
         consolidator = consolidator_for(store)
         clusters, _algorithm = consolidator.detect_clusters(agent.visible_scope_keys)
         assert [set(members) for _key, members in clusters] == [written["Dana"], written["Eli"]], \
@@ -233,11 +258,11 @@ def test_only_the_largest_communities_a_run_turns_into_schemas_are_read(tmp_path
         assert store.consolidate().schemas_created == 1, "the next run reads the community left"
 
 
-def test_the_cypher_fallback_finds_the_same_clusters(tmp_path, clock) -> None:
+def test_the_cypher_fallback_finds_the_same_clusters(tmp_path, clock, engine) -> None:
     config = CogmemConfig()
     config.consolidation.cluster_algorithm = "cypher"
     config.consolidation.min_cluster_size = 3
-    with _open(tmp_path, clock, config) as store:
+    with _open(tmp_path, clock, engine, config) as store:
         agent = store.agent("helper", user_id="u1")
         alice = agent.encode_many([{"content": t} for t in ALICE[:3]])
         bob = agent.encode_many([{"content": t} for t in (
@@ -249,6 +274,115 @@ def test_the_cypher_fallback_finds_the_same_clusters(tmp_path, clock) -> None:
             [sorted(t.id for t in alice), sorted(t.id for t in bob)])
         result = store.consolidate()
         assert result.schemas_created == 2 and result.cluster_algorithm == "cypher_label_propagation"
+
+
+def _gds_graphs(store: cg.MemoryStore) -> set[str]:
+    """The names in Neo4j's GDS graph catalog now."""
+    text = CypherLibrary("neo4j", root=TEST_CYPHER).get("owner_gds_graphs")
+    return {r["graphName"] for r in store.graph._run_text(text, {}, write=False, name="test_owner_gds_graphs")}
+
+
+@pytest.mark.parametrize(("engine", "algorithm", "reported"), [
+    ("falkordb", "auto", "falkordb_label_propagation"),
+    ("falkordb", "label_propagation", "falkordb_label_propagation"),
+    ("falkordb", "cypher", "cypher_label_propagation"),
+    ("neo4j", "auto", "gds_louvain"),
+    ("neo4j", "louvain", "gds_louvain"),
+    ("neo4j", "leiden", "gds_leiden"),
+    ("neo4j", "label_propagation", "gds_label_propagation"),
+    ("neo4j", "cypher", "cypher_label_propagation"),
+], indirect=["engine"])
+def test_every_cluster_algorithm_finds_the_same_communities_and_leaves_no_gds_graph(
+        tmp_path, clock, engine, algorithm, reported) -> None:
+    """Each engine's algorithms (GDS Louvain, Leiden and label propagation on Neo4j, FalkorDB's
+    label propagation, the Cypher fallback on both) find the three groups, largest first, and
+    each becomes a schema; on Neo4j no projected graph is left in the GDS catalog."""
+    config = CogmemConfig()
+    config.consolidation.cluster_algorithm = algorithm
+    config.consolidation.min_cluster_size = 3
+    with _open(tmp_path, clock, engine, config) as store:
+        gds_before = _gds_graphs(store) if engine else set()
+        agent = store.agent("helper", user_id="u1")
+        written = [{t.id for t in agent.encode_many([{"content": c} for c in texts])} for texts in GROUPS.values()]
+        consolidator = consolidator_for(store)
+        clusters, found_by = consolidator.detect_clusters(agent.visible_scope_keys)
+        assert found_by == reported
+        assert [(key, set(members)) for key, members in clusters] == [("user:u1", group) for group in written]
+        result = store.consolidate()
+        assert (result.schemas_created, result.cluster_algorithm) == (3, reported)
+        schemas = consolidator.schemas(agent.visible_scope_keys)
+        assert sorted((s["size"], set(s["members"])) for s in schemas) == sorted((len(g), g) for g in written)
+        assert {s["algorithm"] for s in schemas} == {reported}
+        assert store.consolidate().schemas_created == 0, "members of a schema are not clustered again"
+        if engine:
+            left = {name for name in _gds_graphs(store) - gds_before if name.startswith("cogmem_")}
+            assert left == set(), "consolidation drops the graphs it projects"
+
+
+def test_a_failing_community_call_leaves_no_projected_graph(tmp_path, clock, neo4j_uri, monkeypatch) -> None:
+    """The scope graph is projected, then the community call fails (the one fault injected):
+    the run raises and the projection is dropped all the same."""
+    config = CogmemConfig()
+    config.consolidation.min_cluster_size = 3
+    with _open(tmp_path, clock, neo4j_uri, config) as store:
+        before = _gds_graphs(store)
+        agent = store.agent("helper", user_id="u1")
+        agent.encode_many([{"content": c} for c in GROUPS["Dana"]])
+
+        def failing(*args, **kwargs):
+            assert {n for n in _gds_graphs(store) - before if n.startswith("cogmem_consolidation_")}, "projected"
+            raise GraphQueryError("the community call failed")
+
+        monkeypatch.setattr(store.graph, "gds_communities", failing)
+        with pytest.raises(GraphQueryError, match="community call failed"):
+            store.consolidate()
+        assert {n for n in _gds_graphs(store) - before if n.startswith("cogmem_")} == set()
+        monkeypatch.undo()
+        assert store.consolidate().schemas_created == 1, "the next run clusters as usual"
+
+
+def test_auto_without_gds_falls_back_to_cypher_and_says_so_once_per_store(
+        tmp_path, clock, neo4j_uri, caplog, monkeypatch) -> None:
+    """On a Neo4j without the GDS procedures "auto" clusters in plain Cypher, and the log says
+    so once per store, naming what is missing and what to install. This Neo4j has GDS: the
+    run asks it for procedure names it does not have."""
+    from cogmem_graph.between_turns.consolidation import clusters
+
+    caplog.set_level(logging.WARNING, logger=clusters.__name__)
+
+    def warnings() -> list[str]:
+        return [r.getMessage() for r in caplog.records if r.name == clusters.__name__]
+
+    config = CogmemConfig()
+    config.consolidation.min_cluster_size = 3
+    with _open(tmp_path, clock, neo4j_uri, config) as store:
+        real = set(clusters._GDS_PROCEDURES.values())
+        assert store.graph.gds_procedures_available(sorted(real)) == real
+        agent = store.agent("helper", user_id="u1")
+        agent.encode_many([{"content": c} for c in GROUPS["Dana"]])
+        assert store.consolidate().cluster_algorithm == "gds_louvain"
+        assert warnings() == [], "nothing to say where GDS is present"
+
+        absent = {algorithm: f"gds.cogmemAbsent.{algorithm}.stream" for algorithm in clusters._GDS_PROCEDURES}
+        monkeypatch.setattr(clusters, "_GDS_PROCEDURES", absent)
+        assert store.graph.gds_procedures_available(sorted(absent.values())) == set()
+        agent.encode_many([{"content": c} for c in GROUPS["Eli"]])
+        first = store.consolidate()
+        assert (first.cluster_algorithm, first.schemas_created) == ("cypher_label_propagation", 1)
+        agent.encode_many([{"content": c} for c in GROUPS["Fay"]])
+        second = store.consolidate()
+        assert (second.cluster_algorithm, second.schemas_created) == ("cypher_label_propagation", 1)
+        (said,) = warnings()
+        assert "gds.cogmemAbsent.louvain.stream" in said and "gds.cogmemAbsent.label_propagation.stream" in said
+        assert "Graph Data Science" in said and "plugins/" in said and "cluster_algorithm='cypher'" in said
+        assert "testpassword123" not in said
+
+    caplog.clear()
+    with _open(tmp_path, clock, neo4j_uri, config) as other:
+        other.agent("helper", user_id="u1").encode_many([{"content": c} for c in GROUPS["Dana"]])
+        other.consolidate()
+        other.consolidate()
+        assert len(warnings()) == 1, "a store of its own says it once too"
 
 
 def test_a_knowledge_update_supersedes_the_old_fact(store, clock) -> None:
@@ -424,7 +558,7 @@ def _checked(store: cg.MemoryStore, written: list[MemoryTrace]) -> int:
 
 @pytest.mark.parametrize("embedded", ["local", "edge"])
 def test_the_merge_step_embeds_only_what_it_compares_and_edge_checks_the_whole_backlog(
-        tmp_path: Path, clock: ManualClock, monkeypatch, embedded: str) -> None:
+        tmp_path: Path, clock: ManualClock, engine: str | None, monkeypatch, embedded: str) -> None:
     """qdrant-client's local mode budgets the merge step's neighbour queries (5 a run here):
     a run embeds no more unchecked memories than it compares, and the next run goes on with
     the rest. Qdrant Edge answers a run's queries in one batch: no budget holds the
@@ -434,7 +568,7 @@ def test_the_merge_step_embeds_only_what_it_compares_and_edge_checks_the_whole_b
     monkeypatch.setattr(merge, "LOCAL_MERGE_POINT_BUDGET", 30)  # 30 points: the floor, 5 queries a run
     config = CogmemConfig()
     config.vectors.embedded = embedded
-    with _open(tmp_path, clock, config) as store:
+    with _open(tmp_path, clock, engine, config) as store:
         agent = store.agent("a1", user_id="u1")
         notes = [f"Note {i}: the {word} shelf holds {i} jars" for i, word in
                  enumerate(("left", "right", "top", "low", "back", "front") * 5)]
