@@ -24,11 +24,14 @@ from cogmem_graph.redact import redact_url
 PING_TIMEOUT_S = 2.0
 """The query timeout of `ping` (a readiness probe's check)."""
 
-QUIET_NOTIFICATIONS: list[Literal["DEPRECATION"]] = ["DEPRECATION"]
-"""Notification classes the server is asked not to send. The shared statements are written in
-the Cypher both engines run: a `CALL { WITH row … }` subquery is Neo4j 5's deprecated form of
-`CALL (row) { … }`, which FalkorDB does not parse. Without this the driver logs a warning for
-each such statement, every time it runs."""
+QUIET_NOTIFICATIONS: list[Literal["DEPRECATION", "UNRECOGNIZED"]] = ["DEPRECATION", "UNRECOGNIZED"]
+"""Notification classes the server is asked not to send; without this the driver logs a
+warning for each such statement, every time it runs. DEPRECATION: the shared statements are
+written in the Cypher both engines run, and a `CALL { WITH row … }` subquery is Neo4j 5's
+deprecated form of `CALL (row) { … }`, which FalkorDB does not parse. UNRECOGNIZED: a young
+graph has no CONTRADICTS or SUPERSEDES relationship yet, and Neo4j says so for every statement
+that names one (the labels and types a statement may name are checked offline, against the
+enums, by the dialect gate)."""
 
 def _plain(value: Any) -> Any:
     if isinstance(value, dict):

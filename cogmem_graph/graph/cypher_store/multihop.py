@@ -3,15 +3,26 @@ trace -> entity -> trace at a time, and personalised PageRank where Neo4j has GD
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
+from cogmem_graph.errors import GraphQueryError
 from cogmem_graph.graph.cypher_store.execution import StatementRunner, require_scope_keys
 from cogmem_graph.graph.port import CommunitySchema, EntityFan, EntityReach, Later
+
+log = logging.getLogger(__name__)
+
+UNBIASED_SOURCES_HINT = "sourceNodes"
+"""What a GDS that cannot weigh its PageRank sources names when refusing [node, bias] pairs."""
 
 
 class MultiHopStatements(StatementRunner):
     """What the walk asks of the graph, always inside the caller's scope keys."""
+
+    _pagerank_statement = "multihop_gds_pagerank"
+    """Biased sources ([node, bias] pairs) until this server's GDS refuses them; then, for this
+    store, the same sources with equal weights (GDS 2.13, the release for Neo4j 5.26)."""
 
     def entity_fans_later(self, keys: Sequence[str], scope_keys: Sequence[str]) -> Later[list[EntityFan]]:
         """Which of `keys` the caller's memories mention, with how many mention each (least first)."""
@@ -58,9 +69,18 @@ class MultiHopStatements(StatementRunner):
     def personalised_pagerank(self, graph_name: str, *, entity_sources: Sequence[dict[str, Any]],
                               trace_sources: Sequence[dict[str, Any]], scope_keys: Sequence[str], damping: float,
                               max_iterations: int, limit: int) -> dict[str, float]:
-        """Trace id -> score, biased towards the sources ({key|id, bias})."""
-        rows = self.run("multihop_gds_pagerank", {
-            "graphName": graph_name, "entitySources": list(entity_sources), "traceSources": list(trace_sources),
-            "scopeKeys": require_scope_keys(scope_keys), "damping": damping, "maxIterations": max_iterations,
-            "limit": limit}, write=True)
+        """Trace id -> score, biased towards the sources ({key|id, bias}) where GDS can weigh
+        them, else starting from them with equal weights."""
+        params = {"graphName": graph_name, "entitySources": list(entity_sources), "traceSources": list(trace_sources),
+                  "scopeKeys": require_scope_keys(scope_keys), "damping": damping, "maxIterations": max_iterations,
+                  "limit": limit}
+        try:
+            rows = self.run(self._pagerank_statement, params, write=True)
+        except GraphQueryError as exc:
+            if self._pagerank_statement != "multihop_gds_pagerank" or UNBIASED_SOURCES_HINT not in str(exc):
+                raise
+            log.info("this GDS takes PageRank source nodes without biases: multi-hop ranking starts from "
+                     "the query's entities and seed traces with equal weights")
+            self._pagerank_statement = "multihop_gds_pagerank_unbiased"
+            rows = self.run(self._pagerank_statement, params, write=True)
         return {r["id"]: float(r["score"]) for r in rows}
