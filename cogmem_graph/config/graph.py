@@ -105,6 +105,11 @@ class GraphConfig(_Config):
     neo4j_password: SecretStr | None = Field(
         default_factory=lambda: SecretStr(os.environ["NEO4J_PASSWORD"]) if os.environ.get("NEO4J_PASSWORD") else None
     )
+    gds_concurrency: int = Field(
+        1, ge=1, le=64,
+        description="threads of each GDS algorithm call on Neo4j (community detection, PageRank): a scope's "
+                    "graph is small, and on it GDS's default of 4 costs more than it saves (Louvain on 50 "
+                    "traces: 0.08 s with 1 thread, 0.8-1.4 s with 4 on two cores)")
     falkor_password: SecretStr | None = Field(
         default_factory=lambda: (
             SecretStr(os.environ["FALKORDB_PASSWORD"]) if os.environ.get("FALKORDB_PASSWORD") else None)

@@ -1,5 +1,5 @@
 // Label-propagation communities of the projected scope graph; members not yet in a schema.
-CALL gds.labelPropagation.stream($graphName, {relationshipWeightProperty: 'weight'})
+CALL gds.labelPropagation.stream($graphName, {relationshipWeightProperty: 'weight', concurrency: $concurrency})
 YIELD nodeId, communityId
 WITH gds.util.asNode(nodeId) AS node, communityId
 WHERE NOT (node)-[:SCHEMA_INSTANCE]->(:Schema)

@@ -8,7 +8,8 @@ OPTIONAL MATCH (s:Trace)
 WHERE s.id IN [x IN $traceSources | x.id] AND s.scopeKey IN $scopeKeys AND s.isActive = true
 WITH entityPairs, collect(s) AS seeds
 WITH entityPairs + [s IN seeds | [s, head([x IN $traceSources WHERE x.id = s.id | x.bias])]] AS sourcePairs
-CALL gds.pageRank.stream($graphName, {sourceNodes: sourcePairs, dampingFactor: $damping, maxIterations: $maxIterations})
+CALL gds.pageRank.stream($graphName, {sourceNodes: sourcePairs, dampingFactor: $damping, maxIterations: $maxIterations,
+                                      concurrency: $concurrency})
 YIELD nodeId, score
 WITH gds.util.asNode(nodeId) AS node, score
 WHERE node:Trace AND score > 0

@@ -8,7 +8,8 @@ OPTIONAL MATCH (s:Trace)
 WHERE s.id IN [x IN $traceSources | x.id] AND s.scopeKey IN $scopeKeys AND s.isActive = true
 WITH entities, collect(s) AS seeds
 WITH entities + seeds AS sources
-CALL gds.pageRank.stream($graphName, {sourceNodes: sources, dampingFactor: $damping, maxIterations: $maxIterations})
+CALL gds.pageRank.stream($graphName, {sourceNodes: sources, dampingFactor: $damping, maxIterations: $maxIterations,
+                                      concurrency: $concurrency})
 YIELD nodeId, score
 WITH gds.util.asNode(nodeId) AS node, score
 WHERE node:Trace AND score > 0

@@ -53,7 +53,8 @@ class CommunityStatements(StatementRunner):
                         min_size: int, limit: int) -> Communities:
         """The `limit` largest communities GDS finds in the projected scope graph."""
         rows = self.run(_GDS_STATEMENTS[algorithm], {"graphName": graph_name, "scopeKey": scope_key,
-                                                     "minSize": min_size, "limit": limit}, write=True)
+                                                     "minSize": min_size, "limit": limit,
+                                                     "concurrency": self.config.gds_concurrency}, write=True)
         return [(r["scopeKey"], list(r["members"])) for r in rows]
 
     def label_propagation_start(self, scope_key: str, min_weight: float) -> int:

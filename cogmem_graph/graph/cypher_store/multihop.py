@@ -73,7 +73,7 @@ class MultiHopStatements(StatementRunner):
         them, else starting from them with equal weights."""
         params = {"graphName": graph_name, "entitySources": list(entity_sources), "traceSources": list(trace_sources),
                   "scopeKeys": require_scope_keys(scope_keys), "damping": damping, "maxIterations": max_iterations,
-                  "limit": limit}
+                  "limit": limit, "concurrency": self.config.gds_concurrency}
         try:
             rows = self.run(self._pagerank_statement, params, write=True)
         except GraphQueryError as exc:
