@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+import cogmem_graph as cg
+
 ROOT = Path(__file__).resolve().parents[2]
 SERVER_PY = ROOT / "tools" / "neo4j" / "server.py"
 
@@ -42,12 +44,6 @@ def run_server_dir() -> Path:
     return Path(directory)
 
 
-def _driver(uri: str, password: str):
-    from neo4j import GraphDatabase
-
-    return GraphDatabase.driver(uri, auth=("neo4j", password))
-
-
 def test_the_env_file_is_private_and_names_the_run_server(run_server_dir: Path) -> None:
     assert stat.S_IMODE(run_server_dir.stat().st_mode) == 0o700
     assert stat.S_IMODE((run_server_dir / "env").stat().st_mode) == 0o600
@@ -56,9 +52,7 @@ def test_the_env_file_is_private_and_names_the_run_server(run_server_dir: Path) 
     assert env["COGMEM_TEST_NEO4J_URI"].startswith("bolt://127.0.0.1:")
     assert env["COGMEM_TEST_NEO4J_HTTP"].startswith("http://127.0.0.1:")
     assert env["NEO4J_PASSWORD"] == os.environ["NEO4J_PASSWORD"] and len(env["NEO4J_PASSWORD"]) >= 24
-    with _driver(env["COGMEM_TEST_NEO4J_URI"], env["NEO4J_PASSWORD"]) as driver:
-        records, _, _ = driver.execute_query("RETURN gds.version() AS v")
-    assert records[0]["v"] == tool.versions()["gds.version"]
+    assert tool.read_server(run_server_dir).uri == env["COGMEM_TEST_NEO4J_URI"]
 
 
 def test_the_password_is_in_no_argv_environment_configuration_or_log(run_server_dir: Path) -> None:
@@ -105,24 +99,25 @@ def test_without_java_under_ci_run_fails_before_the_command(tmp_path: Path) -> N
 @pytest.mark.slow
 @pytest.mark.serial
 @pytest.mark.timeout(400)
-def test_a_killed_server_starts_again_with_its_ports_data_and_password(tmp_path: Path) -> None:
+def test_a_killed_server_starts_again_with_its_ports_data_and_password(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     reason = tool.missing_tools()
     if reason:
         pytest.skip(f"no Neo4j on this machine: {reason}")
-    directory = tmp_path / "neo4j"
+    directory, home = tmp_path / "neo4j", tmp_path / "home"
+    content = "The restart probe outlives a SIGKILL of the graph server"
     try:
         server = tool.up(directory)
-        password = tool.read_env(directory)["NEO4J_PASSWORD"]
-        with _driver(server.uri, password) as driver:
-            driver.execute_query("CREATE (:Probe {n: 1})")
+        monkeypatch.setenv("NEO4J_PASSWORD", tool.read_env(directory)["NEO4J_PASSWORD"])
+        with cg.open(home=home, graph=server.uri, embedder="hash") as store:
+            trace = store.agent("a", user_id="u").encode(content)
         assert tool.kill(directory) == server.pid
         assert tool.running_pid(directory) is None
         again = tool.start(directory)
         assert (again.bolt_port, again.http_port) == (server.bolt_port, server.http_port)
         assert again.pid not in (None, server.pid)
-        with _driver(again.uri, password) as driver:
-            records, _, _ = driver.execute_query("MATCH (p:Probe) RETURN count(p) AS n")
-        assert records[0]["n"] == 1
+        with cg.open(home=home, graph=again.uri, embedder="hash") as store:
+            assert store.agent("a", user_id="u").get(trace.id).trace.content == content
     finally:
         tool.stop(directory)
     assert tool.running_pid(directory) is None
