@@ -58,6 +58,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from rich.console import Console
 from rich.table import Table
@@ -143,9 +144,40 @@ def print_ranked(console: Console, title: str, name: str, unit: str, values: dic
 
 
 def graph_server_pid(store: cg.MemoryStore) -> int | None:
+    """The embedded graph server's process, or the local process listening on a graph URL's
+    port (a Neo4j JVM on this machine); None for a server elsewhere."""
     server = getattr(store.graph, "embedded_server", None)
     process = getattr(server, "process", None)
-    return process.pid if process is not None else None
+    if process is not None:
+        return process.pid
+    url = urlsplit(getattr(store.graph, "url", "") or "")
+    if url.hostname not in ("127.0.0.1", "localhost") or url.port is None:
+        return None
+    return listening_pid(url.port)
+
+
+def listening_pid(port: int) -> int | None:
+    """The process with a socket listening on this TCP port of the loopback or any address,
+    read from /proc (None when none is found or /proc is not readable)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
+                inodes.add(f"socket:[{fields[9]}]")
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if any(os.readlink(fd) in inodes for fd in (proc / "fd").iterdir()):
+                return int(proc.name)
+        except OSError:
+            continue
+    return None
 
 
 def timed_ms(fn: Callable[[], object]) -> float:
@@ -424,6 +456,7 @@ def run_size(n: int, args, rng: random.Random) -> dict[str, float | str | None]:
 
 
 COLUMNS = [
+    ("graph", "graph", "{}"),
     ("traces", "n", "{:,.0f}"),
     ("encode_many traces/s", "encode_many/s", "{:,.0f}"),
     ("… without embedding", "encode_many excl/s", "{:,.0f}"),
@@ -587,6 +620,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--top-k", type=int, default=10)
     parser.add_argument("--embedder", default="hash", help="hash (default: embedding cost excluded) or local")
     parser.add_argument("--graph", help="graph URL (bolt:// or neo4j:// for Neo4j); default: embedded FalkorDB")
+    parser.add_argument("--graphs", help="comma-separated graphs measured in one run, interleaved size by size "
+                        "and alternating which goes first: 'embedded' and/or URLs (e.g. embedded,bolt://…)")
     parser.add_argument("--vectors", help="Qdrant server URL; default: the embedded vector index")
     parser.add_argument("--embedded-vectors", choices=["edge", "local"],
                         help="embedded vector engine: Qdrant Edge or qdrant-client local mode (default: the store's)")
@@ -608,9 +643,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     rng = random.Random(args.seed)
     where = f"{args.graph or 'embedded FalkorDB'} + {args.vectors or 'embedded vectors'}"
     rows = []
-    for n in args.sizes:
-        console.print(f"[dim]N = {n:,} ...[/dim]")
-        rows.append(run_size(n, args, rng))
+    graphs = [None if g.strip() == "embedded" else g.strip() for g in args.graphs.split(",")] if args.graphs \
+        else [args.graph]
+    if args.graphs:
+        where = " and ".join(g or "embedded FalkorDB" for g in graphs) + f" + {args.vectors or 'embedded vectors'}"
+    for index, n in enumerate(args.sizes):
+        order = graphs if index % 2 == 0 else graphs[::-1]  # neither engine always runs on a warmer machine
+        state = rng.getstate()  # every graph of a size gets the same memories and questions
+        for graph in order:
+            console.print(f"[dim]N = {n:,} on {graph or 'embedded FalkorDB'} ...[/dim]")
+            rng.setstate(state)
+            rows.append(run_size(n, argparse.Namespace(**{**vars(args), "graph": graph}), rng))
+            if args.graphs:  # the column shows only when a run measures several
+                rows[-1]["graph"] = "neo4j" if graph and graph.startswith(("bolt", "neo4j")) else graph or "embedded"
     engines = sorted({str(r["engine"]) for r in rows})
     table = Table(title=f"latency — {where} ({', '.join(engines)}), {args.embedder} embedder, "
                         f"{args.scopes} user scopes + 1 organisation scope, top_k {args.top_k}, "

@@ -33,6 +33,7 @@ parameters, `CogmemConfig.reference_preset()`), side by side.
     python benchmarks/lifecycle.py                                   # everything, MiniLM
     python benchmarks/lifecycle.py --embedder hash --limit-conversations 1 --limit-questions 20 \\
         --durable-days 20 --filler-per-day 4                          # a smoke run
+    python benchmarks/lifecycle.py --graphs embedded,bolt://127.0.0.1:7687   # both engines, one run
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 import cogmem_graph as cg
+from cogmem_graph.api.store import consolidator_for
 from cogmem_graph.clock import MS_PER_DAY, MS_PER_HOUR, ManualClock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -208,6 +210,8 @@ class Recall:
     counts: dict[str, int] = field(default_factory=dict)
     evidence_active: float | None = None
     seconds: float = 0.0
+    schema_sizes: list[int] = field(default_factory=list)
+    """`life`: the sizes of the schemas consolidation made, largest first per conversation."""
 
     def add(self, category: str, evidence: set[str], ranked: list[str | None],
             wide: list[str | None] | None = None, half: str = HALVES[0]) -> None:
@@ -258,17 +262,40 @@ def encode_turns(agent_for: Callable[[str], cg.AgentMemory], turns: list[dict]) 
              "metadata": t["metadata"], "type": "episodic"} for t in items])
 
 
+# ---------------------------------------------------------------- the graph engine of a run
+
+
+EMBEDDED = "embedded"
+"""`--graphs` name of the embedded FalkorDB under each store's temporary home."""
+
+
+def open_store(home: str, embedder: str, preset: str, clock: ManualClock, graph: str) -> cg.MemoryStore:
+    """A store of one preset on `graph` (EMBEDDED, or a Neo4j URL): each store of a run starts
+    empty, so a Neo4j database is cleared first (Community Edition has one)."""
+    store = cg.open(home=home, graph=None if graph == EMBEDDED else graph, embedder=embedder,
+                    config=preset_config(preset), clock=clock)
+    if graph != EMBEDDED:
+        store.graph.clear()
+        store.graph.setup_schema()
+    return store
+
+
+def engine_label(graph: str) -> str:
+    """How a row names its engine: nothing for the embedded default, else the graph's dialect."""
+    return "" if graph == EMBEDDED else f" on {'neo4j' if graph.startswith(('bolt', 'neo4j')) else graph}"
+
+
 # ---------------------------------------------------------------- LoCoMo: static, use, baselines
 
 
 def run_static_and_use(conversations: list[dict], embedder: str, preset: str, limit_q: int | None,
-                       seed: int, progress: Progress, baselines: bool) -> dict[str, Recall]:
+                       seed: int, progress: Progress, baselines: bool, graph: str = EMBEDDED) -> dict[str, Recall]:
     out = {name: Recall() for name in ("static", "use", *(("lexical", "dense") if baselines else ()))}
     clock = ManualClock(int(time.time() * 1000))
     total = sum(len(questions_of(c, limit_q)) for c in conversations) * (4 if baselines else 2)
     task = progress.add_task(f"{preset}: static and use", total=total)
     with tempfile.TemporaryDirectory() as home, \
-            cg.open(home=home, embedder=embedder, config=preset_config(preset), clock=clock) as store:
+            open_store(home, embedder, preset, clock, graph) as store:
         for number, conversation in enumerate(conversations):
             user = f"conversation-{number}"
             encode_turns(lambda thread, user=user: store.agent("bench", user_id=user, thread_id=thread),
@@ -322,8 +349,8 @@ def live(store: cg.MemoryStore, clock: ManualClock, conversation: dict, user: st
 
 
 def run_life(conversations: list[dict], embedder: str, preset: str, limit_q: int | None, seed: int,
-             progress: Progress) -> Recall:
-    out = Recall(counts={"active": 0, "dormant": 0, "gone": 0})
+             progress: Progress, graph: str = EMBEDDED) -> Recall:
+    out = Recall(counts={"active": 0, "dormant": 0, "gone": 0, "schemas": 0})
     evidence_states: list[str] = []
     started = time.perf_counter()
     for number, conversation in enumerate(conversations):
@@ -335,12 +362,15 @@ def run_life(conversations: list[dict], embedder: str, preset: str, limit_q: int
         clock = ManualClock(first)
         user = f"conversation-{number}"
         with tempfile.TemporaryDirectory() as home, \
-                cg.open(home=home, embedder=embedder, config=preset_config(preset), clock=clock) as store:
+                open_store(home, embedder, preset, clock, graph) as store:
             live(store, clock, conversation, user, lambda t=task: progress.advance(t))
             reader = store.agent("bench", user_id=user)
             states = trace_states(store, reader.visible_scope_keys)
             for state in states.values():
                 out.counts[state] += 1
+            schemas = consolidator_for(store).schemas(reader.visible_scope_keys)
+            out.counts["schemas"] += len(schemas)
+            out.schema_sizes += sorted((s["size"] for s in schemas), reverse=True)
             questions = questions_of(conversation, limit_q)
             for q in questions:
                 evidence_states += [states.get(d, "gone") for d in q["evidence"]]
@@ -396,7 +426,7 @@ def tell_then_live(store: cg.MemoryStore, clock: ManualClock, start: int, statem
 
 
 def run_durable(conversations: list[dict], embedder: str, preset: str, days: int, per_day: int,
-                progress: Progress) -> dict:
+                progress: Progress, graph: str = EMBEDDED) -> dict:
     """Facts stated in the first days, `days` of filler with nightly consolidation, then asked."""
     start = day_start(int(time.time() * 1000)) - (days + 10) * MS_PER_DAY + 9 * MS_PER_HOUR
     clock = ManualClock(start)
@@ -406,7 +436,7 @@ def run_durable(conversations: list[dict], embedder: str, preset: str, days: int
     misses: list[str] = []
     ranks: list[int | None] = []
     with tempfile.TemporaryDirectory() as home, \
-            cg.open(home=home, embedder=embedder, config=preset_config(preset), clock=clock) as store:
+            open_store(home, embedder, preset, clock, graph) as store:
         facts_at, cursor = tell_then_live(store, clock, start, [fact for fact, _ in DURABLE_FACTS], days, filler,
                                           per_day, on_day=lambda: progress.advance(task))
         reader = store.agent("assistant", user_id="u1")
@@ -424,17 +454,18 @@ def run_durable(conversations: list[dict], embedder: str, preset: str, days: int
                 rank = top.index(trace_id) + 1 if trace_id in top else "> 25"
                 misses.append(f"{fact} ({how}, rank {rank}; first: {found[0].trace.content[:60] if found else '-'})")
     progress.remove_task(task)
-    frozen, frozen_misses = run_durable_frozen(filler[:cursor], embedder, preset)
+    frozen, frozen_misses = run_durable_frozen(filler[:cursor], embedder, preset, graph)
     return {"hits": sum(hits), "n": len(hits), "misses": misses, "frozen": frozen, "frozen_misses": frozen_misses,
             "close": [f"{q} (rank {r})" for (_, q), r in zip(DURABLE_FACTS, ranks, strict=True) if r in (4, 5)]}
 
 
-def run_durable_frozen(filler: list[str], embedder: str, preset: str) -> tuple[int, list[str]]:
+def run_durable_frozen(filler: list[str], embedder: str, preset: str,
+                       graph: str = EMBEDDED) -> tuple[int, list[str]]:
     """The diagnostic beside it: the same facts and filler encoded at once, asked read-only with the
     clock frozen. What this misses, the retriever misses; what only the lifecycle misses, retention does.
     Returns the hits and the questions missed, with the fact's rank."""
     with tempfile.TemporaryDirectory() as home, \
-            cg.open(home=home, embedder=embedder, config=preset_config(preset), clock=ManualClock()) as store:
+            open_store(home, embedder, preset, ManualClock(), graph) as store:
         agent = store.agent("assistant", user_id="u1", thread_id="frozen")
         ids = [t.id for t in agent.encode_many([{"content": fact, "scope": "user"} for fact, _ in DURABLE_FACTS])]
         agent.encode_many([{"content": text, "scope": "user", "type": "episodic"} for text in filler])
@@ -450,7 +481,7 @@ def run_durable_frozen(filler: list[str], embedder: str, preset: str) -> tuple[i
 # ---------------------------------------------------------------- knowledge updates
 
 
-def run_updates(embedder: str, preset: str, honesty: float, progress: Progress) -> dict:
+def run_updates(embedder: str, preset: str, honesty: float, progress: Progress, graph: str = EMBEDDED) -> dict:
     """Every update in one store, each told by its own user (a scope of its own, so no update
     sees another's memories): the old statement, ten nights, the correction, two nights, then
     the question from a fresh handle of that user."""
@@ -460,7 +491,7 @@ def run_updates(embedder: str, preset: str, honesty: float, progress: Progress) 
     clock = ManualClock(start)
     traits = cg.Hexaco(honesty=honesty)
     with tempfile.TemporaryDirectory() as home, \
-            cg.open(home=home, embedder=embedder, config=preset_config(preset), clock=clock) as store:
+            open_store(home, embedder, preset, clock, graph) as store:
         agents = [store.agent("assistant", user_id=f"u{i}", thread_id="t1", traits=traits)
                   for i in range(len(KNOWLEDGE_UPDATES))]
         for agent, (old, _, _) in zip(agents, KNOWLEDGE_UPDATES, strict=True):
@@ -490,7 +521,7 @@ def fmt(value: float | None) -> str:
 def locomo_table(rows: dict[str, Recall]) -> Table:
     table = Table(title="LoCoMo recall@k as the memory is used (questions with evidence)")
     for name in ("row", "n", *(f"R@{k}" for k in KS), "active", "dormant", "gone", "evidence active",
-                 "R@10 active only", "s"):
+                 "R@10 active only", "schemas (largest)", "s"):
         table.add_column(name, justify="left" if name == "row" else "right")
     for name, r in rows.items():
         n = len(r.by_category["overall"][KS[0]])
@@ -498,8 +529,15 @@ def locomo_table(rows: dict[str, Recall]) -> Table:
         table.add_row(name, str(n), *(fmt(r.mean("overall", k)) for k in KS),
                       str(counts.get("active", "")), str(counts.get("dormant", "")), str(counts.get("gone", "")),
                       fmt(r.evidence_active), fmt(statistics.mean(r.active_only) if r.active_only else None),
-                      f"{r.seconds:.0f}")
+                      schemas_cell(r), f"{r.seconds:.0f}")
     return table
+
+
+def schemas_cell(r: Recall) -> str:
+    """`life`: how many schemas, and the largest's size (blank for the rows that do not consolidate)."""
+    if r.schema_sizes:
+        return f"{len(r.schema_sizes)} ({max(r.schema_sizes)})"
+    return str(r.counts.get("schemas", ""))
 
 
 def category_table(rows: dict[str, Recall]) -> Table:
@@ -550,7 +588,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--skip", default="", help="comma-separated parts to skip: locomo (all of it), "
                         "static (static and use), life, durable, updates")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--graphs", default=EMBEDDED,
+                        help=f"comma-separated graph engines, each measured in turn: {EMBEDDED} (FalkorDB under "
+                             "each store's home) or a Neo4j URL (bolt://…, credentials from NEO4J_USER / "
+                             "NEO4J_PASSWORD; its database is cleared before each store)")
     args = parser.parse_args(argv)
+    graphs = [g.strip() for g in args.graphs.split(",") if g.strip()]
     presets = tuple(p.strip() for p in args.presets.split(",") if p.strip())
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     if not args.data.exists():
@@ -563,27 +606,30 @@ def main(argv: list[str] | None = None) -> dict:
     durable: dict[str, dict] = {}
     updates: dict[str, dict] = {}
     with Progress(console=console, transient=True) as progress:
-        for index, preset in enumerate(presets):
-            if "locomo" not in skip and "static" not in skip:
-                static_use = run_static_and_use(conversations, args.embedder, preset, args.limit_questions,
-                                                args.seed, progress, baselines=index == 0)
-                for name, recall in static_use.items():
-                    rows[name if name in ("lexical", "dense") else f"{name} ({preset})"] = recall
-            if "life" not in skip and "locomo" not in skip:
-                rows[f"life ({preset})"] = run_life(conversations, args.embedder, preset, args.limit_questions,
-                                                    args.seed, progress)
-            if "durable" not in skip:
-                durable[preset] = run_durable(conversations, args.embedder, preset, args.durable_days,
-                                              args.filler_per_day, progress)
-            if "updates" not in skip:
-                updates[preset] = {h: run_updates(args.embedder, preset, h, progress) for h in (0.9, 0.5)}
-    console.print(f"embedder {args.embedder}; presets {', '.join(presets)}")
+        for graph in graphs:
+            on = engine_label(graph)
+            for index, preset in enumerate(presets):
+                if "locomo" not in skip and "static" not in skip:
+                    static_use = run_static_and_use(conversations, args.embedder, preset, args.limit_questions,
+                                                    args.seed, progress, baselines=index == 0, graph=graph)
+                    for name, recall in static_use.items():
+                        rows[(name if name in ("lexical", "dense") else f"{name} ({preset})") + on] = recall
+                if "life" not in skip and "locomo" not in skip:
+                    rows[f"life ({preset}){on}"] = run_life(conversations, args.embedder, preset,
+                                                            args.limit_questions, args.seed, progress, graph)
+                if "durable" not in skip:
+                    durable[preset + on] = run_durable(conversations, args.embedder, preset, args.durable_days,
+                                                       args.filler_per_day, progress, graph)
+                if "updates" not in skip:
+                    updates[preset + on] = {h: run_updates(args.embedder, preset, h, progress, graph)
+                                            for h in (0.9, 0.5)}
+    console.print(f"embedder {args.embedder}; presets {', '.join(presets)}; graphs {', '.join(graphs)}")
     if rows:
         console.print(locomo_table(rows))
         console.print(category_table(rows))
     if durable or updates:
         console.print(scenario_table(durable, updates))
-        for preset in presets:
+        for preset in dict.fromkeys([*durable, *updates]):
             for miss in durable.get(preset, {}).get("misses", []):
                 console.print(f"  {preset}: durable fact missed: {miss}")
             for miss in durable.get(preset, {}).get("frozen_misses", []):
