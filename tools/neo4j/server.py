@@ -6,6 +6,7 @@ beside this file pins them, Maven copies them to `target/`, and this script star
 `org.neo4j.server.CommunityEntryPoint` on them with a configuration of its own in a directory D:
 
     server.py up --dir D          resolve, start, set a generated password, write D/env
+    server.py up --without-gds --dir D   the same, a Neo4j without the GDS plugin (for fallbacks)
     server.py down --dir D        stop it (idempotent)
     server.py run --dir D -- CMD  a fresh server for CMD's lifetime, CMD sees its variables
     server.py status --dir D
@@ -14,6 +15,11 @@ beside this file pins them, Maven copies them to `target/`, and this script star
 D/env (mode 0600, D is 0700) holds `export` lines: COGMEM_TEST_NEO4J_URI (bolt://), its HTTP
 URL (COGMEM_TEST_NEO4J_HTTP, Neo4j Browser under /browser/), NEO4J_USER, NEO4J_PASSWORD and
 COGMEM_TEST_NEO4J_DIR. The password never appears in argv, the configuration or the output.
+
+A server made with `--without-gds` (`up(d, gds=False)`) is a Neo4j on which GDS was never
+installed: its plugins dir is the empty D/plugins and the GDS jars are not on its classpath, so
+no `gds.*` procedure or function exists there (what the library's Cypher fallbacks are tested
+against). The directory remembers it: `start` brings it back without GDS too.
 
 Tests import this file by path for `start`, `kill`, `stop` and `read_env` (it is no part of the
 cogmem_graph package). Only the standard library is needed, plus the `neo4j` driver to talk to
@@ -87,6 +93,8 @@ class Server:
     bolt_port: int
     http_port: int
     pid: int | None = None
+    gds: bool = True
+    """False for a server made without the GDS plugin (`up(d, gds=False)`)."""
 
     @property
     def uri(self) -> str:
@@ -238,11 +246,22 @@ def _conf_path(d: Path) -> Path:
     return d / "conf" / "neo4j.conf"
 
 
-def write_conf(d: Path, bolt_port: int, http_port: int) -> None:
+def _plugins_dir(d: Path, gds: bool) -> Path:
+    """The GDS jars, or (without GDS) an empty D/plugins: the one line of the conf that tells
+    `read_server` which of the two a directory's server is."""
+    return PLUGINS if gds else d / "plugins"
+
+
+def write_conf(d: Path, bolt_port: int, http_port: int, gds: bool = True) -> None:
     """neo4j.conf: loopback only, advertised on the same ports (else the discovery document at
-    the HTTP root sends Browser and drivers to 7687), auth on, GDS allowed, data and logs in D."""
+    the HTTP root sends Browser and drivers to 7687), auth on, GDS allowed (or, with gds=False,
+    absent: an empty plugins dir), data and logs in D."""
+    plugins = _plugins_dir(d, gds)
+    if not gds:
+        plugins.mkdir(parents=True, exist_ok=True)
     conf = f"""\
 # Written by tools/neo4j/server.py: a Neo4j for trying and testing cogmem-graph, loopback only.
+# {"With GDS from target/plugins." if gds else "Without GDS (server.py up --without-gds): an empty plugins dir."}
 server.default_listen_address=127.0.0.1
 server.default_advertised_address=127.0.0.1
 server.bolt.listen_address=127.0.0.1:{bolt_port}
@@ -252,7 +271,7 @@ server.http.advertised_address=127.0.0.1:{http_port}
 server.https.enabled=false
 server.memory.pagecache.size={PAGECACHE}
 dbms.security.auth_enabled=true
-dbms.security.procedures.unrestricted=gds.*
+{"dbms.security.procedures.unrestricted=gds.*" if gds else "# no dbms.security.procedures.unrestricted: no GDS"}
 dbms.usage_report.enabled=false
 db.tx_log.rotation.retention_policy=2 files
 # The Bolt server's shutdown otherwise waits 5 s for connections and 5 s of netty quiet
@@ -263,7 +282,7 @@ server.directories.data={d / "data"}
 server.directories.logs={d / "logs"}
 server.directories.run={d / "run"}
 server.directories.import={d / "import"}
-server.directories.plugins={PLUGINS}
+server.directories.plugins={plugins}
 """
     _conf_path(d).parent.mkdir(parents=True, exist_ok=True)
     _conf_path(d).write_text(conf)
@@ -277,7 +296,8 @@ def read_server(d: Path) -> Server:
     except OSError as exc:
         raise ServerError(f"{d} holds no server: run `server.py up --dir {d}` first") from exc
     ports = dict(re.findall(r"^server\.(bolt|http)\.listen_address=127\.0\.0\.1:(\d+)$", text, re.M))
-    return Server(d, int(ports["bolt"]), int(ports["http"]), running_pid(d))
+    gds = f"server.directories.plugins={_plugins_dir(d, False)}\n" not in text
+    return Server(d, int(ports["bolt"]), int(ports["http"]), running_pid(d), gds)
 
 
 def _env_path(d: Path) -> Path:
@@ -319,7 +339,7 @@ def _prepare(d: Path) -> None:
 
 def _wipe(d: Path) -> None:
     """Forget a previous server in D (only what this script writes there)."""
-    for name in ("data", "logs", "run", "conf", "import"):
+    for name in ("data", "logs", "run", "conf", "import", "plugins"):
         shutil.rmtree(d / name, ignore_errors=True)
     for name in ("env", "neo4j.pid"):
         with contextlib.suppress(FileNotFoundError):
@@ -379,14 +399,16 @@ def _launch(server: Server) -> int:
     """Start the JVM detached (own session: a Ctrl-C in the terminal reaches it only through
     `run`'s clean stop), its output in D/logs/console.log, without the caller's credentials in
     its environment. The plugins are on the classpath too, as Neo4j's own launcher puts them:
-    GDS's kernel extension is found there at startup, its procedures in the plugins dir."""
+    GDS's kernel extension is found there at startup, its procedures in the plugins dir (a
+    server without GDS has neither)."""
     java = java_command()
     if java is None:
         raise ToolsMissing("no `java` on PATH or in JAVA_HOME")
     d = server.dir
     (d / "logs").mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "COGMEM_"))}
-    argv = [java, f"-Xms{HEAP}", f"-Xmx{HEAP}", *JVM_OPTIONS, "-cp", f"{LIB}/*:{PLUGINS}/*", ENTRY_POINT,
+    classpath = f"{LIB}/*:{PLUGINS}/*" if server.gds else f"{LIB}/*"
+    argv = [java, f"-Xms{HEAP}", f"-Xmx{HEAP}", *JVM_OPTIONS, "-cp", classpath, ENTRY_POINT,
             f"--home-dir={d}", f"--config-dir={d / 'conf'}"]
     with open(d / "logs" / "console.log", "ab") as out:
         proc = subprocess.Popen(argv, cwd=d, env=env, stdin=subprocess.DEVNULL, stdout=out,
@@ -456,14 +478,15 @@ def _set_password(server: Server, password: str) -> str:
         with _driver(server, "neo4j") as driver, driver.session(database="system") as session:
             session.run("ALTER CURRENT USER SET PASSWORD FROM $old TO $new", old="neo4j", new=password).consume()
     except AuthError:
-        _gds_version(server, password)  # an earlier attempt went through before its answer was lost
+        _ready(server, password)  # an earlier attempt went through before its answer was lost
     return "password set"
 
 
-def _gds_version(server: Server, password: str) -> str:
-    """Ready means: the default database answers a query, and GDS is loaded."""
+def _ready(server: Server, password: str) -> str:
+    """Ready means: the default database answers a query, and GDS is loaded (for a server made
+    with it; one without it answers a plain query)."""
     with _driver(server, password) as driver:
-        records, _, _ = driver.execute_query("RETURN gds.version() AS v")
+        records, _, _ = driver.execute_query("RETURN gds.version() AS v" if server.gds else "RETURN 'no GDS' AS v")
     return str(records[0]["v"])
 
 
@@ -480,8 +503,8 @@ def start(d: Path, timeout: float = READY_TIMEOUT) -> Server:
     if server.pid is not None:
         return server
     pid = _launch(server)
-    _until_ready(server, pid, lambda: _gds_version(server, password), timeout)
-    return Server(server.dir, server.bolt_port, server.http_port, pid)
+    _until_ready(server, pid, lambda: _ready(server, password), timeout)
+    return Server(server.dir, server.bolt_port, server.http_port, pid, server.gds)
 
 
 def kill(d: Path, sig: int = signal.SIGKILL, timeout: float = 30.0) -> int | None:
@@ -510,22 +533,23 @@ def stop(d: Path, timeout: float = STOP_TIMEOUT) -> bool:
     return pid is not None
 
 
-def up(d: Path, fresh: bool = False, timeout: float = READY_TIMEOUT) -> Server:
-    """Make D's server run and return it. A directory without an env file (or fresh=True) gets a
-    new database, new ports and a new password; otherwise the same server starts again."""
+def up(d: Path, fresh: bool = False, timeout: float = READY_TIMEOUT, gds: bool = True) -> Server:
+    """Make D's server run and return it. A directory without an env file (or fresh=True, or
+    a server with GDS where gds=False asks for one without, or the other way round) gets a new
+    database, new ports and a new password; otherwise the same server starts again."""
     reason = missing_tools()
     if reason:
         raise ToolsMissing(reason)
     d = Path(d).resolve()
     _prepare(d)
     resolve()
-    if not fresh and read_env(d).get("NEO4J_PASSWORD") and _conf_path(d).exists():
+    if not fresh and read_env(d).get("NEO4J_PASSWORD") and _conf_path(d).exists() and read_server(d).gds == gds:
         return start(d, timeout)
     stop(d)
     for attempt in range(3):
         _wipe(d)
         try:
-            server, password = _first_start(d, timeout)
+            server, password = _first_start(d, timeout, gds)
             break
         except ServerError:
             port_taken = "Address already in use" in _tail(d / "logs" / "neo4j.log", 200)
@@ -534,16 +558,16 @@ def up(d: Path, fresh: bool = False, timeout: float = READY_TIMEOUT) -> Server:
                 raise
             say("a port was taken meanwhile; trying two others")
     write_env(server, password)
-    _until_ready(server, server.pid, lambda: _gds_version(server, password), timeout)
+    _until_ready(server, server.pid, lambda: _ready(server, password), timeout)
     return server
 
 
-def _first_start(d: Path, timeout: float) -> tuple[Server, str]:
+def _first_start(d: Path, timeout: float, gds: bool = True) -> tuple[Server, str]:
     """A new database on two free ports; its password is set as soon as Bolt answers."""
     bolt = free_port()
-    write_conf(d, bolt, free_port([bolt]))
+    write_conf(d, bolt, free_port([bolt]), gds)
     server = read_server(d)
-    server = Server(d, server.bolt_port, server.http_port, _launch(server))
+    server = Server(d, server.bolt_port, server.http_port, _launch(server), server.gds)
     password = secrets.token_urlsafe(24)
     _until_ready(server, server.pid, lambda: _set_password(server, password), timeout)
     return server, password
@@ -551,7 +575,8 @@ def _first_start(d: Path, timeout: float) -> tuple[Server, str]:
 
 def describe(server: Server) -> str:
     v = versions()
-    return (f"Neo4j {v['neo4j.version']} with GDS {v['gds.version']} (pid {server.pid}): {server.uri}, "
+    plugin = f"with GDS {v['gds.version']}" if server.gds else "without GDS"
+    return (f"Neo4j {v['neo4j.version']} {plugin} (pid {server.pid}): {server.uri}, "
             f"Browser {server.http_url}/browser/; credentials: `. {_env_path(server.dir)}`")
 
 
@@ -642,13 +667,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.add_argument("--dir", type=Path, default=DEFAULT_DIR, help=f"server directory (default {DEFAULT_DIR})")
         if name in ("up", "start", "run"):
             p.add_argument("--timeout", type=float, default=READY_TIMEOUT, help="seconds to wait for Bolt")
+        if name == "up":
+            p.add_argument("--without-gds", action="store_true",
+                           help="a Neo4j without the GDS plugin (the library's Cypher fallbacks run on it)")
         if name == "run":
             p.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]")
     args = parser.parse_args(argv)
     try:
         if args.command == "up":
             started = time.monotonic()
-            server = up(args.dir, timeout=args.timeout)
+            server = up(args.dir, timeout=args.timeout, gds=not args.without_gds)
             say(f"up in {time.monotonic() - started:.0f} s: {describe(server)}")
         elif args.command == "down":
             say("stopped" if stop(args.dir) else "was not running")
