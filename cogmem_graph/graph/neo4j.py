@@ -132,7 +132,10 @@ class Neo4jGraphStore(CypherGraphStore):
         await self._natives.aclose()
 
     def _answer(self, run: Any) -> list[dict[str, Any]]:
-        """`run()`'s rows, the driver's refusals said in our words."""
+        """`run()`'s rows, the driver's refusals said in our words. Whatever the server answered
+        about a statement (a `Neo.ClientError.*` or `Neo.DatabaseError.*` code, also from a server
+        that predates GQL status codes) is a GraphQueryError naming that code, with the server's
+        message; a `Neo.TransientError.*` and a lost connection go on to the retries."""
         neo4j = self._neo4j
         try:
             return run()
@@ -142,8 +145,10 @@ class Neo4jGraphStore(CypherGraphStore):
                 "set NEO4J_USER and NEO4J_PASSWORD",
                 url=self.url,
             ) from exc
-        except neo4j.exceptions.ClientError as exc:
-            raise GraphQueryError(f"Neo4j rejected a statement: {exc.message}") from exc
+        except neo4j.exceptions.Neo4jError as exc:
+            if isinstance(exc, neo4j.exceptions.TransientError):
+                raise
+            raise GraphQueryError(f"Neo4j rejected a statement ({exc.code}): {exc.message or exc}") from exc
 
     def ping(self) -> None:
         """Run the ping statement once, without retries, with a PING_TIMEOUT_S query timeout (a
@@ -168,6 +173,13 @@ class Neo4jGraphStore(CypherGraphStore):
         return isinstance(
             exc, (errors.ServiceUnavailable, errors.SessionExpired, errors.TransientError, ConnectionError, OSError)
         )
+
+    def _outcome_unknown(self, exc: BaseException) -> bool:
+        """The driver's IncompleteCommit: the connection broke after COMMIT was sent, before its
+        answer came back. The server may have committed (checked with a connection cut right
+        there: a Hebbian update sent again was applied twice), so only a repeatable write is
+        sent again (`StatementRunner._run_text`)."""
+        return isinstance(exc, self._neo4j.exceptions.IncompleteCommit)
 
     def _fulltext_query(self, text: str, every_word_of: Sequence[str] = ()) -> str | None:
         return lucene_query(text, every_word_of)

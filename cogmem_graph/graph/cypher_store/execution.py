@@ -109,14 +109,23 @@ class StatementRunner(ABC):
         server, and so does a write of REPEATABLE_WRITES; any other write does not, since the dead
         server may have applied and logged it before it died (its log is replayed at the
         restart) and sending it again could apply it twice: the error says so and the caller
-        calls again. Stores of servers they do not run (external FalkorDB, Neo4j) only retry."""
+        calls again. Stores of servers they do not run (external FalkorDB, Neo4j) only retry,
+        except a write outside REPEATABLE_WRITES whose connection broke after the server may
+        have applied it (`_outcome_unknown`): for the same reason it is not sent again."""
         self._before_statement()
         server = self._server_token()
         try:
-            return self._run_retrying(text, params, write=write, server=server)
+            return self._run_retrying(text, params, write=write, server=server, name=name)
         except Exception as exc:
             if not self._is_transient(exc):
                 raise
+            if self._unsafe_to_send_again(exc, write=write, name=name):
+                raise GraphStoreUnavailable(
+                    f"{self.dialect} graph at {self.url}: the connection broke while the server committed the write "
+                    f"{name!r} ({type(exc).__name__}); whether that write was applied is unknown, so it was not "
+                    f"sent again. Call again once the server answers. {self._start_hint()}",
+                    url=self.url,
+                ) from exc
             if not self._recover(exc, server):
                 raise self._unavailable(exc) from exc
             if write and name not in REPEATABLE_WRITES:
@@ -127,19 +136,22 @@ class StatementRunner(ABC):
                     url=self.url,
                 ) from exc
         try:  # once more, on the server started again
-            return self._run_retrying(text, params, write=write, server=self._server_token())
+            return self._run_retrying(text, params, write=write, server=self._server_token(), name=name)
         except Exception as exc:
             if self._is_transient(exc):
                 raise self._unavailable(exc) from exc
             raise
 
-    def _run_retrying(self, text: str, params: dict[str, Any], *, write: bool, server: Any) -> list[dict[str, Any]]:
+    def _run_retrying(self, text: str, params: dict[str, Any], *, write: bool, server: Any,
+                      name: str) -> list[dict[str, Any]]:
         retrying = Retrying(
             stop=stop_after_attempt(self.config.retry_attempts),
             wait=wait_exponential(multiplier=0.05, max=self.config.retry_max_wait_s),
             # A server that died or was replaced since the statement began will not answer a
-            # retry, and a write may have reached it: stop, and let `_recover` decide.
-            retry=retry_if_exception(lambda exc: self._is_transient(exc) and self._server_token() == server),
+            # retry, and a write may have reached it: stop, and let `_recover` decide. A write
+            # that may have been applied already is not sent again either.
+            retry=retry_if_exception(lambda exc: self._is_transient(exc) and self._server_token() == server
+                                     and not self._unsafe_to_send_again(exc, write=write, name=name)),
             reraise=True,
             sleep=aio_bridge.sleep,  # on the event loop inside a bridged call
         )
@@ -147,6 +159,10 @@ class StatementRunner(ABC):
             with attempt:
                 return self._run(text, params, write=write)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _unsafe_to_send_again(self, exc: BaseException, *, write: bool, name: str) -> bool:
+        """A write outside REPEATABLE_WRITES that the server may have applied before the fault."""
+        return write and name not in REPEATABLE_WRITES and self._outcome_unknown(exc)
 
     def _unavailable(self, exc: BaseException) -> GraphStoreUnavailable:
         return GraphStoreUnavailable(
@@ -167,6 +183,12 @@ class StatementRunner(ABC):
         """Which server process the store talks to (None: the same one always); a different
         value means it died or was replaced."""
         return None
+
+    def _outcome_unknown(self, exc: BaseException) -> bool:
+        """True when the transient fault `exc` is known to have struck after the server may have
+        applied the statement (the connection broke while it committed): sending a write again could
+        apply it twice. Engines whose client tells (Neo4j's IncompleteCommit) say so here."""
+        return False
 
     def _recover(self, exc: BaseException, server: Any) -> bool:
         """After transient faults on a statement begun on `server` (`_server_token`): start the
