@@ -36,11 +36,14 @@ tool = _load_tool()
 
 
 @pytest.fixture
-def run_server_dir() -> Path:
+def run_server_dir(request: pytest.FixtureRequest) -> Path:
+    """The run's server, held through the `neo4j_uri` lock: a test of
+    tests/reliability/test_neo4j_faults.py kills and restarts it while it holds that lock."""
     directory = os.environ.get("COGMEM_TEST_NEO4J_DIR")
     if not directory:
         pytest.skip("no Neo4j from tools/neo4j/server.py in this run (COGMEM_TEST_NEO4J_DIR unset): "
                     "`make test` starts one")
+    request.getfixturevalue("neo4j_uri")
     return Path(directory)
 
 
