@@ -30,6 +30,7 @@ from cogmem_graph.errors import BackendUnavailable, EmbeddedServerError, GraphSt
 from cogmem_graph.graph.cypher import CypherLibrary
 from cogmem_graph.graph.falkordb import launcher
 
+from ._load import Writer
 from ._workers import content_for
 from .conftest import TEST_CYPHER, assert_consistent, owner_traces
 
@@ -64,42 +65,6 @@ def wait_until(predicate, timeout: float, what: str, poll: float = 0.05):
 def assert_no_port(answer: dict) -> None:
     for key in ("graph", "vectors"):
         assert not PORT.search(answer[key]), f"health names the embedded server's internal port: {answer}"
-
-
-class Writer:
-    """Encodes in a loop from a thread (single and batched, alternately) and keeps what was
-    acknowledged (what encode / encode_many returned) and what failed, with when. A failed item
-    is not sent again: this test is about what was acknowledged, not about retries."""
-
-    def __init__(self, agent) -> None:
-        self.agent = agent
-        self.acked: dict[str, int] = {}
-        self.ack_times: list[float] = []
-        self.failures: list[tuple[float, BaseException]] = []
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, name="writer", daemon=True)
-
-    def _run(self) -> None:
-        index = 0
-        while not self.stop.is_set():
-            try:
-                if index % 2:
-                    items = [{"content": content_for(i), "metadata": {"index": i}} for i in range(index, index + 3)]
-                    traces = self.agent.encode_many(items)
-                else:
-                    items = [index]
-                    traces = [self.agent.encode(content_for(index), metadata={"index": index})]
-            except Exception as exc:  # noqa: BLE001 - the test checks what failed and how
-                self.failures.append((time.monotonic(), exc))
-                time.sleep(0.05)
-            else:
-                for offset, trace in enumerate(traces):
-                    self.acked[trace.id] = index + offset
-                self.ack_times.append(time.monotonic())
-            index += len(items)
-
-    def acks_after(self, moment: float) -> int:
-        return sum(1 for t in list(self.ack_times) if t > moment)
 
 
 class Reader:
@@ -153,7 +118,7 @@ def test_sigkill_of_the_graph_server_under_load_heals_and_keeps_every_acknowledg
             reader.stop.set()
             writer.thread.join(60)
             reader.thread.join(60)
-        failures = writer.failures + reader.failures
+        failures = [(failed, exc) for _, failed, exc in writer.failures] + reader.failures
         assert writer.acks_after(killed_at) >= 5, (
             f"no write was acknowledged for {HEAL_S:.0f} s after the graph server was killed; "
             f"the last failures: {[repr(e) for _, e in failures[-3:]]}")

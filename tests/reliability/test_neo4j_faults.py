@@ -42,6 +42,7 @@ from cogmem_graph.clock import ManualClock
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable
 
+from ._load import Writer
 from ._workers import content_for
 from .conftest import REPO, assert_consistent, owner_traces, run_test_cypher
 
@@ -101,47 +102,6 @@ def exception_text(exc: BaseException) -> str:
 # ---------------------------------------------------------------- SIGKILL under load
 
 
-class Writer:
-    """Encodes from a thread, single and batched in turn, within ATTEMPTS_PER_WRITER calls and
-    LOAD_S seconds: keeps each acknowledged memory (what encode / encode_many returned: id ->
-    item index) and each failed call (when it began, when it failed, the exception)."""
-
-    def __init__(self, store: cg.MemoryStore, number: int) -> None:
-        self.agent = store.agent(f"writer-{number}", user_id="u1", thread_id=f"t{number}")
-        self.number = number
-        self.acked: dict[str, int] = {}
-        self.ack_times: list[float] = []
-        self.failures: list[tuple[float, float, BaseException]] = []
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, name=f"writer-{number}", daemon=True)
-
-    def _run(self) -> None:
-        deadline = time.monotonic() + LOAD_S
-        index = self.number * 100_000
-        for attempt in range(ATTEMPTS_PER_WRITER):
-            if self.stop.is_set() or time.monotonic() > deadline:
-                return
-            began = time.monotonic()
-            try:
-                if attempt % 2:
-                    items = [{"content": content_for(i), "metadata": {"index": i}} for i in range(index, index + 3)]
-                    traces = self.agent.encode_many(items)
-                else:
-                    items = [{}]
-                    traces = [self.agent.encode(content_for(index), metadata={"index": index})]
-            except Exception as exc:  # noqa: BLE001 - the test checks every failure and how it was named
-                self.failures.append((began, time.monotonic(), exc))
-                time.sleep(BACKOFF_S)
-            else:
-                for offset, trace in enumerate(traces):
-                    self.acked[trace.id] = index + offset
-                self.ack_times.append(time.monotonic())
-            index += len(items)
-
-    def acks_after(self, moment: float) -> int:
-        return sum(1 for t in list(self.ack_times) if t > moment)
-
-
 @dataclass
 class Outcome:
     acked: dict[str, int]
@@ -191,7 +151,9 @@ def test_sigkill_of_neo4j_under_write_load_loses_no_acknowledged_write(run_serve
     with cg.open(home=tmp_path / "home", graph=neo4j_uri, embedder="hash") as store:
         store.graph.clear()
         store.graph.setup_schema()
-        writers = [Writer(store, n) for n in range(WRITERS)]
+        writers = [Writer(store.agent(f"writer-{n}", user_id="u1", thread_id=f"t{n}"), first_index=n * 100_000,
+                          attempts=ATTEMPTS_PER_WRITER, load_s=LOAD_S, backoff_s=BACKOFF_S, name=f"writer-{n}")
+                   for n in range(WRITERS)]
         for writer in writers:
             writer.thread.start()
         try:
