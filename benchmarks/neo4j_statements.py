@@ -40,7 +40,7 @@ mean in the workload pays). The tables show:
 
 Wall-clock times on this machine (benchmarks never assert them); db hits are Neo4j's count
 of store accesses and do not depend on the machine's speed. The database is emptied a page
-at a time (the library's single-statement `clear_all` outgrew a 1 GB heap's transaction
+at a time (a single DETACH DELETE outgrew a 1 GB heap's transaction
 memory at 50k traces).
 """
 

@@ -24,6 +24,9 @@ from cogmem_graph.redact import redact_url
 PING_TIMEOUT_S = 2.0
 """The query timeout of `ping` (a readiness probe's check)."""
 
+CLEAR_PAGE = 10_000
+"""Nodes `clear` deletes in one transaction (with their relationships)."""
+
 QUIET_NOTIFICATIONS: list[Literal["DEPRECATION", "UNRECOGNIZED"]] = ["DEPRECATION", "UNRECOGNIZED"]
 """Notification classes the server is asked not to send; without this the driver logs a
 warning for each such statement, every time it runs. DEPRECATION: the shared statements are
@@ -189,8 +192,10 @@ class Neo4jGraphStore(CypherGraphStore):
             self.run(name, write=True)
 
     def clear(self) -> None:
-        """Delete every node and relationship in the database (tests and replace-imports)."""
-        self.run("clear_all", write=True)
+        """Delete every node and relationship in the database (tests and replace-imports), a
+        page of CLEAR_PAGE nodes per transaction."""
+        while self.run_count("clear_page", "deleted", {"limit": CLEAR_PAGE}, write=True):
+            pass
 
     def compact_storage(self) -> dict[str, Any]:
         """Neo4j manages its own files; nothing here can rewrite them."""

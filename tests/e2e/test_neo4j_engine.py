@@ -124,3 +124,17 @@ def test_a_wrong_password_is_one_clear_error_naming_the_server(tmp_path: Path, n
     with pytest.raises(ValueError, match="NEO4J_PASSWORD") as refused:
         cg.open(home=tmp_path / "home2", graph=f"bolt://neo4j:{wrong}@{host}", embedder="hash")
     assert wrong not in str(refused.value) and host in str(refused.value)
+
+
+def test_clear_empties_a_store_larger_than_one_transaction_page(tmp_path: Path, neo4j_uri: str,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """`clear` deletes a page per transaction (a single DETACH DELETE of a large store outgrew
+    the server's transaction memory), until nothing is left."""
+    from cogmem_graph.graph import neo4j as adapter
+
+    with cg.open(home=tmp_path / "home", graph=_emptied(neo4j_uri), embedder="hash") as store:
+        store.agent("a", user_id="u1").encode_many([{"content": f"Note {i} about Lisbon and Porto"} for i in range(12)])
+        assert store.stats().total_traces == 12
+        monkeypatch.setattr(adapter, "CLEAR_PAGE", 5)  # 12 traces and their entities: several pages
+        store.graph.clear()
+        assert store.stats().total_traces == 0 and store.stats().entities == 0

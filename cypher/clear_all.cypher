@@ -1,2 +1,0 @@
-// Remove everything (tests, and imports that replace a store).
-MATCH (n) DETACH DELETE n
