@@ -10,7 +10,9 @@ through the driver's asyncio twin instead (one per loop), the same way.
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Literal
 
 from cogmem_graph import aio_bridge
@@ -73,6 +75,11 @@ class Neo4jGraphStore(CypherGraphStore):
         self._uri, self._auth = uri, auth
         self._natives: aio_bridge.PerLoop[Any] = aio_bridge.PerLoop(self._make_native_driver, lambda d: d.close())
         """The asyncio driver of each event loop that runs statements (`_run_async`)."""
+        self._pending: list[Future] = []
+        """Writes sent without waiting (`_run_unconfirmed`), not yet confirmed."""
+        self._pending_lock = threading.Lock()
+        self._writer: ThreadPoolExecutor | None = None
+        self._on_writer = threading.local()
         self._closed = False
         try:
             self.run("ping")
@@ -171,6 +178,37 @@ class Neo4jGraphStore(CypherGraphStore):
                 f"neo4j graph at {self.url} did not answer a ping ({type(exc).__name__}: {exc}). "
                 f"{self._start_hint()}", url=self.url) from exc
 
+    # ------------------------------------------------------------ writes the caller does not wait for
+
+    def _run_unconfirmed(self, text: str, params: dict[str, Any], *, name: str) -> None:
+        """The write commits on this store's writer thread while the caller goes on (a
+        retrieval's bookkeeping is a commit of ~30 ms at 10k traces); the store's next
+        statement waits for it first and raises if it failed, as FalkorDB's lane does. Inside a
+        bridged async call it simply runs."""
+        if aio_bridge.active():
+            super()._run_unconfirmed(text, params, name=name)
+            return
+        with self._pending_lock:
+            if self._writer is None:
+                self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cogmem-neo4j-writes")
+            self._pending.append(self._writer.submit(self._run_on_writer, text, params, name))
+
+    def _run_on_writer(self, text: str, params: dict[str, Any], name: str) -> list[dict[str, Any]]:
+        self._on_writer.active = True  # its own statements do not wait for themselves
+        return self._run_text(text, params, write=True, name=name)
+
+    def _before_statement(self) -> None:
+        if not getattr(self._on_writer, "active", False):
+            self.confirm_writes()
+
+    def confirm_writes(self) -> None:
+        """Wait for the writes sent without waiting; raise the first one's failure."""
+        with self._pending_lock:
+            pending, self._pending = self._pending, []
+        failures = [exc for exc in (future.exception() for future in pending) if exc is not None]
+        if failures:
+            raise failures[0]
+
     def _is_transient(self, exc: BaseException) -> bool:
         errors = self._neo4j.exceptions
         return isinstance(
@@ -209,6 +247,10 @@ class Neo4jGraphStore(CypherGraphStore):
     def close(self) -> None:
         if self._closed:
             return
+        with contextlib.suppress(Exception):
+            self.confirm_writes()  # nothing sent is dropped by closing
+        if self._writer is not None:
+            self._writer.shutdown(wait=True)
         self._closed = True
         self._natives.forget()  # their loops close them (`aclose_native`), or drop them
         with contextlib.suppress(Exception):
