@@ -27,7 +27,7 @@ PING_TIMEOUT_S = 2.0
 """The query timeout of `ping` (a readiness probe's check)."""
 
 CLEAR_PAGE = 10_000
-"""Nodes `clear` deletes in one transaction (with their relationships)."""
+"""Relationships, then nodes, that `clear` deletes in one transaction."""
 
 QUIET_NOTIFICATIONS: list[Literal["DEPRECATION", "UNRECOGNIZED"]] = ["DEPRECATION", "UNRECOGNIZED"]
 """Notification classes the server is asked not to send; without this the driver logs a
@@ -230,10 +230,11 @@ class Neo4jGraphStore(CypherGraphStore):
             self.run(name, write=True)
 
     def clear(self) -> None:
-        """Delete every node and relationship in the database (tests and replace-imports), a
-        page of CLEAR_PAGE nodes per transaction."""
-        while self.run_count("clear_page", "deleted", {"limit": CLEAR_PAGE}, write=True):
-            pass
+        """Delete every relationship, then every node, of the database (tests and
+        replace-imports), a page of CLEAR_PAGE per transaction."""
+        for page in ("clear_page_relationships", "clear_page"):
+            while self.run_count(page, "deleted", {"limit": CLEAR_PAGE}, write=True):
+                pass
 
     def compact_storage(self) -> dict[str, Any]:
         """Neo4j manages its own files; nothing here can rewrite them."""

@@ -137,4 +137,5 @@ def test_clear_empties_a_store_larger_than_one_transaction_page(tmp_path: Path, 
         assert store.stats().total_traces == 12
         monkeypatch.setattr(adapter, "CLEAR_PAGE", 5)  # 12 traces and their entities: several pages
         store.graph.clear()
-        assert store.stats().total_traces == 0 and store.stats().entities == 0
+        stats = store.stats()
+        assert stats.total_traces == 0 and stats.entities == 0 and not any(stats.edges_by_type.values())
