@@ -38,6 +38,16 @@ graph has no CONTRADICTS or SUPERSEDES relationship yet, and Neo4j says so for e
 that names one (the labels and types a statement may name are checked offline, against the
 enums, by the dialect gate)."""
 
+DRIVER_OPTIONS: dict[str, Any] = {
+    "connection_timeout": 5.0,
+    # Our own bounded retries handle transient faults; the driver's 30 s of managed
+    # transaction retries inside each of them would hide a dead server for minutes.
+    "max_transaction_retry_time": 0,
+    "notifications_disabled_classifications": QUIET_NOTIFICATIONS,
+}
+"""What the store's driver and each event loop's asyncio driver are made with."""
+
+
 def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
@@ -61,10 +71,7 @@ class Neo4jGraphStore(CypherGraphStore):
         auth = (self.config.neo4j_user, password) if password is not None else None
         driver = None
         with contextlib.suppress(ValueError, neo4j.exceptions.ConfigurationError):
-            # Our own bounded retries handle transient faults; the driver's 30 s of managed
-            # transaction retries inside each of them would hide a dead server for minutes.
-            driver = neo4j.GraphDatabase.driver(uri, auth=auth, connection_timeout=5.0, max_transaction_retry_time=0,
-                                                notifications_disabled_classifications=QUIET_NOTIFICATIONS)
+            driver = neo4j.GraphDatabase.driver(uri, auth=auth, **DRIVER_OPTIONS)
         if driver is None:
             # Raised outside any except block: the driver's error quotes the whole URI, password
             # included, and would stay reachable as __context__ even when raised `from None`.
@@ -133,9 +140,7 @@ class Neo4jGraphStore(CypherGraphStore):
 
     def _make_native_driver(self) -> Any:
         """An asyncio driver (made without I/O: it connects on its first statement)."""
-        return self._neo4j.AsyncGraphDatabase.driver(
-            self._uri, auth=self._auth, connection_timeout=5.0, max_transaction_retry_time=0,
-            notifications_disabled_classifications=QUIET_NOTIFICATIONS)
+        return self._neo4j.AsyncGraphDatabase.driver(self._uri, auth=self._auth, **DRIVER_OPTIONS)
 
     async def aclose_native(self) -> None:
         """Close the running loop's asyncio driver (`AsyncMemoryStore.close` awaits this)."""
