@@ -138,7 +138,11 @@ def test_neo4j_browser_draws_a_retrieved_memorys_neighbourhood_with_the_projects
     def captions(kind: str) -> list[str]:
         return [r["caption"] for r in graph.relationships if r["fill"] == style[f"relationship.{kind}"]["color"]]
 
-    assert "SUPERSEDES" in captions("SUPERSEDES"), captions("SUPERSEDES")
+    def shown_as(caption: str, text: str) -> bool:
+        """The caption is the text, or Browser's cut of it where the drawn edge is too short."""
+        return caption == text or (caption.endswith("…") and len(caption) > 1 and text.startswith(caption[:-1]))
+
+    assert any(shown_as(c, "SUPERSEDES") for c in captions("SUPERSEDES")), captions("SUPERSEDES")
     assert captions("SHARED_ENTITY") and all(0 < float(w) <= 1 for w in captions("SHARED_ENTITY"))
     assert set(captions("MENTIONS")) == {""}, captions("MENTIONS")
 
