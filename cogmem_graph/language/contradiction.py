@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
+from cogmem_graph.language.value_moves import moved_to_new_value
 from cogmem_graph.language.value_slots import (
     anchor_words,
     restatable_sentences,
@@ -773,6 +774,8 @@ def detect_contradiction(new_text: str, old_text: str, similarity: float | None 
         raise ValueError("new_text and old_text must be strings")
     if similarity is not None and not (-1.0 <= similarity <= 1.0 + 1e-9):
         raise ValueError(f"similarity must be in [-1, 1], got {similarity!r}")
+    if of_other_times(new_text, old_text):
+        return NO_CONTRADICTION
     best = NO_CONTRADICTION
     new_facts, old_facts = _text_facts(new_text), _text_facts(old_text)
     agreeing = False
@@ -811,7 +814,39 @@ def detect_contradiction(new_text: str, old_text: str, similarity: float | None 
         if restated.confidence > best.confidence:
             best = ContradictionVerdict(restated.confidence, "new_value", None, restated.old_value,
                                         restated.new_value)
+        # ... or a change of that value told as a move or a replacement ("moved to Mondays").
+        moved = moved_to_new_value(new_text, old_text, similarity)
+        if moved.confidence > best.confidence:
+            best = ContradictionVerdict(moved.confidence, "new_value", None, moved.old_value, moved.new_value)
     return best
+
+
+_TIME_FRAME = re.compile(
+    r"\b(?P<which>last|this|next|previous|coming)\s+(?P<unit>year|term|semester|season|month|week|summer|winter|"
+    r"spring|autumn|fall|time)\b|\b(?P<year>(?:19|20)\d\d)\b|\b(?P<ago>ago|used to)\b", re.IGNORECASE)
+
+
+def _time_frames(text: str) -> frozenset[str]:
+    """The times a text places itself in: "last year", "this term", "2023", a past ("ago")."""
+    frames = set()
+    for m in _TIME_FRAME.finditer(text):
+        if m["which"]:
+            which = {"previous": "last", "coming": "next"}.get(m["which"].lower(), m["which"].lower())
+            frames.add(f"{which} {m['unit'].lower()}")
+        elif m["year"]:
+            frames.add(m["year"])
+        else:
+            frames.add("past")
+    return frozenset(frames)
+
+
+def of_other_times(new_text: str, old_text: str) -> bool:
+    """Whether the two texts are placed in different times ("the conference was in Vienna last
+    year" / "... is in Prague this year"; "last year the fair was on May 14" / "this year it is
+    on May 20"): each holds for its own time, and neither replaces the other. A text with no
+    time of its own is not placed."""
+    new, old = _time_frames(new_text), _time_frames(old_text)
+    return bool(new) and bool(old) and not new & old
 
 
 _ATTRIBUTE_CUES = {

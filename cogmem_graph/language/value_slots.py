@@ -39,8 +39,10 @@ from cogmem_graph.text import STOPWORDS, stem
 
 __all__ = [
     "NO_RESTATEMENT",
+    "possessors",
     "Restatement",
     "SlotChange",
+    "VALUE_CLASS",
     "Token",
     "anchor_words",
     "changed_slot",
@@ -141,10 +143,12 @@ _TOKEN = re.compile(
 _CLOCK = re.compile(r"(\d{1,2})(?::(\d{2}))?")
 _MAYBE_VALUE = re.compile(
     r"[\d$€£]|(?<=\w)[^\w.!?]+[A-Z]|\b(?i:" + "|".join(sorted(
-        [*_WEEKDAYS, *_RELATIVE_DAYS, *_MONTHS, *_NUMBER_WORDS, "noon", "midday", "midnight"], key=len, reverse=True))
+        [*_WEEKDAYS, *_RELATIVE_DAYS, *_MONTHS, *_NUMBER_WORDS, "noon", "midday", "midnight", "every", "once",
+         "twice", "thrice", "daily", "nightly", "weekly", "fortnightly", "biweekly", "monthly", "yearly", "annually"],
+        key=len, reverse=True))
     + r")\b")
-"""What any value needs (a digit, a currency sign, a capital past the first word, a day, month
-or number word): most sentences hold none and are not tokenised at all."""
+"""What any value needs (a digit, a currency sign, a capital past the first word, a day, month,
+number or frequency word): most sentences hold none and are not tokenised at all."""
 
 
 # ---------------------------------------------------------------- tokens
@@ -170,7 +174,7 @@ class Token:
         return self.kind not in ("word", "function", "punct")
 
 
-_VALUE_CLASS = {"time": "when", "day": "when", "date": "when", "year": "when", "number": "amount",
+VALUE_CLASS = {"time": "when", "day": "when", "date": "when", "year": "when", "frequency": "often", "number": "amount",
                 "money": "amount", "percent": "amount", "code": "amount", "name": "name"}
 """Kinds that may replace one another: a time for a day, a price for a plain number."""
 
@@ -271,7 +275,58 @@ def sentence_tokens(sentence: str) -> tuple[Token, ...]:
             out.append(Token(key, kind, len(out), word[:-2] if possessor else word, possessor))
         else:
             out.append(Token(raw, "punct", len(out), raw))
-    return tuple(_without_vocatives(out))
+    return tuple(_without_vocatives(_with_frequencies(out)))
+
+
+_PERIODS = {"day": 1.0, "days": 1.0, "morning": 1.0, "mornings": 1.0, "evening": 1.0, "evenings": 1.0,
+            "night": 1.0, "nights": 1.0, "week": 7.0, "weeks": 7.0, "fortnight": 14.0, "month": 30.0,
+            "months": 30.0, "year": 365.0, "years": 365.0}
+_PER_PERIOD = {"daily": ("1", 1.0), "nightly": ("1", 1.0), "weekly": ("1", 7.0), "fortnightly": ("1", 14.0),
+               "biweekly": ("1", 14.0), "monthly": ("1", 30.0), "yearly": ("1", 365.0), "annually": ("1", 365.0)}
+_TIMES = {"once": "1", "twice": "2", "thrice": "3"}
+
+
+def _frequency(count: str, days: float) -> str:
+    """One key for one rate: "every other week", "every two weeks" and "fortnightly" are one."""
+    return f"{float(count) / days:.4g}/day"
+
+
+def _with_frequencies(tokens: list[Token]) -> list[Token]:
+    """How often, read as one value: "every week", "every other day", "every two weeks", "twice a
+    month", "3 times per week", "once a fortnight", "weekly" (a "frequency" token whose key is the
+    rate per day, so that "every week" and "once a week" are the same value). "Monthly" before a
+    noun names a kind of thing ("the monthly budget"), and after an amount its unit ("1,600 euros
+    monthly"), not a rate of its own."""
+    out: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        window = [x.word for x in tokens[i:i + 4]] + ["", "", "", ""]
+        made: tuple[str, int] | None = None
+        if t.word == "every":
+            if window[1] in _PERIODS:
+                made = (_frequency("1", _PERIODS[window[1]]), 2)
+            elif window[1] == "other" and window[2] in _PERIODS:
+                made = (_frequency("1", 2 * _PERIODS[window[2]]), 3)
+            elif tokens[i + 1:i + 2] and tokens[i + 1].kind == "number" and window[2] in _PERIODS:
+                made = (_frequency("1", float(tokens[i + 1].key) * _PERIODS[window[2]]), 3)
+        elif t.word in _PER_PERIOD and not (i + 1 < len(tokens) and tokens[i + 1].kind == "word") \
+                and not (out and out[-1].kind in ("money", "number")):
+            count, days = _PER_PERIOD[t.word]  # (not "the monthly budget", nor "1,600 euros monthly")
+            made = (_frequency(count, days), 1)
+        elif t.word in _TIMES or (t.kind == "number" and window[1] == "times"):
+            count = _TIMES.get(t.word, t.key)
+            skip = 1 if t.word in _TIMES else 2
+            if window[skip] in ("a", "per", "each", "every") and window[skip + 1] in _PERIODS:
+                made = (_frequency(count, _PERIODS[window[skip + 1]]), skip + 2)
+        if made is None:
+            out.append(Token(t.key, t.kind, len(out), t.word, t.possessor))
+            i += 1
+            continue
+        key, width = made
+        out.append(Token(key, "frequency", len(out), " ".join(x.word for x in tokens[i:i + width])))
+        i += width
+    return out
 
 
 def _without_vocatives(tokens: list[Token]) -> list[Token]:
@@ -371,7 +426,7 @@ def changed_slot(old: tuple[Token, ...], new: tuple[Token, ...]) -> SlotChange |
     gained = [t for t in new if t.is_value and t.key not in old_keys]
     if not lost or not gained or not _one_span(old, lost) or not _one_span(new, gained):
         return None
-    if not {_VALUE_CLASS[t.kind] for t in lost} & {_VALUE_CLASS[t.kind] for t in gained}:
+    if not {VALUE_CLASS[t.kind] for t in lost} & {VALUE_CLASS[t.kind] for t in gained}:
         return None
     span_old = old[lost[0].position: lost[-1].position + 1]
     span_new = new[gained[0].position: gained[-1].position + 1]
@@ -429,7 +484,8 @@ def same_frame(old: tuple[Token, ...], new: tuple[Token, ...], change: SlotChang
     return WIDER_FRAME_CONFIDENCE
 
 
-def _possessors(tokens: tuple[Token, ...], change: tuple[Token, ...]) -> frozenset[str]:
+def possessors(tokens: tuple[Token, ...], change: tuple[Token, ...]) -> frozenset[str]:
+    """Who owns what the sentence speaks of ("my sister's", "Tom's"), outside a changed slot."""
     skip = {t.position for t in change}
     return frozenset(t.key for t in tokens if t.possessor and t.position not in skip)
 
@@ -481,7 +537,7 @@ def restated_with_new_value(new_text: str, old_text: str, similarity: float | No
         for old_sentence in old_sentences:
             old = sentence_tokens(old_sentence)
             change = changed_slot(old, new)
-            if change is None or _possessors(old, change.old) != _possessors(new, change.new):
+            if change is None or possessors(old, change.old) != possessors(new, change.new):
                 continue
             confidence = same_frame(old, new, change, similarity)
             if confidence > best.confidence:

@@ -1,0 +1,316 @@
+"""A change of value told as a move or a replacement, read as the plain statement it makes.
+
+"The design review has been moved to Mondays" states what "The design review is on Mondays"
+states, and says so by reporting the change. "They upped the ad budget to 1,020 euros", "the
+reading group has been handed over to Priya", "Team lunch is on Fridays rather than
+Thursdays", "Starting Monday the plan will be 6 euros": each names a thing and gives it a new
+value. The reading keeps the thing and the value and drops what only tells of the change:
+
+* the verb of the change: a past form (a word in -ed, or an irregular past participle)
+  followed, after particles ("forward", "back", "over"), by a preposition that leads to the
+  new value ("to", "for", "until", "into"; "by" before a name: "taken over by Coach Amara");
+  in the active voice ("they upped the budget to ...") what stands before the verb is the
+  one who changed it, and the thing is the object between the verb and the preposition;
+* a value given up: "rather than X", "instead of X", "in place of X", "no more X", "no longer X";
+* when the new value starts: "starting Monday", "from next month", "as of today", "going
+  forward", "effective immediately", "from here on".
+
+A relative change ("pushed back an hour", "went up by 50 euros", "moved up by two days")
+gives no value to read; the reading marks it `relative` with the amount and unit, so the caller
+can resolve it against the old value.
+
+Pure functions over text: no I/O, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from cogmem_graph.language.speakers import speaker_of, turn_body
+from cogmem_graph.language.value_slots import (
+    NO_RESTATEMENT,
+    VALUE_CLASS,
+    Restatement,
+    SlotChange,
+    Token,
+    anchor_words,
+    changed_slot,
+    possessors,
+    reports_past_event,
+    restatable_sentences,
+    sentence_tokens,
+)
+
+__all__ = ["MoveReading", "move_reading", "moved_to_new_value"]
+
+_PARTICLES = frozenset({"forward", "back", "up", "down", "over", "off", "out", "ahead", "around", "along"})
+"""Words that complete a verb of moving ("brought forward", "pushed back", "handed over")."""
+_TOWARDS = frozenset({"to", "for", "until", "till", "into", "onto"})
+"""Prepositions that lead from a verb of change to the new value."""
+_IRREGULAR_PARTICIPLES = frozenset({
+    "brought", "cut", "put", "taken", "held", "given", "made", "kept", "shut", "split", "sent", "thrown",
+    "went", "gone", "rose", "risen", "fell", "fallen", "grown", "drawn", "shrunk", "swapped"})
+"""Past forms a change is told with that the -ed rule would not read ("cut to 45 minutes",
+"put off until", "taken over by", "held in ... now")."""
+_NOT_CHANGE_VERBS = frozenset({"need", "feed", "seed", "indeed", "speed", "bed", "red", "shed", "weed", "hundred",
+                               "based", "located", "supposed", "used", "called", "named", "booked", "scheduled",
+                               "planned", "set", "capped", "expected", "priced"})
+"""Words in -ed (and forms of "set") that state a value rather than change it: "is booked for
+Saturday", "is set for June 12", "is capped at 12" restate; they do not move."""
+_AUXILIARIES = frozenset({"has", "have", "had", "been", "was", "were", "is", "are", "be", "being", "got", "gets",
+                          "get", "getting", "will", "'s", "just", "now", "finally", "officially", "also"})
+_ONSETS = ("starting", "beginning", "from", "as of", "effective", "going forward", "from now on",
+           "from here on")
+_ONSET = re.compile(r"^\s*(?:" + "|".join(re.escape(o) for o in _ONSETS) + r")\b", re.IGNORECASE)
+_ONSET_TAIL = re.compile(r"[,\s]+(?:" + "|".join(re.escape(o) for o in _ONSETS) + r")\b[^,;]{0,30}[.!]?\s*$",
+                         re.IGNORECASE)
+_GIVEN_UP = re.compile(r"\b(?:rather than|instead of|in place of)\s+(?P<old>[^,;—–]+?)(?=\s*(?:[,;—–.!]|$))"
+                       r"|^\s*(?:no more|no longer)\s+(?P<lead>[^,;—–]+?)\s*(?:[,;—–]|$)"
+                       r"|\b(?:is|are)\s+no longer\s+(?P<mid>[^,;—–]+?)\s*[,;—–]\s*(?:it'?s|they'?re|now)?",
+                       re.IGNORECASE)
+_DETERMINERS = frozenset({"the", "our", "my", "your", "their", "his", "her", "its", "this", "that", "a", "an"})
+_UNITS = {"hour": "time", "hours": "time", "minute": "time", "minutes": "time", "min": "time", "mins": "time",
+          "day": "date", "days": "date", "week": "date", "weeks": "date", "month": "date", "months": "date",
+          "euro": "money", "euros": "money", "dollar": "money", "dollars": "money", "pound": "money",
+          "pounds": "money", "percent": "percent"}
+
+
+@dataclass(frozen=True)
+class MoveReading:
+    """What a sentence that tells of a change says is now the case."""
+
+    tokens: tuple[Token, ...]
+    """The thing and its new value, as a plain statement would hold them (positions renumbered)."""
+    given_up: tuple[Token, ...] = ()
+    """Values the sentence names as left behind ("rather than Thursdays")."""
+    relative: str = ""
+    """A change by an amount ("an hour later") rather than to a value: the amount and unit."""
+    moved: bool = False
+    """A verb of change was read (not only an onset or a given-up value)."""
+
+
+def _is_change_verb(word: str) -> bool:
+    if word in _NOT_CHANGE_VERBS:
+        return False
+    return word in _IRREGULAR_PARTICIPLES or (word.endswith("ed") and len(word) > 4)
+
+
+def _renumbered(tokens: list[Token]) -> tuple[Token, ...]:
+    return tuple(Token(t.key, t.kind, i, t.word, t.possessor) for i, t in enumerate(tokens))
+
+
+def _strip_onset(text: str) -> tuple[str, bool]:
+    """The sentence without a leading or trailing "starting Monday", "from next month", ..."""
+    found = False
+    m = _ONSET.match(text)
+    if m:
+        rest = text[m.end():]
+        comma = rest.find(",")
+        words = rest.split()
+        if 0 <= comma < 40:
+            text, found = rest[comma + 1:], True
+        else:  # "Starting Monday the plan ...": up to the determiner that opens the subject
+            for i, w in enumerate(words[:5]):
+                if w.lower() in _DETERMINERS and i > 0:
+                    text, found = " ".join(words[i:]), True
+                    break
+    tail = _ONSET_TAIL.search(text)
+    if tail:
+        text, found = text[:tail.start()] + ".", True
+    return text, found
+
+
+def _strip_given_up(text: str) -> tuple[str, tuple[Token, ...]]:
+    given: list[Token] = []
+    while m := _GIVEN_UP.search(text):
+        old = m.group("old") or m.group("lead") or m.group("mid") or ""
+        given += [t for t in sentence_tokens("It is " + old) if t.is_value]
+        if m.group("mid") is not None:
+            text = text[:m.start()] + " is " + text[m.end():]
+        else:
+            text = text[:m.start()] + " " + text[m.end():]
+    return text, tuple(given)
+
+
+def _relative(tokens: tuple[Token, ...], start: int) -> str:
+    """"an hour", "by two days", "50 euros" right after a verb of change: the amount and unit."""
+    rest = [t for t in tokens[start:start + 5] if t.word not in ("by", "a", "an", "another", "the")]
+    if len(rest) >= 1 and rest[0].kind == "money":
+        return f"{rest[0].key} money"
+    if len(rest) >= 1 and rest[0].word in _UNITS:
+        return f"1 {rest[0].word}"
+    if len(rest) >= 2 and rest[0].kind == "number" and rest[1].word in _UNITS:
+        return f"{rest[0].key} {rest[1].word}"
+    return ""
+
+
+def _moved(tokens: tuple[Token, ...]) -> MoveReading | None:
+    """The thing and the value of "<thing> <aux> <verb> <particles> <to> <value>" or
+    "<agent> <verb> <thing> <particles> <to> <value>"."""
+    for v, verb in enumerate(tokens):
+        if verb.kind != "word" or not _is_change_verb(verb.word):
+            continue
+        j = v + 1
+        while j < len(tokens) and tokens[j].word in _PARTICLES:
+            j += 1
+        obj_start = j
+        while j < len(tokens) and tokens[j].word not in _TOWARDS and tokens[j].word != "by" \
+                and tokens[j].kind != "punct" and j - obj_start < 6:
+            j += 1
+        obj = [t for t in tokens[obj_start:j] if t.word not in _PARTICLES]
+        before = [t for t in tokens[:v] if t.word not in _AUXILIARIES]
+        if j < len(tokens) and tokens[j].word == "by":
+            after = tokens[j + 1:]
+            if after and after[0].kind == "name":  # "taken over by Coach Amara"
+                return MoveReading(_renumbered([*before, *after]), moved=True)
+            relative = _relative(tokens, j)
+            if relative and not obj:
+                return MoveReading(_renumbered(before), relative=relative, moved=True)
+            continue
+        if j >= len(tokens) or tokens[j].word not in _TOWARDS:
+            relative = _relative(tokens, v + 1 + sum(1 for t in tokens[v + 1:v + 3] if t.word in _PARTICLES))
+            if relative:
+                return MoveReading(_renumbered(before), relative=relative, moved=True)
+            continue
+        value = [t for t in tokens[j + 1:] if t.kind != "punct" or t.key == ","]
+        if not any(t.is_value or t.kind == "word" for t in value[:4]):
+            continue  # "moved to it", "changed to that": no value to read
+        thing = obj if obj and any(t.kind in ("word", "name") for t in obj) else before
+        return MoveReading(_renumbered([*thing, *value]), moved=True)
+    return None
+
+
+@lru_cache(maxsize=8_192)
+def move_reading(sentence: str) -> MoveReading | None:
+    """The plain statement a sentence telling of a change makes, or None when it tells of none."""
+    text = sentence.replace("\u2019", "'")
+    text, onset = _strip_onset(text)
+    text, given_up = _strip_given_up(text)
+    tokens = sentence_tokens(text.replace("—", ",").replace("–", ","))
+    moved = _moved(tokens)
+    if moved is not None:
+        return MoveReading(moved.tokens, given_up, moved.relative, True)
+    if onset or given_up:
+        return MoveReading(tokens, given_up)
+    return None
+
+
+# ---------------------------------------------------------------- the verdict
+
+MOVED_CONFIDENCE = 0.75
+"""A change told of the very thing the older sentence states a value for."""
+MOVED_LOOSE_CONFIDENCE = 0.6
+"""... where the older sentence says one word more (its verb: "Tomás *leads* the group")."""
+LOOSE_SIMILARITY = 0.7
+"""Embedding similarity from which the thing may be named with one word more or less on each side."""
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?;])\s+|\n+", turn_body(text)) if s.strip()]
+
+
+def _value_classes(tokens: tuple[Token, ...] | list[Token]) -> set[str]:
+    return {VALUE_CLASS[t.kind] for t in tokens if t.is_value}
+
+
+def _relative_fits(relative: str, old_values: list[Token]) -> bool:
+    unit = relative.split()[-1]
+    wanted = {"time": {"time", "day", "date"}, "date": {"date", "day"}, "money": {"money", "number"},
+              "percent": {"percent"}}.get(_UNITS.get(unit, unit), set())
+    return any(t.kind in wanted for t in old_values)
+
+
+def moved_to_new_value(new_text: str, old_text: str, similarity: float | None = None) -> Restatement:
+    """The strongest sentence pair in which `new_text` tells of a change of the value an
+    older sentence of `old_text` states (see the module's reading); `NO_RESTATEMENT` when none
+    does. The thing must be the same: every content word the reading keeps is in the older
+    sentence, which says at most one word more (its verb) besides its value."""
+    if speaker_of(new_text) != speaker_of(old_text):
+        return NO_RESTATEMENT
+    old_sentences = _stating_sentences(old_text)
+    if not old_sentences:
+        return NO_RESTATEMENT
+    best = NO_RESTATEMENT
+    for new_sentence in _sentences(new_text):
+        if new_sentence.rstrip().endswith("?"):
+            continue
+        reading = move_reading(new_sentence)
+        if reading is None:
+            continue
+        for old_sentence in old_sentences:
+            found = _judge(reading, sentence_tokens(old_sentence), similarity)
+            if found.confidence > best.confidence:
+                best = found
+    return best
+
+
+@lru_cache(maxsize=8_192)
+def _stating_sentences(text: str) -> tuple[str, ...]:
+    """The sentences of a text that state something that can change: those that state a value
+    (`restatable_sentences`), and states with no value token ("the concert is in the town
+    hall"): not questions, past events or denials."""
+    valued = set(restatable_sentences(text))
+    out = []
+    for sentence in _sentences(text):
+        if sentence in valued:
+            out.append(sentence)
+            continue
+        tokens = sentence_tokens(sentence)
+        if not sentence.rstrip().endswith("?") and not reports_past_event(tokens) and len(anchor_words(tokens)) >= 2 \
+                and not any(t.word in ("not", "no", "never") or t.word.endswith("n't") for t in tokens):
+            out.append(sentence)
+    return tuple(out)
+
+
+def _judge(reading: MoveReading, old: tuple[Token, ...], similarity: float | None) -> Restatement:
+    old = _renumbered([t for t in old if t.word not in _NOT_CHANGE_VERBS])  # "is booked for Saturday"
+    if reading.relative:
+        values = [t for t in old if t.is_value]
+        thing = anchor_words(reading.tokens)
+        confidence = _same_thing(thing, anchor_words(old, tuple(values)), similarity)
+        if confidence and _relative_fits(reading.relative, values):
+            return Restatement(confidence, " ".join(t.word for t in values), reading.relative)
+        return NO_RESTATEMENT
+    new = _renumbered([t for t in reading.tokens if t.word not in _NOT_CHANGE_VERBS])
+    change = changed_slot(old, new) or _place_changed(old, new)
+    if change is None or possessors(old, change.old) != possessors(new, change.new):
+        return NO_RESTATEMENT
+    confidence = _same_thing(anchor_words(new, change.new), anchor_words(old, change.old), similarity)
+    if not confidence:
+        return NO_RESTATEMENT
+    return Restatement(confidence, " ".join(t.word for t in change.old), " ".join(t.word for t in change.new))
+
+
+_PLACE_PREPOSITIONS = frozenset({"in", "at"})
+
+
+def _place_changed(old: tuple[Token, ...], new: tuple[Token, ...]) -> SlotChange | None:
+    """A place written in lower case ("is in the town hall" -> "moved to St Mary's Church"): no
+    value token marks it, so the older sentence's last "in"/"at" phrase is taken as its value
+    when the newer one's value is a name or a phrase of words at the end."""
+    cut = max((t.position for t in old if t.word in _PLACE_PREPOSITIONS), default=-1)
+    if cut < 0:
+        return None
+    place = tuple(t for t in old[cut + 1:] if t.kind in ("word", "name"))
+    if not place or any(t.is_value for t in old):
+        return None
+    gained = tuple(t for t in new if t.kind == "name" and t.key not in {o.key for o in old})
+    return SlotChange(place, gained) if gained else None
+
+
+def _same_thing(thing: frozenset[str], own: frozenset[str], similarity: float | None) -> float:
+    """How sure the reading's thing is the one the older sentence gives a value for: its words
+    are the older sentence's (which may say one word more: its verb); or, when the texts are
+    close (`LOOSE_SIMILARITY`), they share at least two words and each says at most one the
+    other does not ("the shuttle *fare* was hiked" / "the shuttle *costs*")."""
+    if not thing:
+        return 0.0
+    if thing <= own and len(own - thing) <= 1 and (len(thing) >= 2 or own == thing):
+        return MOVED_CONFIDENCE if own == thing else MOVED_LOOSE_CONFIDENCE
+    shared = thing & own
+    if similarity is not None and similarity >= LOOSE_SIMILARITY and len(shared) >= 2 \
+            and len(thing - own) <= 1 and len(own - thing) <= 1:
+        return MOVED_LOOSE_CONFIDENCE
+    return 0.0
