@@ -45,6 +45,7 @@ from cogmem_graph.config.mechanisms import (
     TemporalGistConfig,
 )
 from cogmem_graph.language.common_words import COMMON_WORDS
+from cogmem_graph.language.memory_kind import durable_sentences, fact_sentences
 from cogmem_graph.model import MemoryTrace, MemoryType, Mood, check_text, content_hash
 from cogmem_graph.text import word_tokens
 
@@ -402,16 +403,23 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 
 
 def extractive_gist(text: str, max_words: int = 30, max_keywords: int = 5) -> str:
-    """Offline gist: the first sentence (at most `max_words` words) plus the content words
-    of the rest that say most: the most frequent, and among equals the less common English
-    words first ("pottery" before "class"); contractions and words under three letters
-    ("that's", "up") say nothing and are left out. Returns the text itself when that would
-    not be shorter, since a gist that is longer than the original saves nothing."""
+    """Offline gist: the first sentence (at most `max_words` words), every later sentence that
+    carries a fact of its own (`language.memory_kind.fact_sentences`: a gist never drops what
+    the user told in passing, "... Oh, my gym locker is number 38."), and the content words of
+    the rest that say most: the most frequent, and among equals the less common English words
+    first ("pottery" before "class"); contractions and words under three letters ("that's",
+    "up") say nothing and are left out. Returns the text itself when that would not be
+    shorter, since a gist that is longer than the original saves nothing."""
     flat = " ".join(text.split())
     sentences = _SENTENCE_END.split(flat)
     words = sentences[0].split()
     gist = " ".join(words[:max_words]) + ("…" if len(words) > max_words else "")
-    rest = " ".join(sentences[1:] + ([" ".join(words[max_words:])] if len(words) > max_words else []))
+    facts = set(fact_sentences(" ".join(sentences[1:]))) if len(sentences) > 1 else set()
+    kept = [s for s in sentences[1:] if any(f in s for f in facts)]
+    if kept:
+        gist = " ".join([gist, *kept])
+    rest = " ".join([s for s in sentences[1:] if s not in kept]
+                    + ([" ".join(words[max_words:])] if len(words) > max_words else []))
     if rest and max_keywords > 0:
         have = set(word_tokens(gist))
         counts = Counter(w for w in word_tokens(rest)
@@ -421,6 +429,16 @@ def extractive_gist(text: str, max_words: int = 30, max_keywords: int = 5) -> st
         if keywords:
             gist += " (also: " + ", ".join(keywords) + ")"
     return gist if len(gist) < len(flat) else flat
+
+
+def kept_facts(original: str, gist: str) -> str:
+    """A gist with every durable sentence of the original added where the gist lost it (an
+    LLM's summary may drop "my locker is number 38"): nothing the user told of themselves is
+    summarised away. (The extractive gist keeps every sentence that carries a fact, as it cannot
+    tell which an anecdote needs; an LLM's summary is trusted with the anecdote's.)"""
+    lowered = " ".join(gist.split()).casefold()
+    lost = [s for s in durable_sentences(original) if " ".join(s.split()).casefold() not in lowered]
+    return " ".join([gist, *lost]) if lost else gist
 
 
 def is_gist_eligible(trace: MemoryTrace, config: TemporalGistConfig, now_ms: int) -> bool:
@@ -468,8 +486,7 @@ def gist_trace(
         return trace
     original = trace.content
     gist = (compress(original) if compress is not None else "").strip()
-    if not gist:
-        gist = extractive_gist(original, config.max_gist_words)
+    gist = kept_facts(original, gist) if gist else extractive_gist(original, config.max_gist_words)
     check_text(gist, "gist", allow_empty=False)
     if config.preserve_entities:
         lowered_gist, lowered_original = gist.casefold(), original.casefold()

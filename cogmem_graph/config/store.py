@@ -52,6 +52,13 @@ class WritePathConfig(_Config):
         "with its own vector plus a share of the previous turn's index vector, so a reply is found by what it "
         "answers; near-duplicate and interference checks use the memory's own vector",
     )
+    durable_sentence_vectors: bool = Field(
+        True,
+        description="with sentence_vectors, a sentence that states something durable (language.memory_kind."
+        "durable_sentences: an identity, preference, instruction or plan) inside a longer memory gets the vector "
+        "of its own words (one further embedding pass over those sentences) instead of one pooled from the whole "
+        "text, so a fact said in passing is found by a question about it (benchmarks/said_in_passing.py)",
+    )
     sentence_vectors: bool = Field(
         True,
         description="each memory is indexed with a vector per sentence too (language.sentences), from the same "

@@ -19,6 +19,7 @@ from functools import lru_cache
 
 from cogmem_graph.config.retention import RetentionConfig
 from cogmem_graph.language.caseless import Caseless
+from cogmem_graph.language.sentences import sentence_spans
 from cogmem_graph.language.speakers import turn_body
 from cogmem_graph.model import MemoryCategory
 
@@ -72,9 +73,11 @@ _LIFE_FACTS = Caseless(
     r"fish|chickens|hens)\b|\b(?:our|my) (?:animals|pets)\b|"
     # health
     r"\bdiagnosed with\b|\ballerg(?:ic|y|ies)\b|\bepipen\b|\binhaler\b|\binsulin\b|\bmy (?:gp|medication|meds|"
-    r"prescription|condition|diagnosis|surgeon|physio|therapist)\b|\bi (?:get|have|suffer from|had)\s+(?:\w+\s+)?"
+    r"prescription|condition|diagnosis|surgeon|physio|therapist)\b|"
+    r"\bi(?:'ve| have)? (?:get|have|suffer from|had)\s+(?:\w+\s+)?"
     r"(?:migraines?|migranes?|asthma|diabetes|epilepsy|eczema|arthritis|celiac|coeliac|crohn's|adhd|depression|"
-    r"anxiety)\b|\bi(?:'m| am) (?:quite |very |a bit |slightly )?(?:short-sighted|long-sighted|colou?r-?blind|deaf|"
+    r"anxiety)\b|\b(?:i'm|i am|being) (?:quite |very |a bit |slightly )?"
+    r"(?:short-sighted|long-sighted|colou?r-?blind|deaf|"
     r"hard of hearing|celiac|coeliac|lactose intolerant|epileptic|asthmatic)\b|"
     # home and places
     r"\b(?:we|i) (?:live|grew up|were raised|was raised)\b|\bmy (?:hometown|home town|house|flat|apartment)\b|"
@@ -92,6 +95,25 @@ _LIFE_FACTS = Caseless(
     r"boss|colleagues?|office|shift|contract)\b")
 """What matters about the user's own life, by domain: animals they keep, health, home, belongings,
 accounts, dates, work. Such statements are identity facts however they are phrased."""
+_OWN_VALUE = re.compile(
+    # "my locker there is number 57", "our car's a grey Skoda", "my username is grit_and_gravel"
+    r"\b(?i:my|our)\s+(?:[\w-]+\s+){0,3}?[\w-]+(?:\s+(?i:is|are)\s+|'s\s+|'re\s+)(?:[\w'-]+\s+){0,5}?"
+    r"(?:[A-Z][\w'-]*[a-z]|[\w-]*\d[\w-]*|[a-z]+_[\w]+)\b"
+    # "Brenda, my mother-in-law, ...", "Biscuit, our greyhound, ..."
+    r"|\b[A-Z][a-z]+,\s+(?i:my|our)\s+(?:[\w-]+\s+){0,2}?[\w-]+,"
+    # "I've been on levothyroxine", "I'm on ferrous fumarate": a treatment the user takes
+    r"|\b(?i:i've been|i have been|i'm|i am)\s+on\s+(?!(?i:the|a|an|my|our|it|that|this|my|holiday|leave|call|"
+    r"time|site|board|track|way|foot|top)\b)[a-z]{4,}")
+"""What the user states about their own things by giving its value: a possession or account
+("my X is <a name, a number, a code>"), a relation named beside its name ("Brenda, my
+mother-in-law,"), a treatment they are on. Such a statement is an identity fact however
+casually it is made."""
+_HABIT = Caseless(
+    r"\b(?:i|we)\s+(?:always|never|usually|normally|only|tend to)\s+(?!know|remember|forget|thought|think)\w+|"
+    r"\bthe only\s+(?:[\w-]+\s+){0,2}?(?:i|we)\b|\bis (?:my|our) (?:usual|go-to|regular|default|staple)\b|"
+    r"\b(?:a hard no|not for me|off limits|a no-go|can'?t bear|can'?t abide)\b")
+"""A habit or a standing choice of the user's ("when I fly I always go for an aisle seat", "Rioja's
+the only red I buy", "a cortado is my usual", "horror is a hard no for me"): a preference."""
 _INSTRUCTION = Caseless(
     r"(?:^|[.!?]\s+|,\s*)(?:please\s+|pls\s+)?(?:always|never|don'?t|do not|stop|avoid)\s+"
     r"(?!worry|mind|forget\b|give up|hesitate|be\b|let\b|feel\b|have\b|had\b)\w+[^.!?]*?\b(?:me|my)\b|"
@@ -150,8 +172,10 @@ def memory_category(text: str, density: int, config: RetentionConfig | None = No
         return MemoryCategory.CORRECTION
     if _IDENTITY.search(body) or _NAMED_RELATION.search(body) or _LIFE_FACTS.search(body):
         return MemoryCategory.IDENTITY
-    if _PREFERENCE.search(body) or _INSTRUCTION.search(body):
+    if _PREFERENCE.search(body) or _INSTRUCTION.search(body) or _HABIT.search(body):
         return MemoryCategory.PREFERENCE
+    if _OWN_VALUE.search(body):
+        return MemoryCategory.IDENTITY
     if _COMMITMENT.search(body):
         return MemoryCategory.COMMITMENT
     if density >= cfg.fact_density:
@@ -181,3 +205,38 @@ def carries_different_facts(text_a: str, text_b: str) -> bool:
     the sentences, they state different facts, and neither may stand for the other."""
     a, b = value_tokens(text_a), value_tokens(text_b)
     return (bool(a) or bool(b)) and a != b
+
+
+_NAME = re.compile(r"(?<=[\w,;:)]\s)[A-Z][\w'-]+")
+"""A capitalised word past the first of a sentence: a name, as the write path's entities count one."""
+
+
+DURABLE_CATEGORIES = frozenset({MemoryCategory.IDENTITY, MemoryCategory.PREFERENCE, MemoryCategory.CORRECTION,
+                                MemoryCategory.COMMITMENT})
+"""What a user tells about themselves, their wishes, corrections and plans: kept however it is said."""
+
+
+def fact_sentences(text: str, config: RetentionConfig | None = None) -> list[str]:
+    """The sentences of a text that each, read alone, carry something: durable (see
+    `durable_sentences`) or dense enough to state a fact (names, numbers, dates)."""
+    out = []
+    for start, end in sentence_spans(text):
+        sentence = text[start:end]
+        names = len(set(_NAME.findall(sentence)))
+        if memory_category(sentence, information_density(sentence, names), config) != MemoryCategory.OTHER:
+            out.append(sentence)
+    return out
+
+
+def durable_sentences(text: str, config: RetentionConfig | None = None) -> list[str]:
+    """The sentences of a text that each, read alone, state something durable: an identity
+    fact, a preference or instruction, a correction, a plan ("Long day. By the way, my gym
+    locker is number 38." holds one, the second). A sentence that is merely dense (names and
+    dates of an anecdote) is not one."""
+    out = []
+    for start, end in sentence_spans(text):
+        sentence = text[start:end]
+        names = len(set(_NAME.findall(sentence)))
+        if memory_category(sentence, information_density(sentence, names), config) in DURABLE_CATEGORIES:
+            out.append(sentence)
+    return out

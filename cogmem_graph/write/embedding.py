@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cogmem_graph.language.memory_kind import durable_sentences
 from cogmem_graph.language.sentences import sentence_spans
 from cogmem_graph.providers.embedders import embed_with_sentences, gives_sentences
 
@@ -18,4 +19,29 @@ def embed_memories(ctx: MemoryContext, texts: list[str]) -> tuple[list[list[floa
     sentences' vectors (else None)."""
     if not (ctx.config.write.sentence_vectors and gives_sentences(ctx.embedder)):
         return ctx.embedder.embed(texts), None  # (no sentence spans to find: nothing would take them)
-    return embed_with_sentences(ctx.embedder, texts, [sentence_spans(t) for t in texts])
+    spans = [sentence_spans(t) for t in texts]
+    vectors, sentences = embed_with_sentences(ctx.embedder, texts, spans)
+    if sentences is not None and ctx.config.write.durable_sentence_vectors:
+        embed_durable_sentences_alone(ctx, texts, spans, sentences)
+    return vectors, sentences
+
+
+def embed_durable_sentences_alone(ctx: MemoryContext, texts: list[str], spans: list[list[tuple[int, int]]],
+                                  sentences: list[list[list[float]]]) -> None:
+    """Give each durable sentence of a longer text ("Long day. Oh, my gym locker is number
+    38.") the vector of its own words, in place of the one pooled from the whole text's pass:
+    pooled, the small talk around it seeps into it, and a question about the locker matches
+    the sentence alone better. One further pass over those sentences only."""
+    where: list[tuple[int, int]] = []
+    said: list[str] = []
+    for i, (text, text_spans) in enumerate(zip(texts, spans, strict=True)):
+        if len(text_spans) < 2:
+            continue
+        durable = set(durable_sentences(text, ctx.config.retention))
+        for j, (a, b) in enumerate(text_spans):
+            if text[a:b] in durable and j < len(sentences[i]):
+                where.append((i, j))
+                said.append(text[a:b])
+    if said:
+        for (i, j), vector in zip(where, ctx.embedder.embed(said), strict=True):
+            sentences[i][j] = vector
