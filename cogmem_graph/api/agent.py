@@ -659,11 +659,13 @@ class AgentMemory:
 
     def _replacements(self, shown: Sequence[MemoryTrace], on_mind: Sequence[str]) -> dict[str, MemoryTrace]:
         """The newest memory that replaces each shown (or held in mind) one, where one does:
-        one read of the replacements, one more for those the prompt does not show."""
+        one read of the replacements, one more for those the prompt does not show; and among
+        the shown, a statement a newer shown one contradicts though no edge says so."""
         from cogmem_graph.retrieval import read_path
 
         known = {t.id: t for t in shown}
         pairs = read_path.newer_versions(self.context(), [*known, *on_mind])
+        pairs += read_path.replaced_in_view(self.context(), shown, pairs)
         missing = [new for _, new in pairs if new not in known]
         if missing:
             known.update({t.id: t for t in self.store.graph.get_traces(missing, self.visible_scope_keys)})

@@ -29,6 +29,7 @@ Pure functions: no I/O, no model. Restating the same value ("I moved to Berlin"
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
@@ -901,3 +902,24 @@ def restatement_queries(text: str) -> tuple[str, ...]:
 def contradicts(new_text: str, old_text: str, similarity: float | None = None) -> float:
     """Confidence in [0, 1] that `new_text` contradicts `old_text` (0: no sign of it)."""
     return detect_contradiction(new_text, old_text, similarity).confidence
+
+
+READ_OVERLAP = 0.25
+"""Share of content words two memories must have in common before the read path judges them
+(`replaced_among`): most pairs of a retrieval share none, and are not read further."""
+
+
+def replaced_among(memories: Sequence[tuple[str, str]], min_confidence: float) -> list[tuple[str, str]]:
+    """(older id, newer id) for each pair of `memories` ((id, text), oldest first) in which the
+    newer text contradicts the older at least `min_confidence`: the read path's own check, for
+    statements whose write missed each other (told in another batch, or not among each other's
+    nearest neighbours)."""
+    words = [_content_words(text) for _, text in memories]
+    out = []
+    for j in range(1, len(memories)):
+        for i in range(j):
+            if _jaccard(words[i], words[j]) < READ_OVERLAP:
+                continue
+            if contradicts(memories[j][1], memories[i][1]) >= min_confidence:
+                out.append((memories[i][0], memories[j][0]))
+    return out

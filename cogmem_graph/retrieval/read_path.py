@@ -57,6 +57,7 @@ from cogmem_graph.filters import (
 )
 from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import AccessUpdate, CausalNeighbour, Later, TraceVitals
+from cogmem_graph.language.contradiction import replaced_among
 from cogmem_graph.language.entities import extract_entities
 from cogmem_graph.language.memory_kind import tells_of_what_is_ahead
 from cogmem_graph.language.query_gate import skips_retrieval
@@ -385,7 +386,7 @@ def _ranked(ctx: MemoryContext, ask: _Ask, route: IntentRoute, found: _Found, no
     if boosts:
         scores = _boost_categories(ranked, scores, boosts)
     if versions:
-        scores = _current_first(ranked, scores, versions, ctx.config.retrieval.current_first_margin)
+        scores = _current_first([v.id for v in ranked], scores, versions, ctx.config.retrieval.current_first_margin)
     scored = [
         (_Candidate(v, score, table, i, found.sources[v.id]), RecallKind.TIP_OF_TONGUE if tot else RecallKind.RECALLED)
         for i, (v, score, tot) in enumerate(zip(ranked, scores, tip_of_tongue, strict=True))
@@ -427,6 +428,8 @@ def _select(ctx: MemoryContext, ask: _Ask, plan: QueryPlan, found: _Found, score
     )
     traces = {t.id: t for t in loading()}
     recalled = [c.scored(traces[c.vitals.id]) for c in best if c.vitals.id in traces]
+    if ctx.config.retrieval.current_facts_first and ask.when == NOW and not found.history:
+        recalled = _newer_statement_first(ctx, recalled)
     partial = [c.scored(traces[c.vitals.id]) for c in almost if c.vitals.id in traces]
     if record_access and recalled:
         competitors = [(traces[tid], cosine[tid]) for tid in competitor_ids if tid in traces]
@@ -583,7 +586,7 @@ def _reweigh_head(
 
     head = [(replace(c, score=c.score * factor(c.vitals.id)), kind) for c, kind in head]
     if versions:  # a replaced memory stays below its newer version whatever the rules did
-        kept = _current_first([c.vitals for c, _ in head], [c.score for c, _ in head], list(versions),
+        kept = _current_first([c.vitals.id for c, _ in head], [c.score for c, _ in head], list(versions),
                               ctx.config.retrieval.current_first_margin)
         head = [(replace(c, score=score), kind) for (c, kind), score in zip(head, kept, strict=True)]
     head.sort(key=lambda pair: (-pair[0].score, pair[0].vitals.id))
@@ -698,12 +701,37 @@ def _validity_filter(ctx: MemoryContext, when: When, now: int, *, current_only: 
     return lambda v: v.id in replaced or not expired(v.valid_until, now)
 
 
-def _current_first(ranked: list[TraceVitals], scores: list[float],
-                   versions: list[tuple[str, str]], margin: float) -> list[float]:
+def _newer_statement_first(ctx: MemoryContext, recalled: list[ScoredTrace]) -> list[ScoredTrace]:
+    """Among what is returned, a statement that a newer one contradicts ranks below it even
+    when no edge says so (the write path did not see the two together): the same rule the
+    write path applies (`language.contradiction.replaced_among`), read from the texts at hand."""
+    pairs = replaced_in_view(ctx, [s.trace for s in recalled])
+    if not pairs:
+        return recalled
+    scores = _current_first([s.trace.id for s in recalled], [s.score for s in recalled], pairs,
+                            ctx.config.retrieval.current_first_margin)
+    out = [replace(s, score=score) for s, score in zip(recalled, scores, strict=True)]
+    return sorted(out, key=lambda s: (-s.score, s.trace.id))
+
+
+def replaced_in_view(ctx: MemoryContext, shown: Sequence[MemoryTrace],
+                     known: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str]]:
+    """(older id, newer id) among memories shown together where the newer contradicts the older
+    and no edge (`known`) says so yet: what a prompt marks outdated though the write path missed it."""
+    if not ctx.config.retrieval.current_facts_first:
+        return []
+    oldest_first = sorted(shown, key=lambda t: (t.created_at, t.recorded_at, t.id))
+    have = set(known)
+    return [pair for pair in replaced_among([(t.id, t.content) for t in oldest_first],
+                                            ctx.config.write.contradiction_min_confidence) if pair not in have]
+
+
+def _current_first(ranked: Sequence[str], scores: list[float],
+                   versions: Sequence[tuple[str, str]], margin: float) -> list[float]:
     """Each memory scores at least `margin` (relative) below its newer version (chains settle
     in a few passes), so the current fact comes first and the one it replaced stays reachable
     after it."""
-    index = {v.id: i for i, v in enumerate(ranked)}
+    index = {tid: i for i, tid in enumerate(ranked)}
     pairs = [(index[o], index[n]) for o, n in versions if o in index and n in index and o != n]
     both_ways = set(pairs)
     pairs = [(o, n) for o, n in pairs if (n, o) not in both_ways]  # each replaces the other: neither is sure
