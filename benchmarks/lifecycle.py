@@ -27,6 +27,13 @@ with `consolidate()` every night; each fact is asked once at the end through the
 Knowledge updates: facts and their later corrections in several wordings, consolidation
 nightly; a hit is the correction ranked first, for an honest agent and for default traits.
 
+Facts in passing (`said_in_passing.py`): facts said inside a turn about something else, over
+four months of daily conversation with nightly consolidation; a hit is the turn in the top 5
+at the end. Changes (`value_changes.py`): a value changed ten days after it was stated
+("moved to Mondays", "upped to 1,020", ...); a hit is the change ranked first with the older
+statement marked outdated in the prompt (or left out), and different things both kept. Each
+reported per half of its own split.
+
 Presets: `default` (the library's defaults) and `reference` (the references' literal
 parameters, `CogmemConfig.reference_preset()`), side by side.
 
@@ -576,6 +583,21 @@ def scenario_table(durable: dict, updates: dict) -> Table:
     return table
 
 
+def said_table(passing: dict, changes: dict) -> Table:
+    table = Table(title="Facts said in passing (hit: in the top 5 months later) and changes of value (hit: the "
+                        "change first, the older statement marked outdated)")
+    table.add_column("preset")
+    for name in ("passing tune", "passing confirm", "changes tune", "changes confirm", "changes holdout",
+                 "different things kept"):
+        table.add_column(name, justify="right")
+    for preset in dict.fromkeys([*passing, *changes]):
+        p, c = passing.get(preset, {}), changes.get(preset, {})
+        table.add_row(preset, p.get("by_half", {}).get("tune", "-"), p.get("by_half", {}).get("confirm", "-"),
+                      *(c.get("by_half", {}).get(h, "-") for h in ("tune", "confirm", "holdout")),
+                      f"{c['distinct']['hits']}/{c['distinct']['n']}" if c else "-")
+    return table
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -586,7 +608,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--durable-days", type=int, default=180)
     parser.add_argument("--filler-per-day", type=int, default=12)
     parser.add_argument("--skip", default="", help="comma-separated parts to skip: locomo (all of it), "
-                        "static (static and use), life, durable, updates")
+                        "static (static and use), life, durable, updates, passing, changes")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--graphs", default=EMBEDDED,
                         help=f"comma-separated graph engines, each measured in turn: {EMBEDDED} (FalkorDB under "
@@ -605,6 +627,10 @@ def main(argv: list[str] | None = None) -> dict:
     rows: dict[str, Recall] = {}
     durable: dict[str, dict] = {}
     updates: dict[str, dict] = {}
+    passing: dict[str, dict] = {}
+    changes: dict[str, dict] = {}
+    from said_in_passing import run_passing  # (they import this module's helpers)
+    from value_changes import run_value_changes
     with Progress(console=console, transient=True) as progress:
         for graph in graphs:
             on = engine_label(graph)
@@ -623,6 +649,12 @@ def main(argv: list[str] | None = None) -> dict:
                 if "updates" not in skip:
                     updates[preset + on] = {h: run_updates(args.embedder, preset, h, progress, graph)
                                             for h in (0.9, 0.5)}
+                if "passing" not in skip:
+                    passing[preset + on] = run_passing(conversations, args.embedder, preset, args.durable_days,
+                                                       args.durable_days * 2 // 3, args.filler_per_day, args.seed,
+                                                       progress, graph)
+                if "changes" not in skip:
+                    changes[preset + on] = run_value_changes(args.embedder, preset, progress, graph)
     console.print(f"embedder {args.embedder}; presets {', '.join(presets)}; graphs {', '.join(graphs)}")
     if rows:
         console.print(locomo_table(rows))
@@ -639,13 +671,22 @@ def main(argv: list[str] | None = None) -> dict:
             for honesty, result in updates.get(preset, {}).items():
                 for miss in result["misses"]:
                     console.print(f"  {preset}: honesty {honesty}: update missed: {miss}")
+    if passing or changes:
+        console.print(said_table(passing, changes))
+        for preset in dict.fromkeys([*passing, *changes]):
+            for miss in passing.get(preset, {}).get("misses", []):
+                console.print(f"  {preset}: fact in passing missed: {miss}", markup=False)
+            for miss in changes.get(preset, {}).get("misses", []):
+                console.print(f"  {preset}: change missed: {miss}", markup=False)
+            for miss in changes.get(preset, {}).get("distinct_misses", []):
+                console.print(f"  {preset}: different things not kept: {miss}", markup=False)
     return {"locomo": {name: {k: r.mean("overall", k) for k in KS} for name, r in rows.items()},
             "locomo_halves": {name: {half: {c: {str(key): r.mean(c, key, half) for key in (*KS, ALL_AT_10)}
                                             for c in r.by_half.get(half, {})}
                                      for half in HALVES if half in r.by_half}
                               for name, r in rows.items()},
             "life_counts": {name: r.counts for name, r in rows.items() if r.counts},
-            "durable": durable, "updates": updates}
+            "durable": durable, "updates": updates, "passing": passing, "changes": changes}
 
 
 if __name__ == "__main__":
