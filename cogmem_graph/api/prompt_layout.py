@@ -1,5 +1,6 @@
 """The prompt's layout: which retrieved memory goes in which section, once, in which order,
-with which note ("outdated: replaced on … by the line above"). It reads nothing: the agent
+with which note ("outdated: replaced on … by the line above", "now 4 pm" beside a change told
+relatively). It reads nothing: the agent
 handle gives it the memories, their replacements and the clock's time."""
 
 from __future__ import annotations
@@ -27,6 +28,14 @@ def _day(ms: int) -> str:
 
 def _same_text(text: str) -> str:
     return " ".join(text.split()).casefold()
+
+
+def _comes_to(new: MemoryTrace, olds: Sequence[ScoredTrace]) -> str | None:
+    """What a relative change ("pushed back an hour") comes to against the statement it
+    replaced, shown with it ("now 4 pm"); None when it gives its value itself."""
+    from cogmem_graph.language.value_moves import resolved_value
+
+    return resolved_value(new.content, olds[0].trace.content) if olds else None
 
 
 class PromptLayout:
@@ -93,8 +102,9 @@ class PromptLayout:
     def _place(self, scored: ScoredTrace, out: list[PromptItem], above: str | None = None) -> None:
         """The memory, then what it replaced (and what those replaced), in rank order: the first
         is the line right below its replacement, later ones quote it."""
-        out.append(self._item(scored, above))
-        for n, old in enumerate(self.after.get(scored.trace.id, ())):
+        olds = self.after.get(scored.trace.id, ())
+        out.append(self._item(scored, above, comes_to=_comes_to(scored.trace, olds)))
+        for n, old in enumerate(olds):
             self._place(old, out, above=scored.trace.id if n == 0 else None)
 
     def _note(self, trace_id: str, valid_until: int | None, above: str | None = None) -> str:
@@ -113,11 +123,11 @@ class PromptLayout:
             return f"outdated: held until {_day(valid_until - 1)}"
         return ""
 
-    def _item(self, scored: ScoredTrace, above: str | None = None) -> PromptItem:
+    def _item(self, scored: ScoredTrace, above: str | None = None, comes_to: str | None = None) -> PromptItem:
         from cogmem_graph.cognition.prompt import PromptItem, abbreviate
 
         trace = scored.trace
-        note = self._note(trace.id, trace.valid_until, above)
+        note = self._note(trace.id, trace.valid_until, above) or (f"now {comes_to}" if comes_to else "")
         ref = trace.id if self.debug else ""
         score = round(scored.score, 2) if self.debug else None
         if trace.id in self.abbreviated:

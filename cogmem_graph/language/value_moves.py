@@ -31,7 +31,6 @@ from functools import lru_cache
 from cogmem_graph.language.speakers import speaker_of, turn_body
 from cogmem_graph.language.value_slots import (
     NO_RESTATEMENT,
-    VALUE_CLASS,
     Restatement,
     SlotChange,
     Token,
@@ -43,7 +42,7 @@ from cogmem_graph.language.value_slots import (
     sentence_tokens,
 )
 
-__all__ = ["MoveReading", "move_reading", "moved_to_new_value"]
+__all__ = ["MoveReading", "move_reading", "moved_to_new_value", "resolved_value"]
 
 _PARTICLES = frozenset({"forward", "back", "up", "down", "over", "off", "out", "ahead", "around", "along"})
 """Words that complete a verb of moving ("brought forward", "pushed back", "handed over")."""
@@ -134,16 +133,36 @@ def _strip_given_up(text: str) -> tuple[str, tuple[Token, ...]]:
     return text, tuple(given)
 
 
-def _relative(tokens: tuple[Token, ...], start: int) -> str:
-    """"an hour", "by two days", "50 euros" right after a verb of change: the amount and unit."""
-    rest = [t for t in tokens[start:start + 5] if t.word not in ("by", "a", "an", "another", "the")]
-    if len(rest) >= 1 and rest[0].kind == "money":
-        return f"{rest[0].key} money"
-    if len(rest) >= 1 and rest[0].word in _UNITS:
-        return f"1 {rest[0].word}"
-    if len(rest) >= 2 and rest[0].kind == "number" and rest[1].word in _UNITS:
-        return f"{rest[0].key} {rest[1].word}"
-    return ""
+def _relative(tokens: tuple[Token, ...], start: int) -> tuple[str, int]:
+    """"an hour", "by two days", "50 euros" from `start`: the amount and unit, and where what
+    follows them begins ("... by 50 euros *a week*"); ("", start) when there is none."""
+    at = start
+    while at < len(tokens) and tokens[at].word in ("by", "a", "an", "another", "the"):
+        at += 1
+    first = tokens[at] if at < len(tokens) else None
+    second = tokens[at + 1] if at + 1 < len(tokens) else None
+    if first is not None and first.kind == "money":
+        return f"{first.key} money", at + 1
+    if first is not None and first.word in _UNITS:
+        return f"1 {first.word}", at + 1
+    if first is not None and second is not None and first.kind == "number" and second.word in _UNITS:
+        return f"{first.key} {second.word}", at + 2
+    return "", start
+
+
+_COMPARATIVES = frozenset({"later", "earlier", "longer", "shorter", "more", "less", "higher", "lower", "cheaper",
+                           "dearer", "sooner"})
+
+
+def _compared(tokens: tuple[Token, ...]) -> MoveReading | None:
+    """"The pickup is now 30 minutes later", "the dose is 500 IU higher than it was": a change
+    by an amount, told with a comparative and no verb of change."""
+    for i, t in enumerate(tokens):
+        relative, end = _relative(tokens, i) if t.kind in ("number", "money") or t.word in ("a", "an") else ("", i)
+        if relative and end < len(tokens) and tokens[end].word in _COMPARATIVES:
+            before = [x for x in tokens[:i] if x.word not in _AUXILIARIES]
+            return MoveReading(_renumbered(before), relative=relative, moved=True)
+    return None
 
 
 def _moved(tokens: tuple[Token, ...]) -> MoveReading | None:
@@ -165,14 +184,14 @@ def _moved(tokens: tuple[Token, ...]) -> MoveReading | None:
             after = tokens[j + 1:]
             if after and after[0].kind == "name":  # "taken over by Coach Amara"
                 return MoveReading(_renumbered([*before, *after]), moved=True)
-            relative = _relative(tokens, j)
+            relative, end = _relative(tokens, j)
             if relative and not obj:
-                return MoveReading(_renumbered(before), relative=relative, moved=True)
+                return MoveReading(_renumbered([*before, *_words(tokens[end:])]), relative=relative, moved=True)
             continue
         if j >= len(tokens) or tokens[j].word not in _TOWARDS:
-            relative = _relative(tokens, v + 1 + sum(1 for t in tokens[v + 1:v + 3] if t.word in _PARTICLES))
+            relative, end = _relative(tokens, v + 1 + sum(1 for t in tokens[v + 1:v + 3] if t.word in _PARTICLES))
             if relative:
-                return MoveReading(_renumbered(before), relative=relative, moved=True)
+                return MoveReading(_renumbered([*before, *_words(tokens[end:])]), relative=relative, moved=True)
             continue
         value = [t for t in tokens[j + 1:] if t.kind != "punct" or t.key == ","]
         if not any(t.is_value or t.kind == "word" for t in value[:4]):
@@ -182,6 +201,11 @@ def _moved(tokens: tuple[Token, ...]) -> MoveReading | None:
     return None
 
 
+def _words(tokens: tuple[Token, ...]) -> list[Token]:
+    """What follows a relative amount and still names the thing ("... by 50 euros *a week*")."""
+    return [t for t in tokens if not t.is_value and t.kind != "punct" and t.word not in _COMPARATIVES]
+
+
 @lru_cache(maxsize=8_192)
 def move_reading(sentence: str) -> MoveReading | None:
     """The plain statement a sentence telling of a change makes, or None when it tells of none."""
@@ -189,7 +213,7 @@ def move_reading(sentence: str) -> MoveReading | None:
     text, onset = _strip_onset(text)
     text, given_up = _strip_given_up(text)
     tokens = sentence_tokens(text.replace("—", ",").replace("–", ","))
-    moved = _moved(tokens)
+    moved = _moved(tokens) or _compared(tokens)
     if moved is not None:
         return MoveReading(moved.tokens, given_up, moved.relative, True)
     if onset or given_up:
@@ -209,10 +233,6 @@ LOOSE_SIMILARITY = 0.7
 
 def _sentences(text: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.!?;])\s+|\n+", turn_body(text)) if s.strip()]
-
-
-def _value_classes(tokens: tuple[Token, ...] | list[Token]) -> set[str]:
-    return {VALUE_CLASS[t.kind] for t in tokens if t.is_value}
 
 
 def _relative_fits(relative: str, old_values: list[Token]) -> bool:
@@ -314,3 +334,88 @@ def _same_thing(thing: frozenset[str], own: frozenset[str], similarity: float | 
             and len(thing - own) <= 1 and len(own - thing) <= 1:
         return MOVED_LOOSE_CONFIDENCE
     return 0.0
+
+
+# ---------------------------------------------------------------- what a relative change comes to
+
+_EARLIER = frozenset({"forward", "earlier", "up", "ahead", "advanced", "sooner"})
+"""For a time or a date: "brought forward", "moved up by two days"."""
+_LATER = frozenset({"back", "later", "delayed", "postponed", "pushed", "behind"})
+_LESS = frozenset({"down", "cut", "less", "lower", "lowered", "fewer", "cheaper", "shorter", "reduced", "dropped",
+                   "fell", "fallen", "decreased", "trimmed"})
+_MORE = frozenset({"up", "more", "higher", "raised", "longer", "increased", "rose", "risen", "dearer", "extra"})
+_MONEY_UNIT = re.compile(r"(?P<sign>[$€£])?\s?(?P<n>\d[\d,]*(?:\.\d+)?)\s*(?P<word>euros?|dollars?|pounds?|francs?|"
+                         r"bucks|usd|eur|gbp)?", re.IGNORECASE)
+_TWELVE_HOUR = re.compile(r"\d\s*(?:[ap]\.?m\.?)\b", re.IGNORECASE)
+_DAY_OF_MONTH = re.compile(r"\b(?P<month>" + "|".join(
+    ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+     "december")) + r")\s+(?P<day>\d{1,2})\b|\b(?P<day2>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>"
+    + "|".join(("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                "november", "december")) + r")\b", re.IGNORECASE)
+
+
+def _direction(words: set[str], unit_kind: str) -> int:
+    """+1 later or more, -1 earlier or less, 0 unknown."""
+    if unit_kind in ("time", "date"):
+        if words & _LATER:
+            return 1
+        if words & _EARLIER:
+            return -1
+    if words & _LESS:
+        return -1
+    if words & _MORE or words & _LATER:
+        return 1
+    return 0
+
+
+def _clock_text(minutes: int, twelve_hour: bool) -> str:
+    minutes %= 24 * 60
+    hour, minute = divmod(minutes, 60)
+    if not twelve_hour:
+        return f"{hour}:{minute:02d}"
+    shown = hour % 12 or 12
+    return f"{shown}{f':{minute:02d}' if minute else ''} {'am' if hour < 12 else 'pm'}"
+
+
+def resolved_value(new_text: str, old_text: str) -> str | None:
+    """What a relative change comes to, read against the older statement it changes: "pushed
+    back an hour" after "the call is at 3 pm" -> "4 pm"; "went up by 50 euros a week" after
+    "costs 600 euros a week" -> "650 euros"; "moved up by two days" after "on June 20" ->
+    "June 18". None when the change is not relative, or the older value cannot take it."""
+    found = moved_to_new_value(new_text, old_text)
+    if not found.confidence or " " not in found.new_value:
+        return None
+    amount_text, unit = found.new_value.split(" ", 1)
+    try:
+        amount = float(amount_text)
+    except ValueError:
+        return None
+    kind = _UNITS.get(unit, unit)
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", new_text)}
+    sign = _direction(words, kind)
+    if not sign:
+        return None
+    delta = sign * amount
+    old_values = [t for s in _stating_sentences(old_text) for t in sentence_tokens(s) if t.is_value]
+    if kind == "time" and unit.startswith(("hour", "minute", "min")):
+        clock = next((t for t in old_values if t.kind == "time"), None)
+        if clock is None:
+            return None
+        hours, minutes = (int(x) for x in clock.key.split(":"))
+        step = delta * (60 if unit.startswith("hour") else 1)
+        return _clock_text(hours * 60 + minutes + int(step), bool(_TWELVE_HOUR.search(old_text)))
+    if kind == "date" and unit.startswith("day"):
+        m = _DAY_OF_MONTH.search(old_text)
+        if m is None:
+            return None
+        day = int(m["day"] or m["day2"]) + int(delta)
+        month = (m["month"] or m["month2"]).capitalize()
+        return f"{month} {day}" if 1 <= day <= 28 else None
+    if kind == "money":
+        m = next((m for m in _MONEY_UNIT.finditer(old_text) if m["sign"] or m["word"]), None)
+        if m is None:
+            return None
+        value = float(m["n"].replace(",", "")) + delta
+        number = f"{value:,.2f}".rstrip("0").rstrip(".")
+        return f"{m['sign']}{number}" if m["sign"] else f"{number} {m['word']}"
+    return None

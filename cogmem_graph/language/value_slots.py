@@ -42,7 +42,6 @@ __all__ = [
     "possessors",
     "Restatement",
     "SlotChange",
-    "VALUE_CLASS",
     "Token",
     "anchor_words",
     "changed_slot",
@@ -174,7 +173,7 @@ class Token:
         return self.kind not in ("word", "function", "punct")
 
 
-VALUE_CLASS = {"time": "when", "day": "when", "date": "when", "year": "when", "frequency": "often", "number": "amount",
+_VALUE_CLASS = {"time": "when", "day": "when", "date": "when", "year": "when", "frequency": "often", "number": "amount",
                 "money": "amount", "percent": "amount", "code": "amount", "name": "name"}
 """Kinds that may replace one another: a time for a day, a price for a plain number."""
 
@@ -426,7 +425,7 @@ def changed_slot(old: tuple[Token, ...], new: tuple[Token, ...]) -> SlotChange |
     gained = [t for t in new if t.is_value and t.key not in old_keys]
     if not lost or not gained or not _one_span(old, lost) or not _one_span(new, gained):
         return None
-    if not {VALUE_CLASS[t.kind] for t in lost} & {VALUE_CLASS[t.kind] for t in gained}:
+    if not {_VALUE_CLASS[t.kind] for t in lost} & {_VALUE_CLASS[t.kind] for t in gained}:
         return None
     span_old = old[lost[0].position: lost[-1].position + 1]
     span_new = new[gained[0].position: gained[-1].position + 1]

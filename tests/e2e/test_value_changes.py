@@ -24,6 +24,9 @@ MOVES = [
      "Who trains the junior squad?", "Petrova"),
     ("The book club meets on Wednesdays.", "From next week the book club meets on Thursdays.",
      "When does the book club meet?", "Thursdays"),
+    # relative: the prompt shows what it comes to
+    ("The school pickup is at 3 pm.", "The school pickup has been pushed back an hour.",
+     "When is the school pickup?", "now 4 pm"),
 ]
 DIFFERENT = [
     ("The chess club meets on Mondays.", "The drama club has been moved to Tuesdays."),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cogmem_graph.language.contradiction import contradicts, of_other_times
-from cogmem_graph.language.value_moves import move_reading, moved_to_new_value
+from cogmem_graph.language.value_moves import move_reading, moved_to_new_value, resolved_value
 from cogmem_graph.language.value_slots import sentence_tokens
 
 THRESHOLD = 0.5
@@ -94,3 +94,19 @@ def test_other_rates_differ_and_a_monthly_thing_is_no_rate() -> None:
     assert rate("My rent is 900 euros monthly.") == []
     assert contradicts("The allergy jabs have been changed to every other week.", "The allergy jabs are weekly.",
                        similarity=0.8) >= THRESHOLD
+
+
+@pytest.mark.parametrize(("old", "new", "comes_to"), [
+    ("The school pickup is at 3 pm.", "The school pickup has been pushed back an hour.", "4 pm"),
+    ("The ferry leaves at 07:40.", "The ferry now leaves 20 minutes earlier.", "7:20"),
+    ("The cleaner costs 60 euros a visit.", "The cleaner went up by 15 euros a visit.", "75 euros"),
+    ("The open day is on October 14.", "The open day was moved up by three days.", "October 11"),
+    ("The open day is on October 14.", "The open day was put back 2 days.", "October 16"),
+])
+def test_a_relative_change_comes_to_a_value_against_the_old_one(old, new, comes_to) -> None:
+    assert resolved_value(new, old) == comes_to
+
+
+def test_a_change_that_gives_its_value_needs_no_resolving() -> None:
+    assert resolved_value("The open day was moved to October 20.", "The open day is on October 14.") is None
+    assert resolved_value("The cleaner went up by 15 euros a visit.", "The gardener costs 60 euros a visit.") is None
