@@ -90,9 +90,16 @@ class MoveReading:
     """A verb of change was read (not only an onset or a given-up value)."""
 
 
-def _is_change_verb(word: str) -> bool:
+_ONLY_WITH_A_PARTICLE = frozenset({"went", "gone", "put"})
+"""Verbs of going that change a value only with a particle ("went up by 50", "put off until"),
+not alone ("we went to the park")."""
+
+
+def _is_change_verb(word: str, following: str = "") -> bool:
     if word in _NOT_CHANGE_VERBS:
         return False
+    if word in _ONLY_WITH_A_PARTICLE:
+        return following in _PARTICLES
     return word in _IRREGULAR_PARTICIPLES or (word.endswith("ed") and len(word) > 4)
 
 
@@ -150,13 +157,17 @@ def _relative(tokens: tuple[Token, ...], start: int) -> tuple[str, int]:
     return "", start
 
 
+_PRESENT_MARKERS = frozenset({"is", "are", "now", "will", "'s", "'re", "these"})
 _COMPARATIVES = frozenset({"later", "earlier", "longer", "shorter", "more", "less", "higher", "lower", "cheaper",
                            "dearer", "sooner"})
 
 
 def _compared(tokens: tuple[Token, ...]) -> MoveReading | None:
     """"The pickup is now 30 minutes later", "the dose is 500 IU higher than it was": a change
-    by an amount, told with a comparative and no verb of change."""
+    by an amount, told with a comparative and no verb of change, of what holds now (not "we met
+    two days later", a story's sequence)."""
+    if not any(t.word in _PRESENT_MARKERS for t in tokens):
+        return None
     for i, t in enumerate(tokens):
         relative, end = _relative(tokens, i) if t.kind in ("number", "money") or t.word in ("a", "an") else ("", i)
         if relative and end < len(tokens) and tokens[end].word in _COMPARATIVES:
@@ -169,7 +180,8 @@ def _moved(tokens: tuple[Token, ...]) -> MoveReading | None:
     """The thing and the value of "<thing> <aux> <verb> <particles> <to> <value>" or
     "<agent> <verb> <thing> <particles> <to> <value>"."""
     for v, verb in enumerate(tokens):
-        if verb.kind != "word" or not _is_change_verb(verb.word):
+        following = tokens[v + 1].word if v + 1 < len(tokens) else ""
+        if verb.kind != "word" or not _is_change_verb(verb.word, following):
             continue
         j = v + 1
         while j < len(tokens) and tokens[j].word in _PARTICLES:
