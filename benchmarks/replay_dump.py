@@ -79,7 +79,7 @@ def replay(questions: int) -> dict[str, Any]:
             dump["encode"].append([(m.id, m.category, round(m.encoding_strength, 9), round(m.stability, 3))
                                    for m in written])
             clock.advance(MS_PER_DAY)
-            dump["encode"].append(store.consolidate().as_dict() | {"duration_ms": 0})
+            dump["encode"].append(store.consolidate().as_dict() | {"duration_ms": 0, "search_graph_ms": 0})
         reader = store.agent("assistant", user_id="u1", organization_id="o1")
         middle = turns[len(turns) // 2]["created_at"]
         asks = (
