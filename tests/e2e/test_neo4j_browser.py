@@ -160,9 +160,13 @@ def test_neo4j_browser_draws_a_retrieved_memorys_neighbourhood_with_the_projects
     pixels: Counter[bytes] = Counter()
     for row in rows:
         pixels.update(row[x:x + 3] for x in range(0, drawing, bpp))
-    for selector in ("node.Episodic", "node.Semantic", "node.Entity", "relationship.SUPERSEDES"):
+    # A node is a disc of some 50 px across; a relationship is a line two pixels wide that the
+    # layout may draw only a few dozen pixels long (on a loaded machine it settles shorter).
+    least = {"node.Episodic": 50, "node.Semantic": 50, "node.Entity": 50, "relationship.SUPERSEDES": 10}
+    for selector, pixels_at_least in least.items():
         colour = style[selector]["color"]
-        assert pixels[bytes.fromhex(colour.lstrip("#"))] > 50, f"the screenshot shows no {selector} in {colour}"
+        found = pixels[bytes.fromhex(colour.lstrip("#"))]
+        assert found > pixels_at_least, f"the screenshot shows no {selector} in {colour} ({found} px)"
 
     # Offline: all of it came from loopback; what Browser asked the internet for never arrived.
     assert not loaded_outside, f"loaded from outside loopback: {loaded_outside} (asked for {asked_outside})"
