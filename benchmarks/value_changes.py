@@ -98,6 +98,18 @@ def current_and_outdated(text: str) -> tuple[str, str]:
     return "\n".join(line for line in lines if line not in outdated), "\n".join(outdated)
 
 
+def tell_ten_days_apart(store: cg.MemoryStore, clock: ManualClock, start: int, prefix: str,
+                        statements: Sequence[tuple[str, str]]) -> tuple[list, list]:
+    """Each pair told by its own user (`prefix` + index): the first statement, `DAYS_BETWEEN`
+    nights of consolidation, the second, one more night. Returns both sides' traces."""
+    agents = [store.agent("assistant", user_id=f"{prefix}{i}", thread_id="t1") for i in range(len(statements))]
+    firsts = [agent.encode(first, scope="user") for agent, (first, _) in zip(agents, statements, strict=True)]
+    consolidate_nights(store, clock, start + DAYS_BETWEEN * MS_PER_DAY)
+    seconds = [agent.encode(second, scope="user") for agent, (_, second) in zip(agents, statements, strict=True)]
+    consolidate_nights(store, clock, start + (DAYS_BETWEEN + 1) * MS_PER_DAY + 2 * MS_PER_HOUR)
+    return firsts, seconds
+
+
 def run_changes(embedder: str, preset: str, progress: Progress, graph: str = EMBEDDED,
                 changes: Sequence[Change] = CHANGES) -> list[ChangeOutcome]:
     start = day_start(int(time.time() * 1000)) - 30 * MS_PER_DAY + 9 * MS_PER_HOUR
@@ -105,11 +117,7 @@ def run_changes(embedder: str, preset: str, progress: Progress, graph: str = EMB
     task = progress.add_task(f"{preset}: changes", total=len(changes))
     out: list[ChangeOutcome] = []
     with tempfile.TemporaryDirectory() as home, open_store(home, embedder, preset, clock, graph) as store:
-        agents = [store.agent("assistant", user_id=f"c{i}", thread_id="t1") for i in range(len(changes))]
-        olds = [agent.encode(c.old, scope="user") for agent, c in zip(agents, changes, strict=True)]
-        consolidate_nights(store, clock, start + DAYS_BETWEEN * MS_PER_DAY)
-        news = [agent.encode(c.new, scope="user") for agent, c in zip(agents, changes, strict=True)]
-        consolidate_nights(store, clock, start + (DAYS_BETWEEN + 1) * MS_PER_DAY + 2 * MS_PER_HOUR)
+        olds, news = tell_ten_days_apart(store, clock, start, "c", [(c.old, c.new) for c in changes])
         for i, change in enumerate(changes):
             asker = store.agent("assistant", user_id=f"c{i}")
             top = asker.retrieve(change.question).traces
@@ -137,11 +145,7 @@ def run_distinct(embedder: str, preset: str, progress: Progress, graph: str = EM
     out: list[DistinctOutcome] = []
     conflict = (cg.EdgeType.CONTRADICTS, cg.EdgeType.SUPERSEDES)
     with tempfile.TemporaryDirectory() as home, open_store(home, embedder, preset, clock, graph) as store:
-        agents = [store.agent("assistant", user_id=f"d{i}", thread_id="t1") for i in range(len(pairs))]
-        firsts = [agent.encode(p.a, scope="user") for agent, p in zip(agents, pairs, strict=True)]
-        consolidate_nights(store, clock, start + DAYS_BETWEEN * MS_PER_DAY)
-        seconds = [agent.encode(p.b, scope="user") for agent, p in zip(agents, pairs, strict=True)]
-        consolidate_nights(store, clock, start + (DAYS_BETWEEN + 1) * MS_PER_DAY + 2 * MS_PER_HOUR)
+        firsts, seconds = tell_ten_days_apart(store, clock, start, "d", [(p.a, p.b) for p in pairs])
         for i, pair in enumerate(pairs):
             asker = store.agent("assistant", user_id=f"d{i}")
             a, b = firsts[i], seconds[i]
