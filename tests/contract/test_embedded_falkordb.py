@@ -154,30 +154,33 @@ def test_server_left_by_a_killed_process_is_replaced_and_data_kept(tmp_path):
             "-c",
             textwrap.dedent(
                 f"""
-                import sys, threading, time
+                import subprocess, time
+                from cogmem_graph.graph.falkordb import launcher
                 from cogmem_graph.graph.falkordb.store import FalkorGraphStore
                 from cogmem_graph.model import MemoryTrace
-                def main():
-                    store = FalkorGraphStore(data_dir={str(home)!r})
-                    store.setup_schema()
-                    store.upsert_traces([
-                        MemoryTrace(id="mt_acked", content="acknowledged", scope_id="u1", agent_id="a")])
-                    print("READY", flush=True)
-                    time.sleep(60)
-                # started from a worker thread: no parent-death signal, the server outlives us
-                threading.Thread(target=main).start()
+                # started as on a platform without a parent-death signal: the server outlives us
+                launcher._spawn = subprocess.Popen
+                store = FalkorGraphStore(data_dir={str(home)!r})
+                store.setup_schema()
+                store.upsert_traces([
+                    MemoryTrace(id="mt_acked", content="acknowledged", scope_id="u1", agent_id="a")])
+                print(store.embedded_server.process.pid, flush=True)
+                time.sleep(60)
                 """
             ),
         ],
         stdout=subprocess.PIPE,
         text=True,
     )
+    server_pid = 0
     try:
-        assert child.stdout.readline().strip() == "READY"
+        server_pid = int(child.stdout.readline())
         child.send_signal(signal.SIGKILL)
         child.wait(timeout=10)
+        assert not _gone(server_pid), "the leftover server runs on after its parent"
         store = FalkorGraphStore(data_dir=home)
         try:
+            assert _gone(server_pid), "the leftover was stopped before a new server started on its data"
             (back,) = store.get_traces(["mt_acked"], KEYS)
             assert back.content == "acknowledged"
         finally:
@@ -185,6 +188,8 @@ def test_server_left_by_a_killed_process_is_replaced_and_data_kept(tmp_path):
     finally:
         if child.poll() is None:
             child.kill()
+        if server_pid and not _gone(server_pid):
+            os.kill(server_pid, signal.SIGKILL)
 
 
 def test_server_dies_with_its_parent_when_started_from_the_main_thread(tmp_path):
@@ -213,6 +218,56 @@ def test_server_dies_with_its_parent_when_started_from_the_main_thread(tmp_path)
     while time.monotonic() < deadline and not _gone(server_pid):
         time.sleep(0.05)
     assert _gone(server_pid), "the embedded server outlived its parent"
+
+
+def test_server_started_from_a_thread_that_ended_lives_on_and_dies_with_its_parent(tmp_path):
+    """Linux sends the parent-death signal when the thread that started the child ends: the
+    server (first start, then a restart) must outlive its starting thread and not its process."""
+    home = tmp_path / "graph"
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(
+                f"""
+                import os, signal, threading, time
+                from cogmem_graph.graph.falkordb.store import FalkorGraphStore
+                stores = []
+                def on_a_thread(work):
+                    thread = threading.Thread(target=work)
+                    thread.start()
+                    thread.join()
+                on_a_thread(lambda: stores.append(FalkorGraphStore(data_dir={str(home)!r})))
+                server = stores[0].embedded_server
+                first = server.process.pid
+                os.kill(first, signal.SIGKILL)
+                server.process.wait()
+                on_a_thread(lambda: server.revive(server.generation))  # the restart, on a thread that ends
+                time.sleep(1.0)
+                stores[0].ping()
+                print(first, server.process.pid, flush=True)
+                time.sleep(60)
+                """
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    first = restarted = 0
+    try:
+        first, restarted = map(int, child.stdout.readline().split())
+        assert first != restarted and not _gone(restarted), "the restarted server lives on after its thread"
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not _gone(restarted):
+            time.sleep(0.05)
+        assert _gone(restarted), "the restarted server outlived its killed parent"
+    finally:
+        if child.poll() is None:
+            child.kill()
+        if restarted and not _gone(restarted):
+            os.kill(restarted, signal.SIGKILL)
 
 
 def _gone(pid: int) -> bool:

@@ -67,7 +67,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--batch", type=int, default=3)
     parser.add_argument("--limit", type=int, default=100_000)
     parser.add_argument("--thread", action="store_true",
-                        help="open the store from a worker thread: the server then outlives a killed parent")
+                        help="open the store from a worker thread (which the server must not die with)")
     args = parser.parse_args(argv)
     if not args.thread:
         return ingest(args.home, args.batch, args.limit)

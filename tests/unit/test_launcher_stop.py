@@ -1,11 +1,12 @@
-"""How the embedded FalkorDB is started and stopped: in a process group of its own, asked for
-the parent-death signal only from the main thread, and stopped with the SHUTDOWN command (the
+"""How the embedded FalkorDB is started and stopped: in a process group of its own, with the
+parent-death signal asked for (and never started once its parent is gone), and stopped with the SHUTDOWN command (the
 clean shutdown SIGTERM starts, without waiting for the server's timer), or with SIGTERM when
 the command cannot be sent; either way the writes it acknowledged are kept."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -58,9 +59,11 @@ def test_a_server_that_cannot_be_asked_is_stopped_with_sigterm(tmp_path: Path,
     assert _kept(tmp_path / "graph", trace)
 
 
-def test_the_parent_death_signal_is_asked_for_from_the_main_thread_on_linux_only() -> None:
-    assert _parent_death_signal(False) is None  # started from another thread: Popen needs no child hook
-    hook = _parent_death_signal(True)
-    assert (hook is not None) == sys.platform.startswith("linux")
-    if hook is not None:
-        assert callable(hook)
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_a_child_whose_parent_is_already_gone_ends_before_it_becomes_the_server() -> None:
+    """A parent that dies between the fork and the child's request would never signal it: the
+    child sees it has another parent than the one that started it and ends at once."""
+    as_if_orphaned = subprocess.run(["sleep", "30"], preexec_fn=_parent_death_signal(os.getppid()), timeout=10)
+    assert as_if_orphaned.returncode == 1
+    with_its_parent = subprocess.run(["true"], preexec_fn=_parent_death_signal(os.getpid()), timeout=10)
+    assert with_its_parent.returncode == 0

@@ -15,9 +15,11 @@ tests: another process of the same user attaches with `running_server(data_dir)`
 
 A lock file keeps a second process from starting another server on the same data
 directory; inside one process, handles on the same home share one server. The child
-dies with its parent (Linux parent-death signal), and a server left over by a killed
-parent is shut down before a new one starts, so a crash never leaves two writers on
-one directory.
+dies with its parent, however the parent ends (SIGKILL included): on Linux every server,
+the first and each one started again, is started by one thread that lives as long as the
+process and asks for a parent-death signal (`_spawn`). A server left over all the same (a
+platform without that signal, or one still shutting down) is shut down before a new one
+starts, so a crash never leaves two writers on one directory.
 
 Reopening replays the append-only log, which re-runs every write since the last
 rewrite: minutes of writes take about as long to replay. So the log is compacted
@@ -38,10 +40,10 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import functools
 import json
 import logging
 import os
+import queue
 import secrets
 import signal
 import socket
@@ -50,6 +52,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -142,23 +145,63 @@ def _pid_alive(pid: int) -> bool:
         return True
 
 
-def _parent_death_signal(from_main_thread: bool) -> Callable[[], Any] | None:
+def _parent_death_signal(parent_pid: int) -> Callable[[], None]:
     """What the child runs before it becomes the server (Popen's `preexec_fn`): ask Linux to
-    SIGTERM the server when the Python process dies (even by SIGKILL). None where it is not
-    asked for.
+    SIGTERM it when its parent dies (even by SIGKILL), and end at once when the parent is
+    already gone (it died between the fork and this call, so no signal would ever come).
 
-    Linux ties this signal to the *thread* that started the child, so it is only asked for
-    when the server is started from the main thread; otherwise a server orphaned by a killed
-    parent is stopped by the next open of the home. A `preexec_fn` makes Popen copy the whole
-    process (fork) instead of starting the child the light way (vfork), so the child is left
-    only this one call, its C function looked up here in the parent; the process group and
-    umask are Popen's own options."""
-    if not (from_main_thread and sys.platform.startswith("linux")):
-        return None
+    A `preexec_fn` makes Popen copy the whole process (fork) instead of starting the child the
+    light way (vfork), so the child is left only these calls, prctl looked up here in the
+    parent; the process group and umask are Popen's own options."""
     import ctypes
 
-    prctl = ctypes.CDLL("libc.so.6", use_errno=True).prctl
-    return functools.partial(prctl, PR_SET_PDEATHSIG, int(signal.SIGTERM))
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    death_signal = int(signal.SIGTERM)
+
+    def arm() -> None:
+        prctl(PR_SET_PDEATHSIG, death_signal)
+        if os.getppid() != parent_pid:
+            os._exit(1)
+
+    return arm
+
+
+_spawner: tuple[int, queue.SimpleQueue] | None = None
+_spawner_guard = threading.Lock()
+
+
+def _spawn(command: list[str], **popen: Any) -> subprocess.Popen:
+    """Start a server process that ends when this process ends.
+
+    Linux sends the parent-death signal when the *thread* that started the child exits, not the
+    process: a server started from a request's worker thread or a restart thread would be
+    stopped as soon as that thread ended. So on Linux every server is started by one daemon
+    thread that waits for work for as long as the process lives (a forked child of this
+    process gets a thread of its own). Elsewhere the server is started here, and one left over
+    by a killed parent is stopped by the next open of the home."""
+    if not sys.platform.startswith("linux"):
+        return subprocess.Popen(command, **popen)
+    global _spawner
+    with _spawner_guard:
+        if _spawner is None or _spawner[0] != os.getpid():
+            requests: queue.SimpleQueue = queue.SimpleQueue()
+            threading.Thread(target=_start_requested, args=(requests,), name="cogmem-falkordb-spawner",
+                             daemon=True).start()
+            _spawner = (os.getpid(), requests)
+        requests = _spawner[1]
+    started: Future[subprocess.Popen] = Future()
+    requests.put((command, popen, started))
+    return started.result()
+
+
+def _start_requested(requests: queue.SimpleQueue) -> None:
+    """The spawner thread: start each requested process, for ever."""
+    while True:
+        command, popen, started = requests.get()
+        try:
+            started.set_result(subprocess.Popen(command, preexec_fn=_parent_death_signal(os.getpid()), **popen))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller, the thread goes on
+            started.set_exception(exc)
 
 
 @dataclass
@@ -215,13 +258,12 @@ class EmbeddedFalkorDB:
         it answers queries: three tries at most. The first start and every restart (`revive`)."""
         server, module = find_binaries()
         last_error = ""
-        from_main = threading.current_thread() is threading.main_thread()
         for _attempt in range(3):
             if self._stopped:
                 raise EmbeddedServerError(f"the embedded graph under {self.data_dir} was closed while it restarted")
             self.port = _free_port()
             self.password = secrets.token_hex(PASSWORD_BYTES)
-            self.process = subprocess.Popen(
+            self.process = _spawn(
                 self._command(server, module, config_from_stdin=True),
                 cwd=self.data_dir,
                 stdin=subprocess.PIPE,
@@ -229,7 +271,6 @@ class EmbeddedFalkorDB:
                 stderr=subprocess.DEVNULL,
                 umask=SERVER_UMASK,
                 process_group=0,  # a group of its own: Ctrl-C in the terminal does not stop it mid-write
-                preexec_fn=_parent_death_signal(from_main),
             )
             if self._stopped:  # closed while a restart was under way: this server must not outlive it
                 self._kill()
