@@ -106,7 +106,22 @@ def handled() -> Iterator[None]:
             raise fail(str(exc), EXIT_USAGE) from None
         if isinstance(exc, CogmemError):
             raise fail(str(exc), EXIT_ERROR) from None
+        if isinstance(exc, ImportError):
+            _fail_on_missing_extra(exc)
         raise fail(f"{type(exc).__name__}: {exc}", EXIT_ERROR) from None
+
+
+def _fail_on_missing_extra(exc: ImportError) -> None:
+    """A module of an optional extra is missing: the install line, not the import error."""
+    from cogmem_graph.extras import install_line, missing_extra
+
+    if "pip install 'cogmem-graph[" in str(exc):  # the raiser already said which extra
+        raise fail(str(exc), EXIT_ERROR) from None
+    missing = missing_extra(exc)
+    if missing is not None:
+        module, extra = missing
+        raise fail(f"{module} is not installed; this command needs the '{extra}' extra: {install_line(extra)}",
+                   EXIT_ERROR) from None
 
 
 def settings_of(ctx: typer.Context) -> Settings:
