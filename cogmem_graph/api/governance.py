@@ -30,7 +30,7 @@ from cogmem_graph.filters import (
     as_filter,
     state_of,
 )
-from cogmem_graph.identity import SEPARATOR
+from cogmem_graph.identity import SEPARATOR, identity_of_scope_key
 from cogmem_graph.metadata_props import metadata_graph_props
 from cogmem_graph.model import MemoryTrace, MemoryType, Scope, check_text, entity_key, scope_key
 from cogmem_graph.write.indexing import filter_payload
@@ -350,8 +350,14 @@ def export(store: StorePort, out: TextIO, scope_keys: Sequence[str] | None, acto
 # ---------------------------------------------------------------- a whole user
 
 
-def user_scopes(store: StorePort, user_id: str | None, organization_id: str | None) -> tuple[str, list[str]]:
-    """The user's qualified id and the scope keys in use that are theirs (user and threads)."""
+def user_scopes(store: StorePort, user_id: str | None, organization_id: str | None,
+                verb: str = "erase") -> tuple[str, list[str]]:
+    """The user's qualified id and the scope keys in use that are theirs (user and threads).
+
+    Ids are qualified by their organization, so a user id without one names the user outside
+    every organization: when that user has nothing but users of the same id have memories under
+    organizations, ValueError names them and `organization_id`, rather than `verb` silently
+    finding nothing (each organization's user is another person: none is chosen for the caller)."""
     for name, value in (("user_id", user_id), ("organization_id", organization_id)):
         if value is not None and (not isinstance(value, str) or not value.strip() or SEPARATOR in value):
             raise ValueError(f"{name} must be a non-empty id without {SEPARATOR!r}, got {value!r}")
@@ -360,7 +366,30 @@ def user_scopes(store: StorePort, user_id: str | None, organization_id: str | No
     qualified = f"{organization_id}{SEPARATOR}{user_id}" if organization_id else user_id
     user_key = scope_key(Scope.USER, qualified)
     keys = store.graph.user_scope_keys(user_key, scope_key(Scope.THREAD, qualified + SEPARATOR))
+    if not keys and organization_id is None:
+        _refuse_user_without_organization(store, user_id, verb)
     return qualified, sorted(set(keys) | {user_key})
+
+
+MAX_NAMED_ORGANIZATIONS = 10
+
+
+def _refuse_user_without_organization(store: StorePort, user_id: str, verb: str) -> None:
+    """ValueError naming the organizations holding a user `user_id`, if any hold one (only the
+    store's owner calls erase and export of a user, and the owner sees every organization)."""
+    found = store.graph.user_keys_in_organizations(SEPARATOR + user_id, SEPARATOR + user_id + SEPARATOR)
+    orgs = sorted({who["organization_id"] for who in map(identity_of_scope_key, found)
+                   if who.get("user_id") == user_id and "organization_id" in who})
+    if not orgs:
+        return
+    named = ", ".join(repr(o) for o in orgs[:MAX_NAMED_ORGANIZATIONS])
+    if len(orgs) > MAX_NAMED_ORGANIZATIONS:
+        named += f" and {len(orgs) - MAX_NAMED_ORGANIZATIONS} more"
+    which = "organization" if len(orgs) == 1 else "organizations"
+    raise ValueError(
+        f"user {user_id!r} has no memories outside an organization, but a user {user_id!r} has memories under "
+        f"{which} {named}: pass organization_id (--org for the command line) to {verb} that user, e.g. "
+        f"organization_id={orgs[0]!r} (the user of each organization is another person)")
 
 
 def scope_counts(store: StorePort) -> dict[str, int]:

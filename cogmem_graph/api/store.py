@@ -413,7 +413,9 @@ class MemoryStore:
             An `EraseReceipt`: the scope keys erased and the counts.
 
         Raises:
-            ValueError: a missing or invalid `user_id` or `organization_id`.
+            ValueError: a missing or invalid `user_id` or `organization_id`; or no
+                `organization_id` while the user has nothing outside an organization but
+                users of that id have memories under one (the message names them).
             StoreClosed: the store is closed.
         """
         return governance.erase(self, user_id, organization_id=organization_id, include_shared=include_shared,
@@ -433,13 +435,14 @@ class MemoryStore:
             The `PortableCounts` written.
 
         Raises:
-            ValueError: an invalid `user_id` or `organization_id`.
+            ValueError: an invalid `user_id` or `organization_id`, or a user found only under
+                organizations while `organization_id` is not given (as `erase`).
             StoreClosed: the store is closed.
         """
         self._check_open()
         keys = None
         if user_id is not None or organization_id is not None:
-            _, keys = governance.user_scopes(self, user_id, organization_id)
+            _, keys = governance.user_scopes(self, user_id, organization_id, verb="export")
         return governance.export(self, out, keys, {"owner": True}, on_progress=on_progress)
 
     COMPACTION_DUE = "compaction.due"

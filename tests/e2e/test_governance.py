@@ -282,6 +282,32 @@ def test_erase_removes_a_user_from_every_file_and_keeps_the_organizations(
     assert _files_holding(home, marker) == []
 
 
+def test_erase_without_organization_names_the_organizations_instead_of_erasing_nothing(
+        store: cg.MemoryStore) -> None:
+    acme = store.agent("assistant", user_id="u1", thread_id="t1", organization_id="acme")
+    globex = store.agent("assistant", user_id="u1", organization_id="globex")
+    lookalike = store.agent("assistant", user_id="acme", thread_id="u1")  # thread:acme/u1, no organization
+    acme.encode("U1 of Acme parks on level 3", scope="thread")
+    globex.encode("U1 of Globex cycles to work")
+    lookalike.encode("A user called acme has a thread called u1", scope="thread")
+
+    for call in (lambda: store.erase("u1"), lambda: store.export(io.StringIO(), user_id="u1")):
+        with pytest.raises(ValueError, match="organization_id") as refused:
+            call()
+        assert "'acme', 'globex'" in str(refused.value) and "no memories outside an organization" in str(refused.value)
+    assert len(acme.list().items) == 1 and len(globex.list().items) == 1, "a refusal erases nothing"
+
+    solo = store.agent("assistant", user_id="u1")  # the user without an organization, once they have memories
+    solo.encode("U1 without an organization reads on the train")
+    receipt = store.erase("u1")
+    assert receipt.user == "u1" and receipt.scope_keys == ["user:u1"] and receipt.counts["traces"] == 1
+    assert solo.list().items == [] and len(acme.list().items) == 1 and len(globex.list().items) == 1
+    assert store.erase("nobody").counts["traces"] == 0, "a user found nowhere: nothing to erase, no refusal"
+    assert store.erase("u1", organization_id="acme").counts["traces"] == 1
+    with pytest.raises(ValueError, match="organization 'globex': pass organization_id"):
+        store.erase("u1")
+
+
 def test_one_users_export_imports_into_another_store(tmp_path: Path, clock: ManualClock) -> None:
     with cg.open(home=tmp_path / "a", embedder="hash", clock=clock) as source:
         owner = source.agent("helper", user_id="ines", thread_id="t", organization_id="acme")

@@ -38,6 +38,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, d
         "bob": add_key(home, "--agent", "a2", "--user", "bob", "--org", "acme"),
         "carol": add_key(home, "--agent", "a3", "--user", "carol", "--org", "globex"),
         "eve": add_key(home, "--agent", "a5", "--user", "eve", "--org", "acme"),
+        "dan": add_key(home, "--agent", "a6", "--user", "dan", "--org", "initech"),
+        "solo": add_key(home, "--agent", "a7", "--user", "solo"),
         "owner": add_key(home, "--owner", "--name", "operator"),
     }
     srv = Server(home, free_port(), ("--consolidate-every", "0", "--rate", "0")).start()
@@ -180,6 +182,44 @@ def test_rest_erase_is_the_owner_s_and_removes_the_user(server) -> None:
     assert left[shared["id"]]["author"] is None, "without its author"
     again = httpx.post(f"{v1}/admin/erase", json={"user_id": "eve", "organization_id": "acme"}, **owner).json()
     assert again["counts"]["traces"] == 0
+
+
+def test_erase_without_organization_is_refused_on_every_surface_when_the_user_is_under_one(server) -> None:
+    """`erase` of a user id without organization_id erases that user outside every organization;
+    when only users of that id under organizations have memories it is refused (400) naming
+    them and organization_id on REST, cg.connect and the CLI. MCP offers no erase tool."""
+    srv, keys = server
+    v1 = f"{srv.url}/v1"
+    owner = {"headers": auth(keys["owner"]), "timeout": 60}
+    dan = httpx.post(f"{v1}/memories", json={"content": "Dan's desk is by the window"},
+                     headers=auth(keys["dan"]), timeout=60).json()
+    solo = httpx.post(f"{v1}/memories", json={"content": "Solo keeps a paper diary"},
+                      headers=auth(keys["solo"]), timeout=60).json()
+
+    refused = httpx.post(f"{v1}/admin/erase", json={"user_id": "dan"}, **owner)
+    assert refused.status_code == 400, refused.text
+    assert "organization_id" in refused.json()["error"] and "'initech'" in refused.json()["error"]
+    assert httpx.get(f"{v1}/admin/export", params={"user_id": "dan"}, **owner).status_code == 400
+    with cg.connect(srv.url, keys["owner"]) as by_client, pytest.raises(RequestRejected) as rejected:
+        by_client.erase("dan")
+    assert rejected.value.status == 400 and "initech" in str(rejected.value)
+    by_cli = cogmem("--server", srv.url, "erase", "--user", "dan", COGMEM_API_KEY=keys["owner"])
+    assert by_cli.returncode == 2 and "--org" in by_cli.stderr and "initech" in by_cli.stderr, by_cli.stderr
+    assert httpx.get(f"{v1}/memories/{dan['id']}", headers=auth(keys["dan"]), timeout=60).status_code == 200
+
+    async def no_mcp_erase() -> None:
+        async with mcp_session(srv.url, keys["owner"]) as session:
+            assert not {"erase", "export_user"} & {t.name for t in (await session.list_tools()).tools}
+
+    anyio.run(no_mcp_erase)
+
+    receipt = httpx.post(f"{v1}/admin/erase", json={"user_id": "solo"}, **owner).json()
+    assert receipt["user"] == "solo" and receipt["counts"]["traces"] == 1
+    assert httpx.get(f"{v1}/memories/{solo['id']}", headers=auth(keys["solo"]), timeout=60).status_code == 404
+    with cg.connect(srv.url, keys["owner"]) as by_client:
+        assert by_client.erase("dan", organization_id="initech").counts["traces"] == 1
+    again = cogmem("--server", srv.url, "erase", "--user", "solo", "--json", COGMEM_API_KEY=keys["owner"])
+    assert again.returncode == 0 and json.loads(again.stdout)["counts"]["traces"] == 0, again.stderr
 
 
 # ---------------------------------------------------------------- cg.connect
@@ -366,6 +406,18 @@ def test_cli_on_a_local_home(tmp_path: Path) -> None:
     erased = cogmem(*store, "erase", "--user", "maya")
     assert erased.returncode == 0 and "erased user maya" in erased.stdout, erased.stderr
     assert json.loads(maya("list", "--json").stdout)["items"] == []
+
+
+def test_cli_erase_without_org_names_the_organization_on_a_local_home(tmp_path: Path) -> None:
+    store = ["--home", str(tmp_path / "home"), "--embedder", "hash"]
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Lena's locker is 17.\n")
+    assert cogmem(*store, "--user", "lena", "--org", "acme", "ingest", str(notes)).returncode == 0
+    refused = cogmem(*store, "erase", "--user", "lena")
+    assert refused.returncode == 2 and "'acme'" in refused.stderr and "--org" in refused.stderr, refused.stderr
+    assert len(json.loads(cogmem(*store, "--user", "lena", "--org", "acme", "list", "--json").stdout)["items"]) == 1
+    erased = cogmem(*store, "erase", "--user", "lena", "--org", "acme")
+    assert erased.returncode == 0 and "erased user acme/lena: 1 memories" in erased.stdout, erased.stderr
 
 
 @pytest.mark.parametrize(("args", "words"), [

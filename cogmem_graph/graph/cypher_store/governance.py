@@ -135,6 +135,12 @@ class GovernanceStatements(StatementRunner):
         """The scope keys in use of one user: the user scope and the threads under it."""
         return [r["key"] for r in self.run("erase_scope_keys", {"userKey": user_key, "threadPrefix": thread_prefix})]
 
+    def user_keys_in_organizations(self, user_suffix: str, thread_part: str) -> list[str]:
+        """Scope keys in use that may be one user id's under some organization: user keys ending
+        in `user_suffix`, thread keys holding `thread_part`; the caller checks which really are."""
+        return [r["key"] for r in self.run("erase_user_keys_in_organizations",
+                                           {"userSuffix": user_suffix, "threadPart": thread_part})]
+
     def trace_ids_in_scopes(self, scope_keys: Sequence[str], limit: int) -> list[str]:
         keys = require_scope_keys(scope_keys)
         return [r["id"] for r in self.run("erase_scope_page", {"scopeKeys": keys, "limit": limit})]
