@@ -3,7 +3,8 @@
 Forgetting by decay makes a memory dormant; forgetting on request deletes it: the trace
 and its edges, its versions and merged duplicates, its vectors, archived originals,
 the observation notes it came from, schemas it belonged to and entities nobody else
-mentions. Each forget, erase, update and export leaves a line in the audit file. What was
+mentions. Each forget, erase, update and export leaves a line in the audit file (a forget
+that deleted nothing is summarised with its repeats: `cogmem_graph.audit`). What was
 deleted leaves the files under the home at the next `store.compact()` (run by the next
 consolidation, or at once with `compact=True`).
 
@@ -20,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
-from cogmem_graph.api.audit import AuditLog
+from cogmem_graph.audit import AuditLog
 from cogmem_graph.context import checked_context
 from cogmem_graph.errors import MemoryNotFound
 from cogmem_graph.filters import (
@@ -210,8 +211,8 @@ def actor_of(agent: HandlePort) -> dict[str, Any]:
 
 def _audit(store: StorePort, operation: str, actor: Mapping[str, Any], scope_keys: Sequence[str],
            counts: Mapping[str, Any]) -> None:
-    AuditLog(store.home).record(operation, at_ms=store.clock.now_ms(), actor=actor, scope_keys=scope_keys,
-                                counts=counts)
+    AuditLog(store.home, store.config.audit).record(operation, at_ms=store.clock.now_ms(), actor=actor,
+                                                    scope_keys=scope_keys, counts=counts)
 
 
 def update(agent: HandlePort, trace_id: str, *, content: str | None = None, tags: Sequence[str] | None = None,
@@ -326,8 +327,13 @@ def forget(agent: HandlePort, ids: str | Sequence[str] | None = None, *,
         totals["vectors"] += len(doomed)
         receipt.forgotten += doomed
     receipt.counts = totals
-    _audit(store, "forget", actor_of(agent), scope_keys, {**totals, "not_found": len(receipt.not_found),
-                                                        "skipped_pinned": len(receipt.skipped_pinned)})
+    if receipt.forgotten:
+        _audit(store, "forget", actor_of(agent), scope_keys, {**totals, "not_found": len(receipt.not_found),
+                                                            "skipped_pinned": len(receipt.skipped_pinned)})
+    else:  # asked for what it cannot see (or nothing matched): summarised, so repeats cannot fill the disk
+        reason = "not_found" if receipt.not_found else "pinned" if receipt.skipped_pinned else "no_match"
+        AuditLog(store.home, store.config.audit).refused("forget", reason, at_ms=store.clock.now_ms(),
+                                                         actor=actor_of(agent), scope_keys=scope_keys)
     if receipt.forgotten:
         store.compaction_due()
         if compact:

@@ -7,6 +7,7 @@ mode, and the best local embedder. Production passes URLs instead.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import re
@@ -24,6 +25,7 @@ from cogmem_graph import aio_bridge
 from cogmem_graph.api import governance
 from cogmem_graph.api.agent import AgentMemory, MoodSource, as_mood_source, as_traits
 from cogmem_graph.api.consolidation_log import ConsolidationLog
+from cogmem_graph.audit import AuditLog
 from cogmem_graph.between_turns.archive import MemoryArchive
 from cogmem_graph.clock import Clock, SystemClock
 from cogmem_graph.config import CogmemConfig
@@ -478,6 +480,8 @@ class MemoryStore:
             if self._closed:
                 return
             self._closed = True
+        with contextlib.suppress(OSError):  # refusals counted and not yet written: their summary
+            AuditLog(self.home, self.config.audit).flush(self.clock.now_ms())
         try:
             self.vectors.close()
         finally:

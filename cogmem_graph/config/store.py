@@ -9,6 +9,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from cogmem_graph.clock import MS_PER_HOUR
+from cogmem_graph.config.audit import AuditConfig
 from cogmem_graph.config.consolidation import ConsolidationConfig
 from cogmem_graph.config.decay import DecayConfig
 from cogmem_graph.config.encoding import EncodingConfig
@@ -90,6 +91,7 @@ class CogmemConfig(_Config):
     reflector: ReflectorConfig = Field(default_factory=ReflectorConfig)
     perspective: PerspectiveConfig = Field(default_factory=PerspectiveConfig)
     write: WritePathConfig = Field(default_factory=WritePathConfig)
+    audit: AuditConfig = Field(default_factory=AuditConfig)
     embedding_cache_size: int = Field(10_000, ge=0, le=10_000_000, description="LRU entries of query/text embeddings")
     local_embedder_threads: int | None = Field(
         1, ge=1, le=1024,

@@ -240,15 +240,25 @@ class KeyRing:
             self._reload()
             self._entries[key_id] = entry
             self._write()
+        scopes = AgentIdentity(**ident).visible_scope_keys() if ident else []
+        self._audit("key_add", scopes, {"key_id": key_id, "role": role, "name": name, "expires_at": expires_at})
         return key, entry
+
+    def _audit(self, operation: str, scope_keys: list[str], key: dict[str, Any]) -> None:
+        """A key change is the owner's and outlives the audit file's rotation (`cogmem_graph.audit`)."""
+        from cogmem_graph.audit import AuditLog
+
+        AuditLog(self.path.parent).record(operation, at_ms=now_ms(), actor={"owner": True}, scope_keys=scope_keys,
+                                          counts={}, extra={"key": key})
 
     def revoke(self, key_id: str) -> bool:
         with self._lock:
             self._reload()
             if key_id not in self._entries:
                 return False
-            del self._entries[key_id]
+            gone = self._entries.pop(key_id)
             self._write()
+        self._audit("key_revoke", [], {"key_id": key_id, "role": gone.role, "name": gone.name})
         with contextlib.suppress(OSError):
             self._reload()
         return True

@@ -16,6 +16,7 @@ so a refusal still comes back as a status.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
+from cogmem_graph.audit import AuditLog
 from cogmem_graph.errors import ServiceError, field_problems
 from cogmem_graph.operations import (
     IDENTITY_ARGUMENTS,
@@ -66,6 +68,10 @@ if TYPE_CHECKING:
 
 __all__ = ["IDENTITY_ARGUMENTS", "KEY_EXPIRED", "MAX_BATCH", "MemoryService", "ServiceError",
            "refuse_identity_arguments", "refuse_role", "refuse_unrepresentable"]
+
+
+AUDITED_REFUSALS = frozenset({401, 403, 404})
+"""Statuses that refuse a key what it asked (expired, not its role or identity, not visible to it)."""
 
 
 @dataclass
@@ -124,7 +130,19 @@ class MemoryService:
         return list(self._ops)
 
     def call(self, principal: Principal, op: str, args: dict[str, Any] | None = None) -> Any:
-        """Run `op` for `principal`; ServiceError on refusal or bad input."""
+        """Run `op` for `principal`; ServiceError on refusal or bad input. A refusal of who
+        asked (401, 403, 404) is counted in the audit file, summarised per key, operation and
+        status (`cogmem_graph.audit`)."""
+        try:
+            return self._call(principal, op, args)
+        except ServiceError as exc:
+            if exc.status in AUDITED_REFUSALS and self.store is not None:
+                with contextlib.suppress(OSError):  # the refusal is answered even if the disk is full
+                    AuditLog(self.store.home, self.store.config.audit).refused(
+                        op, str(exc.status), at_ms=self.store.clock.now_ms(), actor={"key_id": principal.key_id})
+            raise
+
+    def _call(self, principal: Principal, op: str, args: dict[str, Any] | None = None) -> Any:
         from cogmem_graph.api.governance import MemoryNotFound
         from cogmem_graph.errors import BackendUnavailable, StoreClosed
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import cogmem_graph as cg
+from cogmem_graph.audit import AuditLog
 from cogmem_graph.clock import MS_PER_DAY, ManualClock
 from cogmem_graph.portable import import_store
 
@@ -306,6 +307,25 @@ def test_erase_without_organization_names_the_organizations_instead_of_erasing_n
     assert store.erase("u1", organization_id="acme").counts["traces"] == 1
     with pytest.raises(ValueError, match="organization 'globex': pass organization_id"):
         store.erase("u1")
+
+
+def test_forgetting_what_a_key_cannot_see_is_summarised_in_the_audit_file(tmp_path: Path, clock: ManualClock) -> None:
+    home = tmp_path / "home"
+    with cg.open(home=home, embedder="hash", clock=clock) as store:
+        owner = store.agent("assistant", user_id="ana", organization_id="acme")
+        prober = store.agent("assistant", user_id="mal", organization_id="globex")
+        secret = owner.encode("Ana's safe code is 9911")
+        for _ in range(200):
+            assert prober.forget(secret.id).not_found == [secret.id]
+        assert owner.get(secret.id)
+        owner.forget(secret.id)
+        before_close = [line["operation"] for line in AuditLog(home).lines()]
+        assert before_close == ["refused", "forget"], "one line at once for 200 refusals, not 200 lines"
+    lines = AuditLog(home).lines()
+    summary = lines[-1]
+    assert summary["operation"] == "refused" and summary["counts"] == {"refused": 199}
+    assert summary["refused"]["operation"] == "forget" and summary["refused"]["reason"] == "not_found"
+    assert summary["actor"]["user_id"] == "mal", "closing the store wrote the repeats' summary"
 
 
 def test_one_users_export_imports_into_another_store(tmp_path: Path, clock: ManualClock) -> None:

@@ -20,6 +20,7 @@ import pytest
 from mcp import ClientSession
 
 import cogmem_graph as cg
+from cogmem_graph.audit import AuditLog
 from cogmem_graph.client import RequestRejected
 
 from .server_harness import Server, add_key, auth, cogmem, free_port, mcp_session
@@ -206,6 +207,14 @@ def test_erase_without_organization_is_refused_on_every_surface_when_the_user_is
     by_cli = cogmem("--server", srv.url, "erase", "--user", "dan", COGMEM_API_KEY=keys["owner"])
     assert by_cli.returncode == 2 and "--org" in by_cli.stderr and "initech" in by_cli.stderr, by_cli.stderr
     assert httpx.get(f"{v1}/memories/{dan['id']}", headers=auth(keys["dan"]), timeout=60).status_code == 200
+    for _ in range(3):  # an agent key trying the owner's erase: refused, and one audit line says so
+        assert httpx.post(f"{v1}/admin/erase", json={"user_id": "dan", "organization_id": "initech"},
+                          headers=auth(keys["dan"]), timeout=60).status_code == 403
+    dan_key_id = keys["dan"].split("_")[1]
+    refusals = [line for line in AuditLog(srv.home).lines()
+                if line["operation"] == "refused" and line["actor"] == {"key_id": dan_key_id}]
+    assert [(r["refused"]["operation"], r["refused"]["reason"], r["counts"]["refused"]) for r in refusals] == [
+        ("erase", "403", 1)], "the repeats wait for the window's summary"
 
     async def no_mcp_erase() -> None:
         async with mcp_session(srv.url, keys["owner"]) as session:
