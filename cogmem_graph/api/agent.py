@@ -640,7 +640,7 @@ class AgentMemory:
             log.debug("prompt for %r leaves out %d low-confidence memories", query[:60], len(left_out))
         self._focus(shown)  # what the prompt leaves out does not become the agent's focus either
         on_mind = [slot for slot in self.working_memory.slots if slot.content.strip()]
-        replaced = self._replacements([item.trace for item in shown], [slot.trace_id for slot in on_mind])
+        replaced = self._replacements([item.trace for item in shown], [slot.trace_id for slot in on_mind], query)
         layout = PromptLayout(shown, replaced, self.store.clock.now_ms(), held=held, abbreviated=short,
                          abbreviated_chars=gate.abbreviated_chars,
                          quote_chars=self.store.config.prompt.replacement_quote_chars, debug=debug)
@@ -657,15 +657,17 @@ class AgentMemory:
             outdated=tuple(layout.outdated),
         )
 
-    def _replacements(self, shown: Sequence[MemoryTrace], on_mind: Sequence[str]) -> dict[str, MemoryTrace]:
+    def _replacements(self, shown: Sequence[MemoryTrace], on_mind: Sequence[str],
+                      query: str) -> dict[str, MemoryTrace]:
         """The newest memory that replaces each shown (or held in mind) one, where one does:
         one read of the replacements, one more for those the prompt does not show; and among
-        the shown, a statement a newer shown one contradicts though no edge says so."""
+        the shown, a statement a newer shown one contradicts, or gives another value of what
+        `query` asks for, though no edge says so."""
         from cogmem_graph.retrieval import read_path
 
         known = {t.id: t for t in shown}
         pairs = read_path.newer_versions(self.context(), [*known, *on_mind])
-        pairs += read_path.replaced_in_view(self.context(), shown, pairs)
+        pairs += read_path.replaced_in_view(self.context(), shown, pairs, question=query)
         missing = [new for _, new in pairs if new not in known]
         if missing:
             known.update({t.id: t for t in self.store.graph.get_traces(missing, self.visible_scope_keys)})

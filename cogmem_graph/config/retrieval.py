@@ -150,6 +150,12 @@ class RetrievalConfig(_Config):
         description="a memory that a newer one contradicts or supersedes ranks just below it, and the newer one "
         "joins the candidates whenever the older one does (the current fact first, the old still reachable)",
     )
+    asked_value_first: bool = Field(
+        True,
+        description="with current_facts_first, of two returned memories that give different values of what the "
+        "question asks for (a day, a time, an amount, a person, a place) about the same thing, the newer ranks "
+        "first and the prompt marks the older outdated, however the change was worded",
+    )
     current_first_margin: float = Field(
         0.1, ge=0.0, lt=1.0,
         description="with current_facts_first, a replaced memory scores at most (1 - margin) x its newer "

@@ -57,6 +57,7 @@ from cogmem_graph.filters import (
 )
 from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import AccessUpdate, CausalNeighbour, Later, TraceVitals
+from cogmem_graph.language.asked_value import disagree_on_asked_value
 from cogmem_graph.language.contradiction import replaced_among
 from cogmem_graph.language.entities import extract_entities
 from cogmem_graph.language.memory_kind import tells_of_what_is_ahead
@@ -429,7 +430,7 @@ def _select(ctx: MemoryContext, ask: _Ask, plan: QueryPlan, found: _Found, score
     traces = {t.id: t for t in loading()}
     recalled = [c.scored(traces[c.vitals.id]) for c in best if c.vitals.id in traces]
     if ctx.config.retrieval.current_facts_first and ask.when == NOW and not found.history:
-        recalled = _newer_statement_first(ctx, recalled)
+        recalled = _newer_statement_first(ctx, recalled, ask.query)
     partial = [c.scored(traces[c.vitals.id]) for c in almost if c.vitals.id in traces]
     if record_access and recalled:
         competitors = [(traces[tid], cosine[tid]) for tid in competitor_ids if tid in traces]
@@ -701,11 +702,12 @@ def _validity_filter(ctx: MemoryContext, when: When, now: int, *, current_only: 
     return lambda v: v.id in replaced or not expired(v.valid_until, now)
 
 
-def _newer_statement_first(ctx: MemoryContext, recalled: list[ScoredTrace]) -> list[ScoredTrace]:
+def _newer_statement_first(ctx: MemoryContext, recalled: list[ScoredTrace], question: str) -> list[ScoredTrace]:
     """Among what is returned, a statement that a newer one contradicts ranks below it even
     when no edge says so (the write path did not see the two together): the same rule the
-    write path applies (`language.contradiction.replaced_among`), read from the texts at hand."""
-    pairs = replaced_in_view(ctx, [s.trace for s in recalled])
+    write path applies (`language.contradiction.replaced_among`), read from the texts at hand,
+    and two that give the value the question asks for differently (see `replaced_in_view`)."""
+    pairs = replaced_in_view(ctx, [s.trace for s in recalled], question=question)
     if not pairs:
         return recalled
     scores = _current_first([s.trace.id for s in recalled], [s.score for s in recalled], pairs,
@@ -715,15 +717,20 @@ def _newer_statement_first(ctx: MemoryContext, recalled: list[ScoredTrace]) -> l
 
 
 def replaced_in_view(ctx: MemoryContext, shown: Sequence[MemoryTrace],
-                     known: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str]]:
+                     known: Sequence[tuple[str, str]] = (), question: str | None = None) -> list[tuple[str, str]]:
     """(older id, newer id) among memories shown together where the newer contradicts the older
-    and no edge (`known`) says so yet: what a prompt marks outdated though the write path missed it."""
-    if not ctx.config.retrieval.current_facts_first:
+    and no edge (`known`) says so yet: what a prompt marks outdated though the write path missed
+    it. With the `question` they answer (not one about the past), also where the two give
+    different values of what it asks for (`language.asked_value`), however the change was worded."""
+    cfg = ctx.config.retrieval
+    if not cfg.current_facts_first:
         return []
-    oldest_first = sorted(shown, key=lambda t: (t.created_at, t.recorded_at, t.id))
+    oldest_first = [(t.id, t.content) for t in sorted(shown, key=lambda t: (t.created_at, t.recorded_at, t.id))]
     have = set(known)
-    return [pair for pair in replaced_among([(t.id, t.content) for t in oldest_first],
-                                            ctx.config.write.contradiction_min_confidence) if pair not in have]
+    pairs = replaced_among(oldest_first, ctx.config.write.contradiction_min_confidence)
+    if question and cfg.asked_value_first and not asks_about_the_past(question):
+        pairs += disagree_on_asked_value(question, oldest_first)
+    return [pair for pair in dict.fromkeys(pairs) if pair not in have]
 
 
 def _current_first(ranked: Sequence[str], scores: list[float],

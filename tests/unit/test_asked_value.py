@@ -1,0 +1,117 @@
+"""Two memories that give different values of what a question asks for: the newer answers,
+and only when both speak of everything the question names."""
+
+from __future__ import annotations
+
+import pytest
+
+from cogmem_graph.language.asked_value import asked_kinds, disagree_on_asked_value
+
+
+def _pairs(question: str, *texts: str) -> list[tuple[str, str]]:
+    return disagree_on_asked_value(question, [(f"m{i}", t) for i, t in enumerate(texts)])
+
+
+@pytest.mark.parametrize(("question", "kinds"), [
+    ("What time is the school run?", {"time"}),
+    ("Which day is bin collection?", {"day", "date"}),
+    ("When does the ferry leave?", {"time", "day", "date"}),
+    ("How often do we water the ferns?", {"frequency"}),
+    ("How much is the parking permit?", {"number", "money", "percent"}),
+    ("How many kids are in the carpool?", {"number", "money", "percent"}),
+    ("Who looks after the cat?", {"name"}),
+    ("Where do we pick up the keys?", {"name", "code", "number", "place"}),
+    ("Which room is the workshop in?", {"name", "code", "number", "place"}),
+])
+def test_the_question_says_which_kind_of_value_it_asks_for(question, kinds):
+    assert asked_kinds(question) == frozenset(kinds)
+
+
+def test_a_question_that_asks_for_no_value_asks_for_no_kind():
+    assert asked_kinds("Why did the boiler stop working?") == frozenset()
+    assert _pairs("Why did the boiler stop working?", "The boiler is serviced on Mondays.",
+                  "The boiler is serviced on Fridays.") == []
+
+
+@pytest.mark.parametrize(("question", "old", "new"), [
+    # a move, worded with a verb no rule lists
+    ("What time are the movers coming?", "The movers are coming at 9 am.",
+     "The movers are coming at 11 am instead, they just phoned."),
+    # the same thing said in another order
+    ("Which day is the book swap?", "The book swap is on Thursdays.", "On Saturdays now, the book swap."),
+    # a person, the name opening the sentence
+    ("Who is treasurer of the allotment society?", "Greta is treasurer of the allotment society.",
+     "Since the vote, Hamid is treasurer of the allotment society."),
+    # a place in lower case
+    ("Where does the choir rehearse?", "The choir rehearses in the school gym.",
+     "The choir rehearses at the old library these days."),
+    # an amount
+    ("How much is the window cleaner?", "The window cleaner is 25 euros a visit.",
+     "The window cleaner is 30 euros a visit since spring."),
+])
+def test_two_statements_of_one_thing_with_other_values_the_newer_answers(question, old, new):
+    assert _pairs(question, old, new) == [("m0", "m1")]
+
+
+@pytest.mark.parametrize(("question", "old", "new"), [
+    # another thing of the same kind: the older lacks nothing, the newer lacks "yoga"
+    ("When is the yoga class?", "The yoga class is on Tuesdays.", "The pottery class is on Wednesdays."),
+    ("When is the pottery class?", "The yoga class is on Tuesdays.", "The pottery class is on Wednesdays."),
+    # another qualifier, a number that says which room
+    ("How much does room 204 cost a night?", "Room 204 costs 90 a night.", "Room 310 costs 120 a night."),
+    # another person
+    ("Where does my sister live?", "My sister lives in Ghent.", "My brother lives in Lyon."),
+    # another day of the same thing
+    ("What time is the Monday standup?", "The Monday standup is at 9 am.", "The Thursday standup is at 10 am."),
+])
+def test_statements_of_different_things_both_stand(question, old, new):
+    assert _pairs(question, old, new) == []
+
+
+def test_a_past_event_or_another_time_is_not_a_newer_value():
+    assert _pairs("Where is the conference?", "The conference is in Vienna.",
+                  "I went to the conference in Prague.") == []
+    assert _pairs("Where is the conference this year?", "The conference was in Vienna last year.",
+                  "The conference is in Prague this year.") == []
+
+
+def test_a_denial_or_a_question_gives_no_value():
+    assert _pairs("Which day is the market?", "The market is on Saturdays.",
+                  "The market is not on Sundays.") == []
+    assert _pairs("Which day is the market?", "The market is on Saturdays.",
+                  "Is the market on Sundays now?") == []
+
+
+def test_the_same_value_again_is_no_change():
+    assert _pairs("Which day is the market?", "The market is on Saturdays.",
+                  "The market is on Saturdays, as always.") == []
+
+
+def test_two_speakers_do_not_replace_each_other():
+    assert _pairs("Which day is the market?", "Ana: The market is on Saturdays.",
+                  "Ben: The market is on Sundays.") == []
+
+
+def test_the_older_always_comes_first_in_the_pair():
+    pairs = _pairs("What time is the school run?", "The school run is at 8:00.", "The school run is at 7:45.",
+                   "The school run is at 8:10.")
+    assert set(pairs) == {("m0", "m1"), ("m0", "m2"), ("m1", "m2")}
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match="question"):
+        asked_kinds(None)  # type: ignore[arg-type]
+
+
+def test_someone_who_does_what_many_may_do_is_not_a_replacement():
+    assert _pairs("Who plays chess on Fridays?", "On Fridays, Tom plays chess.", "On Fridays, Sara plays chess.") == []
+
+
+def test_someone_who_holds_the_one_place_asked_about_is():
+    assert _pairs("Who coaches the swim team?", "Nadia coaches the swim team.",
+                  "Viktor coaches the swim team from this season.") == [("m0", "m1")]
+
+
+def test_a_question_that_names_no_one_thing_replaces_nothing():
+    assert _pairs("When are my classes?", "The yoga class is on Tuesdays.",
+                  "The pottery class has been moved to Wednesdays.") == []
