@@ -47,7 +47,8 @@ from cogmem_graph.redact import redact_url, redact_urls
 def field_problems(errors: Iterable[Mapping[str, Any]], prefix: str = "") -> str:
     """A validation error's problems on one line, each naming its field ("top_k: Input should
     be greater than 0"); `prefix` goes before each field path (e.g. "items[3].")."""
-    return "; ".join(f"{prefix}{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in errors)
+    return "; ".join(f"{prefix}{'.'.join(str(p) for p in e['loc']) or 'value'}: "
+                     f"{e['msg'].removeprefix('Value error, ')}" for e in errors)
 
 
 def model_from(model: Any, data: Mapping[str, Any], what: str, prefix: str = "") -> Any:

@@ -30,9 +30,9 @@ from cogmem_graph.metadata_props import metadata_pair
 from cogmem_graph.model import (
     MAX_NAME_CHARS,
     MemoryType,
+    Moment,
     Scope,
     SourceType,
-    check_epoch_ms,
     check_text,
 )
 
@@ -165,10 +165,10 @@ class MemoryFilter(BaseModel):
         None, description="dotted key → value, list of values, or {eq, in, gte, gt, lte, lt}")
     source_type: list[SourceType] | None = Field(None, description="where the memory came from, any of")
     state: list[MemoryState] | None = Field(None, description="active, dormant, superseded, inactive; any of")
-    created_after: int | None = Field(None, description="event time at or after (epoch ms)")
-    created_before: int | None = Field(None, description="event time before (epoch ms)")
-    valid_after: int | None = Field(None, description="held true at some moment at or after (epoch ms)")
-    valid_before: int | None = Field(None, description="held true at some moment before (epoch ms)")
+    created_after: Moment | None = Field(None, description="event time at or after")
+    created_before: Moment | None = Field(None, description="event time before")
+    valid_after: Moment | None = Field(None, description="held true at some moment at or after")
+    valid_before: Moment | None = Field(None, description="held true at some moment before")
     entity: list[str] | None = Field(None, description="mentions one of these entities (names)")
 
     @field_validator("type", "scope", "source_type", "state", "tags_any", "tags_all", "entity", mode="before")
@@ -185,17 +185,6 @@ class MemoryFilter(BaseModel):
             raise ValueError(f"list 1 to {MAX_FILTER_VALUES} names")
         for item in value:
             check_text(item, info.field_name, allow_empty=False, max_len=MAX_NAME_CHARS)
-        return value
-
-    @field_validator("created_after", "created_before", "valid_after", "valid_before", mode="before")
-    @classmethod
-    def _time(cls, value: Any, info) -> Any:
-        if isinstance(value, datetime):
-            if value.tzinfo is None:
-                raise ValueError("a datetime must be timezone-aware")
-            return int(value.timestamp() * 1000)
-        if value is not None:
-            check_epoch_ms(value, info.field_name)
         return value
 
     @field_validator("metadata")

@@ -14,13 +14,17 @@ import hashlib
 import json
 import math
 import uuid
+from datetime import UTC, date, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
+    ValidationInfo,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -171,12 +175,50 @@ MAX_EPOCH_MS = 253_402_300_799_999
 """The last millisecond of year 9999 (UTC): a later time is a mistake, not a date."""
 
 
-def check_epoch_ms(value: object, field: str) -> int:
-    """An epoch-ms time in [0, MAX_EPOCH_MS], else a ValueError naming `field`."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_EPOCH_MS:
-        raise ValueError(f"{field} must be epoch milliseconds from 0 to {MAX_EPOCH_MS:,} (the end of year 9999), "
-                         f"got {value!r}")
+MOMENT_FORMS = "an aware datetime, an ISO-8601 string or epoch milliseconds (an int)"
+"""The forms every time argument of the public API takes, as its errors list them."""
+
+
+def epoch_ms_of(value: object, field: str) -> int:
+    """One moment as epoch ms, from any form a time argument takes (`MOMENT_FORMS`); a
+    ValueError naming `field` otherwise. The message describes a bad value without quoting
+    it: it reaches models and logs, and the caller still has the value."""
+    if isinstance(value, date) and not isinstance(value, datetime):
+        value = value.isoformat()  # a day: its midnight, UTC
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError:
+            raise ValueError(f"{field} must be {MOMENT_FORMS}; the text given is not ISO-8601 (2026-01-31, "
+                             "2026-01-31T18:00:00+01:00; UTC when it names no zone)") from None
+        value = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    elif isinstance(value, datetime) and (value.tzinfo is None or value.utcoffset() is None):
+        raise ValueError(f"{field} must be {MOMENT_FORMS}; a naive datetime (no tzinfo) is ambiguous: "
+                         "give it a zone, e.g. datetime.now(UTC)")
+    if isinstance(value, datetime):
+        try:
+            value = int(value.timestamp() * 1000)
+        except (OverflowError, ValueError, OSError):
+            raise ValueError(f"{field} must be a moment from 1970 to 9999") from None
+    elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        value = int(value)  # 1.7e12 as JSON writers may send it
+    if isinstance(value, bool) or not isinstance(value, int):
+        kind = "NaN" if isinstance(value, float) and math.isnan(value) else type(value).__name__
+        raise ValueError(f"{field} must be {MOMENT_FORMS}, not {kind}")
+    if not 0 <= value <= MAX_EPOCH_MS:
+        raise ValueError(f"{field} must be a moment from 1970-01-01 to 9999-12-31 (epoch ms 0 to {MAX_EPOCH_MS:,})")
     return value
+
+
+def _moment_field(value: object, info: ValidationInfo) -> int | None:
+    return None if value is None else epoch_ms_of(value, info.field_name or "time")
+
+
+Moment = Annotated[int, BeforeValidator(_moment_field), WithJsonSchema({
+    "anyOf": [{"type": "integer", "minimum": 0, "maximum": MAX_EPOCH_MS}, {"type": "string"}],
+    "description": "epoch milliseconds, or an ISO-8601 date or date-time (UTC when it names no zone)"})]
+"""A pydantic field type for a moment: every form `epoch_ms_of` takes, stored as epoch ms."""
 
 
 def check_count(value: object, field: str, limit: int) -> None:

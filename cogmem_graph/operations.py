@@ -51,7 +51,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from cogmem_graph.filters import MemoryFilter
-from cogmem_graph.model import MemoryType
+from cogmem_graph.model import MemoryType, Moment
 from cogmem_graph.write.request import EncodeRequest
 
 Role = Literal["agent", "read", "owner"]
@@ -180,7 +180,7 @@ class RecallArgs(Args):
     top_k: int | None = Field(None, ge=1, le=1000)
     strategy: Literal["full", "dense", "lexical"] = "full"
     record_access: bool = Field(True, description="false: look without reinforcing what is found")
-    as_of: int | None = Field(None, ge=0, description="epoch ms: what the memory knew then and held true then")
+    as_of: Moment | None = Field(None, description="a moment: what the memory knew then and held true then")
     timeline: bool = Field(False, description="every version, expired and superseded ones too, in event order")
     where: Where = Field(None, description=WHERE_DESCRIPTION)
 
@@ -206,12 +206,12 @@ class MultiHopArgs(Args):
 class ObserveArgs(Args):
     role: Literal["user", "assistant", "system", "tool"]
     text: str = Field(..., min_length=1)
-    created_at: int | None = Field(None, ge=0)
+    created_at: Moment | None = None
 
 
 class RemindArgs(Args):
     content: str = Field(..., min_length=1)
-    at: int | None = Field(None, ge=0, description="epoch ms")
+    at: Moment | None = Field(None, description="when it is due")
     every: int | None = Field(None, gt=0, description="ms between occurrences (recurring)")
     on_keywords: list[str] | None = None
     on_context: str | None = None
@@ -359,6 +359,8 @@ def _models_in(annotation: Any) -> Iterator[type[BaseModel]]:
 def _flat(annotation: Any) -> bool:
     """True for a scalar, a Literal, an optional one or a list of them: what a query string carries."""
     origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:  # a validated scalar (a `Moment`) is what it annotates
+        return _flat(typing.get_args(annotation)[0])
     if origin is Literal:
         return True
     if origin is list:

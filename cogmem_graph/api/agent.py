@@ -22,7 +22,7 @@ from cogmem_graph.context import MemoryContext, MoodSource, checked_context
 from cogmem_graph.errors import model_from
 from cogmem_graph.filters import MemoryFilter, as_filter
 from cogmem_graph.identity import AgentIdentity
-from cogmem_graph.model import Hexaco, MemoryTrace, MemoryType, Mood, Scope
+from cogmem_graph.model import Hexaco, MemoryTrace, MemoryType, Mood, Scope, epoch_ms_of
 from cogmem_graph.results import AssembledContext, RetrievalResult, ScoredTrace
 
 # The write path, the read path and the between-turn processes (observer, reflector, prospective memory,
@@ -124,7 +124,8 @@ class AgentMemory:
         Args:
             content: the text to remember.
             **fields: as `EncodeRequest`: type, scope, mood, tags, source_type, created_at,
-                metadata, confidence, entities, structured_data, ...
+                metadata, confidence, entities, structured_data, ...; its times (created_at,
+                valid_from, valid_until) an aware datetime, ISO-8601 text or epoch ms.
 
         Returns:
             The stored trace, or the existing one it reinforced when it was a near-duplicate.
@@ -437,7 +438,7 @@ class AgentMemory:
 
     # ------------------------------------------------------------ observer and reflector
 
-    def observe(self, role: str, text: str, *, created_at: int | None = None) -> ObserveResult:
+    def observe(self, role: str, text: str, *, created_at: int | datetime | str | None = None) -> ObserveResult:
         """Feed one conversation turn ("user", "assistant", "system" or "tool") to the observer.
         Turns are buffered; past the observer's token threshold they become typed observation
         notes, and past the reflector's threshold the notes become long-term traces.
@@ -445,13 +446,13 @@ class AgentMemory:
         Args:
             role: "user", "assistant", "system" or "tool".
             text: what was said.
-            created_at: when (epoch ms); default now.
+            created_at: when (an aware datetime, ISO-8601 text or epoch ms); default now.
 
         Returns:
             An `ObserveResult`: what is still buffered, the notes written, the reflection run.
 
         Raises:
-            ValueError: an unknown role or blank text.
+            ValueError: an unknown role, blank text or a bad `created_at`.
             StoreClosed: the store is closed.
         """
         from cogmem_graph.between_turns import observer
@@ -507,13 +508,13 @@ class AgentMemory:
     # ------------------------------------------------------------ read
 
     def retrieve(self, query: str, top_k: int | None = None, *, strategy: read_path.Strategy = "full",
-                 record_access: bool = True, mood: Mood | None = None, as_of: int | datetime | None = None,
+                 record_access: bool = True, mood: Mood | None = None, as_of: int | datetime | str | None = None,
                  timeline: bool = False, where: MemoryFilter | Mapping[str, Any] | None = None) -> RetrievalResult:
         """The memories that best answer `query`, with the signals that ranked them.
 
         By default the current state: what has expired ("in Lisbon until Friday", once Friday
         is over) is left out, and a replaced fact ranks just below its correction. `as_of`
-        (epoch ms or an aware datetime) asks about a point in time: what held true then, by
+        (an aware datetime, ISO-8601 text or epoch ms) asks about a point in time: what held true then, by
         all the memory knows now. `timeline=True` returns every version, in event order.
         `where` keeps to matching memories: the top_k returned all match whenever that many
         exist.
@@ -525,7 +526,7 @@ class AgentMemory:
             record_access: count the retrieval (access, spaced repetition, Hebbian edges);
                 False only looks.
             mood: the mood of this retrieval instead of the handle's.
-            as_of: a point in time, epoch ms or an aware datetime.
+            as_of: a point in time: an aware datetime, ISO-8601 text or epoch ms.
             timeline: every version, expired and superseded ones too, in event order.
             where: a `MemoryFilter` or a dict of its fields.
 
@@ -694,12 +695,12 @@ class AgentMemory:
     # ------------------------------------------------------------ prospective memory
 
     def remind(
-        self, content: str, *, at: int | datetime | None = None, every: int | timedelta | None = None,
+        self, content: str, *, at: int | datetime | str | None = None, every: int | timedelta | None = None,
         on_keywords: str | Sequence[str] | None = None, on_context: str | None = None,
         recurring: bool | None = None, cooldown: int | timedelta | None = None, threshold: float | None = None,
         importance: float | None = None, scope: Scope | str | None = None,
     ) -> Intention:
-        """Remember to bring `content` up later. Time: `at` (epoch ms or aware datetime) and/or
+        """Remember to bring `content` up later. Time: `at` (an aware datetime, ISO-8601 text or epoch ms) and/or
         `every` (ms or timedelta, recurring). Event: `on_keywords`, words a turn (or its events)
         mentions. Context: `on_context`, a situation a turn resembles by at least `threshold`.
         One-shot unless `every` or `recurring=True` (pausing `cooldown` between firings).
@@ -797,14 +798,7 @@ def _checked_when(as_of: object, timeline: object) -> read_path.When:
         return read_path.When(timeline=timeline)
     if timeline:
         raise ValueError("as_of and timeline=True ask for different things: pass one of them")
-    if isinstance(as_of, datetime):
-        if as_of.tzinfo is None:
-            raise ValueError("as_of must be an aware datetime (with a time zone) or epoch milliseconds")
-        return read_path.When(as_of=int(as_of.timestamp() * 1000))
-    if isinstance(as_of, bool) or not isinstance(as_of, int) or as_of < 0:
-        raise ValueError(f"as_of must be epoch milliseconds (a non-negative integer) or an aware datetime, "
-                         f"got {as_of!r}")
-    return read_path.When(as_of=as_of)
+    return read_path.When(as_of=epoch_ms_of(as_of, "as_of"))
 
 
 def _with_observations(sections: PromptSections, agent: AgentMemory) -> PromptSections:

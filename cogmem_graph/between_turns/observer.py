@@ -42,7 +42,7 @@ from cogmem_graph.cognition.observation import (
     threshold_reached,
 )
 from cogmem_graph.cognition.prompt import PromptItem, estimate_tokens
-from cogmem_graph.model import MAX_CONTENT_CHARS, Scope, check_epoch_ms, check_text
+from cogmem_graph.model import MAX_CONTENT_CHARS, Scope, check_text, epoch_ms_of
 
 if TYPE_CHECKING:
     from cogmem_graph.context import MemoryContext
@@ -128,14 +128,14 @@ def _check_role(role: str) -> str:
     return role.strip().lower()
 
 
-def add_turn(ctx: MemoryContext, role: str, text: str, *, created_at: int | None = None) -> tuple[int, int]:
+def add_turn(ctx: MemoryContext, role: str, text: str, *, created_at: object = None) -> tuple[int, int]:
     """Buffer one turn; returns the unclaimed tokens and turns the buffer then holds."""
     role = _check_role(role)
     check_text(text, "text", allow_empty=False, max_len=MAX_CONTENT_CHARS)
     if not text.strip():
         raise ValueError("text must not be blank")
     if created_at is not None:
-        check_epoch_ms(created_at, "created_at")
+        created_at = epoch_ms_of(created_at, "created_at")
     now = ctx.clock.now_ms()
     return ctx.graph.buffer_turn(
         turn_id="turn_" + uuid.uuid4().hex, buffer_key=buffer_key(ctx), scope_key=note_scope_key(ctx),
@@ -144,7 +144,7 @@ def add_turn(ctx: MemoryContext, role: str, text: str, *, created_at: int | None
         created_at=now if created_at is None else created_at, now=now)
 
 
-def observe(ctx: MemoryContext, role: str, text: str, *, created_at: int | None = None) -> ObserveResult:
+def observe(ctx: MemoryContext, role: str, text: str, *, created_at: object = None) -> ObserveResult:
     """Buffer a turn; past the observer's threshold, write notes; past the reflector's, reflect."""
     tokens, turns = add_turn(ctx, role, text, created_at=created_at)
     result = ObserveResult(buffered_tokens=tokens, buffered_turns=turns)

@@ -16,6 +16,8 @@ from cogmem_graph.client.wire import (
     BATCH,
     DEFAULT_TIMEOUT_S,
     LastLine,
+    answer_json,
+    check_lines,
     client_options,
     counts_from_json,
     erase_receipt_from_json,
@@ -32,7 +34,7 @@ from cogmem_graph.client.wire import (
     where_json,
 )
 from cogmem_graph.filters import MemoryFilter
-from cogmem_graph.model import MemoryTrace, MemoryType
+from cogmem_graph.model import MemoryTrace, MemoryType, epoch_ms_of
 from cogmem_graph.redact import redact_url
 from cogmem_graph.results import AssembledContext, RetrievalResult
 
@@ -44,14 +46,23 @@ if TYPE_CHECKING:
 __all__ = ["RemoteAgent", "RemoteMethods", "connect"]
 
 
-def _ms(value: int | datetime | timedelta | None) -> int | None:
-    if isinstance(value, datetime):
-        if value.tzinfo is None:
-            raise ValueError("datetimes must be timezone-aware")
-        return int(value.timestamp() * 1000)
+def _ms(value: int | timedelta | None) -> int | None:
     if isinstance(value, timedelta):
         return int(value.total_seconds() * 1000)
     return value
+
+
+ENCODE_MOMENTS = ("created_at", "valid_from", "valid_until")
+
+
+def _moment(value: Any, field: str) -> int | None:
+    """A time argument as epoch ms, read by the facade's parser: a datetime has no JSON form,
+    and a bad value fails here as it fails in process."""
+    return None if value is None else epoch_ms_of(value, field)
+
+
+def _encode_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: _moment(v, k) if k in ENCODE_MOMENTS else v for k, v in fields.items()}
 
 
 def _ids(trace_ids: str | Sequence[str]) -> list[str]:
@@ -75,11 +86,11 @@ class RemoteMethods:
 
     @remote
     def encode(self, content: str, **fields: Any) -> Plan[MemoryTrace]:
-        return trace_from_json((yield Send("remember", {"content": content, **fields})))
+        return trace_from_json((yield Send("remember", {"content": content, **_encode_fields(fields)})))
 
     @remote
     def encode_many(self, items: Iterable[Mapping[str, Any]], *, batch_size: int = BATCH) -> Plan[list[MemoryTrace]]:
-        items = [dict(i) for i in items]
+        items = [_encode_fields(dict(i)) for i in items]
         size = max(1, min(batch_size, BATCH))
         out: list[MemoryTrace] = []
         for start in range(0, len(items), size):
@@ -88,15 +99,12 @@ class RemoteMethods:
 
     @remote
     def retrieve(self, query: str, top_k: int | None = None, *, strategy: str = "full",
-                 record_access: bool = True, as_of: int | datetime | None = None,
+                 record_access: bool = True, as_of: int | datetime | str | None = None,
                  timeline: bool = False,
                  where: MemoryFilter | Mapping[str, Any] | None = None) -> Plan[RetrievalResult]:
-        if isinstance(as_of, datetime):
-            if as_of.tzinfo is None:
-                raise ValueError("as_of must be an aware datetime (with a time zone) or epoch milliseconds")
-            as_of = int(as_of.timestamp() * 1000)
         data = yield Send("recall", {"query": query, "top_k": top_k, "strategy": strategy,
-                                     "record_access": record_access, "as_of": as_of, "timeline": timeline,
+                                     "record_access": record_access, "as_of": _moment(as_of, "as_of"),
+                                     "timeline": timeline,
                                      "where": where_json(where)})
         return RetrievalResult(query=data["query"], traces=[scored_from_json(t) for t in data["traces"]],
                                partial=[scored_from_json(t) for t in data["partial"]], strategy=data["strategy"],
@@ -128,18 +136,19 @@ class RemoteMethods:
         return (yield Send("multi_hop", {"query": query, "hops": hops, "top_k": top_k, "where": where_json(where)}))
 
     @remote
-    def observe(self, role: str, text: str, *, created_at: int | None = None) -> Plan[dict[str, Any]]:
-        return (yield Send("observe", {"role": role, "text": text, "created_at": created_at}))
+    def observe(self, role: str, text: str, *,
+                created_at: int | datetime | str | None = None) -> Plan[dict[str, Any]]:
+        return (yield Send("observe", {"role": role, "text": text, "created_at": _moment(created_at, "created_at")}))
 
     @remote
-    def remind(self, content: str, *, at: int | datetime | None = None, every: int | timedelta | None = None,
+    def remind(self, content: str, *, at: int | datetime | str | None = None, every: int | timedelta | None = None,
                on_keywords: str | Sequence[str] | None = None, on_context: str | None = None,
                recurring: bool | None = None, cooldown: int | timedelta | None = None,
                threshold: float | None = None, importance: float | None = None,
                scope: str | None = None) -> Plan[Intention]:
         keywords = [on_keywords] if isinstance(on_keywords, str) else (list(on_keywords) if on_keywords else None)
         return intention_from_json((yield Send("remind", {
-            "content": content, "at": _ms(at), "every": _ms(every), "on_keywords": keywords,
+            "content": content, "at": _moment(at, "at"), "every": _ms(every), "on_keywords": keywords,
             "on_context": on_context, "recurring": recurring, "cooldown": _ms(cooldown), "threshold": threshold,
             "importance": importance, "scope": getattr(scope, "value", scope)})))
 
@@ -292,7 +301,8 @@ class RemoteAgent(RemoteMethods):
                     response.read()
                     raise refusal(response)
                 if not prepared.streams:
-                    return response.json()
+                    return answer_json(response)
+                check_lines(response)
                 if out is None:
                     return response.read().decode("utf-8")
                 sink = LastLine(out)

@@ -17,6 +17,8 @@ from cogmem_graph.client.plans import awaitable, plans_of
 from cogmem_graph.client.wire import (
     DEFAULT_TIMEOUT_S,
     LastLine,
+    answer_json,
+    check_lines,
     client_options,
     prepare,
     refusal,
@@ -76,7 +78,8 @@ class AsyncRemoteAgent:
                     await response.aread()
                     raise refusal(response)
                 if not prepared.streams:
-                    return response.json()
+                    return answer_json(response)
+                check_lines(response)
                 if out is None:
                     return (await response.aread()).decode("utf-8")
                 sink = LastLine(out)

@@ -86,17 +86,39 @@ def prepare(op: str, args: Mapping[str, Any] | None) -> Prepared:
 
 
 def refusal(response: Any) -> ServerError:
-    """The error an answer with an error status (its body read) stands for."""
+    """The error an answer with an error status (its body read) stands for; an answer not in
+    the server's error format (a web server that is no cogmem server) in one line, never its body."""
     try:
         data = response.json()
     except ValueError:
         data = None
-    if isinstance(data, dict) and (data.get("error") or data.get("detail")):
-        message = data.get("error") or data.get("detail")
-    else:
-        message = response.text[:500]
+    if not (isinstance(data, dict) and (data.get("error") or data.get("detail"))):
+        return not_cogmem(response)
     cls = RequestRejected if response.status_code in REJECTED else ServerError
-    return cls(response.status_code, str(message))
+    return cls(response.status_code, str(data.get("error") or data.get("detail")))
+
+
+def not_cogmem(response: Any) -> ServerError:
+    """The one-line error for an answer no cogmem server gives: its status, the URL (without
+    credentials or query) and what it sent instead of JSON."""
+    url = redact_url(str(response.url).split("?", 1)[0])
+    kind = response.headers.get("content-type", "").split(";", 1)[0].strip()
+    what = "an HTML page" if "html" in kind else f"{kind} content" if kind else "an answer without a content type"
+    return ServerError(response.status_code, f"{url} sent {what}, not cogmem's JSON: is this a cogmem server?")
+
+
+def answer_json(response: Any) -> Any:
+    """A success answer's JSON; `not_cogmem` when it holds none."""
+    try:
+        return response.json()
+    except ValueError:
+        raise not_cogmem(response) from None
+
+
+def check_lines(response: Any) -> None:
+    """A streamed success answer must be JSON Lines: `not_cogmem` otherwise, before a line is read."""
+    if "json" not in response.headers.get("content-type", ""):
+        raise not_cogmem(response)
 
 
 def unreachable(url: str, exc: BaseException) -> BackendUnavailable:

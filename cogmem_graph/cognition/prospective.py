@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import Any
 
 from cogmem_graph.config.prospective import ProspectiveConfig
-from cogmem_graph.model import MAX_EPOCH_MS, MAX_ID_CHARS, check_text
+from cogmem_graph.model import MAX_EPOCH_MS, MAX_ID_CHARS, check_text, epoch_ms_of
 from cogmem_graph.text import stem, word_tokens
 
 MAX_INTENTION_CHARS = 10_000
@@ -210,18 +210,6 @@ def after_firing(intention: Intention, now: int) -> Intention:
 # ---------------------------------------------------------------- building one from a request
 
 
-def epoch_ms(value: int | datetime, field: str) -> int:
-    """Epoch milliseconds from an int or a timezone-aware datetime."""
-    if isinstance(value, datetime):
-        if value.tzinfo is None or value.utcoffset() is None:
-            raise ValueError(f"{field} must be a timezone-aware datetime (or epoch milliseconds)")
-        return int(value.timestamp() * 1000)
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value <= MAX_EPOCH_MS:
-        raise ValueError(f"{field} must be epoch milliseconds from 0 to {MAX_EPOCH_MS:,} (the end of year 9999) "
-                         f"or a datetime, got {value!r}")
-    return int(value)
-
-
 def duration_ms(value: int | timedelta, field: str, *, allow_zero: bool = False) -> int:
     """Milliseconds from an int or a timedelta."""
     if isinstance(value, timedelta):
@@ -268,7 +256,7 @@ def _keywords(value: str | Iterable[str]) -> tuple[str, ...]:
 
 def new_intention(
     content: str, *, scope_key: str, agent_id: str, now: int, config: ProspectiveConfig | None = None,
-    at: int | datetime | None = None, every: int | timedelta | None = None,
+    at: int | datetime | str | None = None, every: int | timedelta | None = None,
     on_keywords: str | Iterable[str] | None = None, on_context: str | None = None,
     recurring: bool | None = None, cooldown: int | timedelta | None = None,
     threshold: float | None = None, importance: float | None = None, intention_id: str | None = None,
@@ -282,7 +270,7 @@ def new_intention(
     check_text(content, "content", allow_empty=False, max_len=MAX_INTENTION_CHARS)
     if recurring is not None and not isinstance(recurring, bool):
         raise ValueError(f"recurring must be True or False, got {recurring!r}")
-    start = None if at is None else epoch_ms(at, "at")
+    start = None if at is None else epoch_ms_of(at, "at")
     common: dict[str, Any] = {
         "id": intention_id or new_intention_id(), "scope_key": scope_key, "agent_id": agent_id,
         "content": content,

@@ -12,11 +12,13 @@ tool, because the model reads it to choose). `served(mcp)` lists which tool serv
 entry, and the operations-table test fails when an entry with an MCP name has no tool or
 a tool serves no entry.
 
-Two rules the SDK does not keep by itself, kept by `MemoryMCP`:
+Three rules the SDK does not keep by itself, kept by `MemoryMCP`:
 - a tool call's arguments are the tool's parameters and nothing else: the SDK would drop
   an unknown one silently, so an argument naming an identity (`user_id`, `scope_keys`,
   ... as `operations.identity_name` reads it) is refused "403: ...", like REST's 403,
   and any other unknown one "400: ...", like REST's refusal of unknown fields;
+- an invalid argument is "400: <tool>: ..." naming each argument at fault and never quoting
+  its value (the SDK's own text quotes it, and reads a NaN as out of range);
 - over streamable HTTP, a session belongs to the key that opened it (`KeyBoundSessions`):
   the SDK's session manager binds a session to the authenticated user of the request
   that created it and answers 404 to a request of any other for that `mcp-session-id`,
@@ -29,17 +31,19 @@ from __future__ import annotations
 
 import inspect
 import json
+import math
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any, Literal
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-from pydantic import Field
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
+from pydantic import Field, ValidationError
 from starlette.applications import Starlette
 
 from cogmem_graph.filters import MemoryFilter
+from cogmem_graph.model import Moment
 from cogmem_graph.operations import OPERATIONS, Operation, identity_arguments, operation
 from cogmem_graph.server.guards import send_error
 from cogmem_graph.server.service import KEY_EXPIRED
@@ -128,8 +132,24 @@ def refuse_tool_arguments(tool: str, arguments: Mapping[str, Any], accepted: fro
                         f"{', '.join(sorted(accepted)) or 'none'}")
 
 
+def argument_problems(exc: ValidationError) -> str:
+    """A tool call's invalid arguments on one line, each naming its argument and never quoting
+    the value (the SDK's text quotes it, and says "less than or equal to 1" of a NaN)."""
+    problems = []
+    for error in exc.errors():
+        name = ".".join(str(part) for part in error["loc"]) or "arguments"
+        value = error.get("input")
+        if error["type"] != "value_error" and isinstance(value, float) and not math.isfinite(value):
+            problems.append(f"{name} must be a finite number")
+            continue
+        message = error["msg"].removeprefix("Value error, ")
+        problems.append(message if message.startswith(f"{name} ") else f"{name}: {message}")
+    return "; ".join(problems)
+
+
 class MemoryMCP(MCPServer):
-    """The SDK's `MCPServer` with the tool-argument rule and key-bound HTTP sessions (see the module)."""
+    """The SDK's `MCPServer` with the tool-argument rule, one-line argument errors and key-bound
+    HTTP sessions (see the module)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -139,7 +159,12 @@ class MemoryMCP(MCPServer):
         accepted = self.tool_arguments.get(name)
         if accepted is not None:
             refuse_tool_arguments(name, arguments or {}, accepted)
-        return await super().call_tool(name, arguments, context)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError) and not isinstance(exc, UnexpectedToolError):
+                raise ToolError(f"400: {name}: {argument_problems(exc.__cause__)}") from exc.__cause__
+            raise
 
     def streamable_http_app(self, **kwargs: Any) -> Starlette:
         app = super().streamable_http_app(**kwargs)
@@ -250,8 +275,9 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MemoryMCP:
         query: Annotated[str, Field(min_length=1, description="a question or a few keywords")],
         ctx: Context,
         top_k: Annotated[int | None, Field(ge=1, le=100, description="how many memories")] = None,
-        as_of: Annotated[int | None, Field(ge=0, description=(
-            "epoch milliseconds: answer as of that moment (what was known then and true then) instead of now"))] = None,
+        as_of: Annotated[Moment | None, Field(description=(
+            "a moment (ISO-8601 date or date-time, or epoch milliseconds): answer as of then (what was known "
+            "then and true then) instead of now"))] = None,
         timeline: Annotated[bool, Field(description=(
             "true: every version of what matches, including replaced and expired ones, in the order it "
             "happened (for 'how did this change?' questions)"))] = False,
@@ -290,7 +316,9 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MemoryMCP:
     @tool("remind")
     def remind(
         content: Annotated[str, Field(min_length=1)], ctx: Context,
-        at: Annotated[int | None, Field(ge=0)] = None, every: Annotated[int | None, Field(gt=0)] = None,
+        at: Annotated[Moment | None, Field(description=(
+            "when it is due: an ISO-8601 date-time or epoch milliseconds"))] = None,
+        every: Annotated[int | None, Field(gt=0, description="milliseconds between occurrences")] = None,
         on_keywords: list[str] | None = None, on_context: str | None = None,
         scope: Scope | None = None,
     ) -> dict[str, Any]:
@@ -338,8 +366,9 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MemoryMCP:
         metadata: Annotated[dict[str, Any] | None, Field(description=(
             "dotted key -> value, list of values, or {eq, in, gte, gt, lte, lt}"))] = None,
         entity: Annotated[list[str] | None, Field(description="mentions one of these names")] = None,
-        created_after: Annotated[int | None, Field(ge=0, description="event time at or after (epoch ms)")] = None,
-        created_before: Annotated[int | None, Field(ge=0, description="event time before (epoch ms)")] = None,
+        created_after: Annotated[Moment | None, Field(description=(
+            "event time at or after (ISO-8601 or epoch ms)"))] = None,
+        created_before: Annotated[Moment | None, Field(description="event time before (ISO-8601 or epoch ms)")] = None,
         order: Literal["newest", "oldest"] = "newest",
         limit: Annotated[int, Field(ge=1, le=100, description="memories per page")] = 20,
         cursor: Annotated[str | None, Field(min_length=1, description="the `cursor` of the previous page")] = None,

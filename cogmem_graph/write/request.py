@@ -12,11 +12,11 @@ from cogmem_graph.errors import field_problems
 from cogmem_graph.model import (
     MAX_CONTENT_CHARS,
     MAX_ENTITIES,
-    MAX_EPOCH_MS,
     MAX_ID_CHARS,
     MAX_METADATA_CHARS,
     MAX_TAGS,
     MemoryType,
+    Moment,
     Mood,
     Scope,
     SourceType,
@@ -39,11 +39,10 @@ class EncodeRequest(BaseModel):
     source_type: SourceType = SourceType.USER_STATEMENT
     source_id: str | None = None
     confidence: float = Field(1.0, ge=0.0, le=1.0)
-    created_at: int | None = Field(None, ge=0, le=MAX_EPOCH_MS, description="event time in epoch ms; default now")
-    valid_from: int | None = Field(
-        None, ge=0, le=MAX_EPOCH_MS, description="when what it says began to hold; default created_at")
-    valid_until: int | None = Field(
-        None, ge=0, le=MAX_EPOCH_MS, description="when what it says stops holding; default the end it states "
+    created_at: Moment | None = Field(None, description="event time; default now")
+    valid_from: Moment | None = Field(None, description="when what it says began to hold; default created_at")
+    valid_until: Moment | None = Field(
+        None, description="when what it says stops holding; default the end it states "
         "(\"until Friday\"), else open")
     pinned: bool = Field(False, description="a truth anchor: never made dormant, merged, gisted or weakened")
     metadata: dict[str, Any] = Field(default_factory=dict)
@@ -121,4 +120,4 @@ def as_request(item: Mapping[str, Any] | EncodeRequest, index: int) -> EncodeReq
     try:
         return EncodeRequest.model_validate(dict(item))
     except ValidationError as exc:
-        raise ValueError(field_problems(exc.errors(), prefix=f"items[{index}].")) from exc
+        raise ValueError(field_problems(exc.errors(), prefix=f"items[{index}].")) from None

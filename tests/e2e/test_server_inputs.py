@@ -176,6 +176,29 @@ def test_an_mcp_session_belongs_to_the_key_that_opened_it(server) -> None:
 
 
 
+def test_mcp_tool_arguments_with_nan_are_refused_naming_the_argument_without_the_value(server) -> None:
+    """JSON-RPC allows NaN where the MCP SDK's own client sends null: the refusal names the
+    argument, says it is not a finite number (not "less than or equal to 1") and quotes nothing."""
+    srv, keys = server
+    with httpx.Client(base_url=srv.url, timeout=CALL_TIMEOUT_S) as http:
+        alice = {**MCP_HEADERS, **auth(keys["alice"])}
+        opened = http.post("/mcp", headers=alice, content=_rpc("initialize", {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}))
+        alice["mcp-session-id"] = opened.headers["mcp-session-id"]
+        assert http.post("/mcp", headers=alice, content=_rpc("notifications/initialized", id_=None)).status_code == 202
+        for call_id, (tool, arguments, expected) in enumerate((
+                ("remember", {"content": "x", "confidence": math.nan}, "confidence must be a finite number"),
+                ("recall", {"query": "x", "top_k": math.inf}, "top_k must be a finite number"),
+                ("recall", {"query": "x", "as_of": math.nan}, "as_of must be an aware datetime, an ISO-8601 "
+                                                             "string or epoch milliseconds (an int), not NaN")),
+                start=10):
+            answer = _result(http.post("/mcp", headers=alice, content=_rpc(
+                "tools/call", {"name": tool, "arguments": arguments}, call_id)))["result"]
+            text = answer["content"][0]["text"]
+            assert answer["isError"] and text == f"400: {tool}: {expected}", text
+        http.delete("/mcp", headers=alice)
+
+
 async def _tool(session: ClientSession, tool: str, **arguments: Any) -> tuple[bool, str, Any]:
     with anyio.fail_after(CALL_TIMEOUT_S):
         result = await session.call_tool(tool, arguments)

@@ -163,3 +163,33 @@ def test_mcp_over_stdio_on_a_store_it_owns(tmp_path) -> None:
     with pytest.raises(Exception):  # noqa: B017 - the process exits before initializing; the SDK's error varies
         anyio.run(wrong_key)
     assert "not in" in (tmp_path / "wrong.err").read_text()
+
+
+def test_mcp_argument_errors_name_the_argument_and_never_echo_the_value(tmp_path) -> None:
+    """A model reads these errors to correct its call: one line naming each argument at fault,
+    no pydantic dump and no echo of the value; a moment may be ISO-8601 text."""
+    home = tmp_path / "stdio-home"
+    key = add_key(home, "--agent", "desk", "--user", "dana")
+    args = ["--home", str(home), "--embedder", "hash", "serve", "--stdio", "--consolidate-every", "0"]
+
+    async def scenario() -> None:
+        with open(tmp_path / "stdio.err", "w") as errlog:
+            async with stdio_session(args, key, errlog) as dana:
+                wrong = await tool_error(dana, "recall", query="desk", top_k=5000, as_of="yesterday")
+                assert wrong.startswith("400: recall: "), wrong
+                assert "top_k: Input should be less than or equal to 100" in wrong
+                assert "as_of must be an aware datetime, an ISO-8601 string or epoch milliseconds" in wrong
+                kind = await tool_error(dana, "remind", content="renew the certificate", at=[2030])
+                assert kind.startswith("400: remind: at must be an aware datetime"), kind
+                for raw in ("input_value", "input_type", "errors.pydantic.dev", "yesterday", "5000", "2030"):
+                    assert raw not in wrong + kind, raw
+                assert len(wrong.splitlines()) == len(kind.splitlines()) == 1, "one line each"
+
+                stored = await mcp_tool(dana, "remember", content="Dana's standing desk is at height 112 cm")
+                then = await mcp_tool(dana, "recall", query="standing desk height", as_of="2999-01-01T00:00:00Z")
+                assert stored["id"] in [m["id"] for m in then["memories"]], "an ISO-8601 moment is taken"
+                listed = await mcp_tool(dana, "list_memories", created_after="2000-01-01")
+                assert [m["id"] for m in listed["memories"]] == [stored["id"]]
+                assert (await mcp_tool(dana, "list_memories", created_before="2000-01-01"))["memories"] == []
+
+    anyio.run(scenario)

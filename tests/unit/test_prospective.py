@@ -167,7 +167,7 @@ def test_new_cue_intentions_take_the_reference_defaults() -> None:
         ("x", {"at": "tomorrow"}, "at"),
         ("x", {"at": -1}, "at"),
         ("x", {"at": True}, "at"),
-        ("x", {"at": datetime(2024, 1, 1)}, "timezone-aware"),
+        ("x", {"at": datetime(2024, 1, 1)}, "at must be .*naive datetime"),
         ("x", {"every": 0}, "every"),
         ("x", {"every": timedelta(seconds=-1)}, "every"),
         ("x", {"every": 1.5}, "every"),
