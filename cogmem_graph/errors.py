@@ -13,6 +13,7 @@ failed and what to do. An error that is also a builtin's kind keeps that base, s
     │   └── UnconfirmedWriteFailed        a write sent without waiting for its reply failed
     ├── CypherNotFound (LookupError)      no statement of that name, or no cypher/ folder
     ├── StoreClosed                       the store was closed
+    ├── HomeNotAccessible (PermissionError)  the memory home cannot be read or written (names the path)
     ├── MemoryNotFound (LookupError)      no memory of that id visible to the caller
     ├── ArchiveError
     │   ├── ArchiveWriteError             the verbatim original could not be archived
@@ -109,6 +110,18 @@ class CypherNotFound(CogmemError, LookupError):
 
 class StoreClosed(CogmemError):
     """The store was closed; open a new one."""
+
+
+class HomeNotAccessible(CogmemError, PermissionError):
+    """This process may not read or write the memory home: names the path refused and what to do."""
+
+    def __init__(self, home: object, path: object, reason: str) -> None:
+        super().__init__(
+            f"memory home {home}: {path} cannot be opened or written ({reason}); run as the user who owns "
+            "the home, give this user read and write access to it, or choose another home (--home, "
+            "COGMEM_HOME, cg.open(home=...))")
+        self.home = home
+        self.path = path
 
 
 # ---------------------------------------------------------------- memories, archive, backups

@@ -29,8 +29,10 @@ import logging
 import os
 import stat
 import struct
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+
+from cogmem_graph.errors import HomeNotAccessible
 
 GRAPH_DIR = "graph"
 """The embedded FalkorDB's data directory under the home."""
@@ -49,6 +51,18 @@ _OWNER_ONLY_ACL = struct.pack("<I", 2) + b"".join(  # the xattr form of "u::rwx,
     struct.pack("<HHI", tag, perm, _ACL_UNDEFINED_ID) for tag, perm in ((0x01, 0o7), (0x04, 0), (0x20, 0)))
 
 log = logging.getLogger(__name__)
+
+
+@contextlib.contextmanager
+def home_access(home: Path) -> Iterator[None]:
+    """A PermissionError inside becomes `HomeNotAccessible`, naming the home, the path refused
+    and what to do, in place of a bare errno."""
+    try:
+        yield
+    except HomeNotAccessible:
+        raise
+    except PermissionError as exc:
+        raise HomeNotAccessible(home, exc.filename or home, exc.strerror or str(exc)) from None
 
 
 def default_home() -> Path:

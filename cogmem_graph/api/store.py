@@ -38,6 +38,7 @@ from cogmem_graph.home import (
     GRAPH_DIR,
     LOCAL_VECTORS_DIR,
     default_home,
+    home_access,
     private_dir,
     secure_home,
     write_private,
@@ -696,6 +697,7 @@ def open(  # noqa: A001 - the public entry point is `cg.open()`
     Raises:
         ValueError: an unknown URL scheme, embedder, reranker or llm.
         HomeLocked: another process uses this home's embedded graph or vectors.
+        HomeNotAccessible: this user may not write the home (the message names the path).
         EmbeddedServerError: the embedded FalkorDB could not be started.
         BackendUnavailable: a graph or vector server cannot be reached (the message names
             the URL and what to start).
@@ -712,14 +714,15 @@ def open(  # noqa: A001 - the public entry point is `cg.open()`
         emb = CachedEmbedder(emb, max_size=cfg.embedding_cache_size)
     rer = _make_reranker(reranker)
     chat = _make_llm(llm)
-    if cfg.graph.uri is None or cfg.vectors.url is None or home_path.exists():
-        # Private before anything is written in it: folders 0700, files 0600 (cogmem_graph/home.py);
-        # a home left open to other users is tightened, with a warning. A store with every backend
-        # on a server makes no home until it writes its audit file (private too).
-        secure_home(home_path)
-    # One process at a time uses a home's embedded graph or vectors (cogmem_graph/home_lock.py):
-    # another one is refused here, naming this one and `cogmem serve`.
-    hold = hold_home(home_path) if cfg.graph.uri is None or cfg.vectors.url is None else None
+    with home_access(home_path):  # a home this user may not write: HomeNotAccessible naming it
+        if cfg.graph.uri is None or cfg.vectors.url is None or home_path.exists():
+            # Private before anything is written in it: folders 0700, files 0600 (cogmem_graph/home.py);
+            # a home left open to other users is tightened, with a warning. A store with every backend
+            # on a server makes no home until it writes its audit file (private too).
+            secure_home(home_path)
+        # One process at a time uses a home's embedded graph or vectors (cogmem_graph/home_lock.py):
+        # another one is refused here, naming this one and `cogmem serve`.
+        hold = hold_home(home_path) if cfg.graph.uri is None or cfg.vectors.url is None else None
     try:
         graph_store = _open_graph(cfg.graph.uri, home_path, cfg, clock)
     except BaseException:

@@ -102,7 +102,8 @@ def _records_table(title: str, records: list[dict[str, Any]], *, versions: bool 
     columns = ("version", "id", "state", "when", "by", "content") if versions else \
         ("id", "type", "state", "when", "tags", "content")
     for column in columns:
-        table.add_column(column, overflow="fold")
+        # An id is copied into the next command: it never wraps; the other columns give way.
+        table.add_column(column, overflow="fold", no_wrap=column == "id")
     for record in records:
         trace = record["trace"]
         if versions:

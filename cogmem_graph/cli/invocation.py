@@ -106,6 +106,10 @@ def handled() -> Iterator[None]:
             raise fail(str(exc), EXIT_USAGE) from None
         if isinstance(exc, CogmemError):
             raise fail(str(exc), EXIT_ERROR) from None
+        if isinstance(exc, PermissionError):  # a key file or folder of the home this user may not write
+            raise fail(f"{exc.filename or exc}: permission denied ({exc.strerror or exc}); run as the user who "
+                       "owns the memory home, give this user access to it, or choose another home (--home, "
+                       "COGMEM_HOME)", EXIT_ERROR) from None
         if isinstance(exc, ImportError):
             _fail_on_missing_extra(exc)
         raise fail(f"{type(exc).__name__}: {exc}", EXIT_ERROR) from None

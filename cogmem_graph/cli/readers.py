@@ -326,8 +326,9 @@ def read_ingest_file(path: Path, fmt: InputFormat) -> IngestPlan:
                                          line_numbers=lines if len(lines) == len(data["messages"]) else None)
             if isinstance(data, list):
                 return messages_to_items(data, source, line_numbers=element_lines(text, text.index("[")))
-            if isinstance(data, dict) and _first(data, TEXT_KEYS) is not None:
-                return messages_to_items([data], source)
+            if isinstance(data, dict) and any(key in data for key in (*TEXT_KEYS, *SPEAKER_KEYS)):
+                # one message (a one-line JSONL file too), its text empty or not: said of its line
+                return messages_to_items([data], source, line_numbers=[text.count("\n", 0, text.index("{")) + 1])
             raise UsageProblem(f"{path}: JSON that is neither chat messages nor a LoCoMo conversation")
     if fmt is InputFormat.LOCOMO:
         raise UsageProblem(f"{path}: not a LoCoMo conversation JSON file")

@@ -181,7 +181,9 @@ def serve(
 @keys_app.command("add")
 def keys_add(
     ctx: typer.Context,
-    agent: Annotated[str | None, typer.Option("--agent", help="agent id (required for an agent key)")] = None,
+    agent: Annotated[str | None, typer.Option(
+        "--agent", help="agent id (default: the global --agent, $COGMEM_AGENT or cogmem, as the memory "
+                        "commands use; an owner key without an identity has none)")] = None,
     user: Annotated[str | None, typer.Option("--user", help="user id")] = None,
     thread: Annotated[str | None, typer.Option("--thread", help="thread id")] = None,
     persona: Annotated[str | None, typer.Option("--persona", help="persona id")] = None,
@@ -203,13 +205,18 @@ def keys_add(
     if owner and read_only:
         raise fail("--owner and --read-only exclude each other: an owner key may write", EXIT_USAGE)
     keys = _keyring(ctx, keys_file)
+    if agent is None and (not owner or user or thread or persona or org):
+        # The agent the memory commands act as, so the key reaches what they wrote.
+        agent = settings_of(ctx).agent
     with handled():
         expires_at = None if expires is None else parse_expiry(expires)
         key, entry = keys.add(role="owner" if owner else "read" if read_only else "agent", agent_id=agent,
                               user_id=user, thread_id=thread, persona_id=persona, organization_id=org, name=name,
                               rate_per_second=rate, expires_at=expires_at)
     until = "" if entry.expires_at is None else f", expires {expiry_text(entry.expires_at)}"
-    err.print(f"key {entry.key_id} ({entry.role}{until}) added to {escape(str(keys.path))}; it is shown only now:")
+    who = ", ".join(f"{k.removesuffix('_id')}={v}" for k, v in entry.identity.items())
+    err.print(f"key {entry.key_id} ({entry.role}{', ' + escape(who) if who else ''}{until}) added to "
+              f"{escape(str(keys.path))}; it is shown only now:")
     out.print(key)
 
 

@@ -3,10 +3,15 @@ temporary memory home (embedded FalkorDB + Qdrant local mode), hash embedder."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+import http.server
 import json
 import os
+import shutil
 import socket
+import subprocess
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,22 +70,23 @@ class Run:
         return json.loads(self.stdout)
 
 
-def _env() -> dict[str, str]:
+def _env(columns: int = 200) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("COGMEM_")}
-    env["COLUMNS"] = "200"
+    env["COLUMNS"] = str(columns)
     return env
 
 
 OWNER_COMMANDS = {"stats", "export", "import", "repair"}
 
 
-def cogmem(*args: str, home: Path | None = None, user: str | None = "maya", stdin: str | None = None) -> Run:
+def cogmem(*args: str, home: Path | None = None, user: str | None = "maya", stdin: str | None = None,
+           columns: int = 200) -> Run:
     command = ["-m", "cogmem_graph.cli"]
     if home is not None:
         command += ["--home", str(home), "--embedder", "hash"]
     if user is not None and not OWNER_COMMANDS & set(args):  # owner commands take no identity
         command += ["--user", user]
-    done = run_python([*command, *args], timeout=300, home=home, env=_env(), input=stdin)
+    done = run_python([*command, *args], timeout=300, home=home, env=_env(columns), input=stdin)
     return Run(done.returncode, done.stdout, done.stderr)
 
 
@@ -418,3 +424,109 @@ def test_consolidate_reports_what_it_did(files, tmp_path) -> None:
     assert result["total_processed"] == 3 and result["skipped"] is False
     assert {"pruned", "merged", "schemas_created", "conflicts_resolved", "duration_ms"} <= set(result)
     assert "total processed 3" in ok(cogmem("consolidate", home=path)).stdout
+
+
+# ---------------------------------------------------------------- frictions a first session meets
+
+
+def test_list_never_wraps_an_id_at_80_columns(home) -> None:
+    path, _ = home
+    ids = [record["trace"]["id"] for record in ok(cogmem("list", "--json", home=path)).json()["items"]]
+    table = ok(cogmem("list", home=path, columns=80)).stdout.splitlines()
+    assert ids and max(len(line) for line in table) <= 80
+    assert all(any(i in line for line in table) for i in ids), "each id whole on one line, to copy"
+
+
+def test_keys_add_without_agent_takes_the_agent_the_memory_commands_use(tmp_path) -> None:
+    run = ok(cogmem("keys", "add", "--user", "bob", "--org", "acme", home=tmp_path / "h", user=None))
+    assert run.stdout.startswith("cgm_")
+    assert "(agent, agent=cogmem, user=bob, organization=acme)" in run.stderr
+    other = ok(cogmem("--agent", "helper", "keys", "add", "--user", "bob", home=tmp_path / "h", user=None))
+    assert "(agent, agent=helper, user=bob)" in other.stderr
+    assert "(owner)" in ok(cogmem("keys", "add", "--owner", home=tmp_path / "h", user=None)).stderr
+
+
+@contextlib.contextmanager
+def web_page_server(status: int) -> Iterator[int]:
+    """A web server that is not cogmem: an HTML page with `status` for every request."""
+    page = b"<!DOCTYPE html><html><head><title>Welcome to nginx!</title></head>" + b"<p>x</p>" * 500 + b"</html>"
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def _page(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            self.send_response(status)
+            self.send_header("content-type", "text/html; charset=utf-8")
+            self.send_header("content-length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        do_GET = do_POST = do_DELETE = _page
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("status", [404, 200])
+def test_a_server_that_is_not_cogmem_is_one_line_not_its_page(status: int) -> None:
+    with web_page_server(status) as port:
+        run = cogmem("--server", f"http://bob:s3cret@127.0.0.1:{port}", "--key", "cgm_abc_def", "recall",
+                     "deploy", user=None)
+    assert run.code == 1 and "Traceback" not in run.stderr
+    assert run.stderr.strip() == (f"error: server answered {status}: http://***@127.0.0.1:{port}/v1/recall sent an "
+                                  "HTML page, not cogmem's JSON: is this a cogmem server?")
+
+
+def test_a_one_line_jsonl_file_with_empty_text_says_the_line_is_empty(tmp_path) -> None:
+    log = tmp_path / "quiet.jsonl"
+    log.write_text('{"role": "user", "content": ""}\n')
+    run = cogmem("ingest", str(log), home=tmp_path / "h")
+    assert run.code == 2 and "Traceback" not in run.stderr
+    assert "skipped quiet.jsonl line 1: no text (in text, content, message, body)" in run.stderr
+    assert "nothing to ingest" in run.stderr and "neither chat messages" not in run.stderr
+
+
+@contextlib.contextmanager
+def unwritable(folder: Path) -> Iterator[None]:
+    """`folder` refuses new entries to this process: mode 0500, or for root (whom modes do not
+    stop) the immutable attribute; a skip saying why where neither can be set."""
+    if os.geteuid() != 0:
+        folder.chmod(0o500)
+        try:
+            yield
+        finally:
+            folder.chmod(0o700)
+        return
+    if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(folder)],
+                                                         capture_output=True).returncode != 0:
+        pytest.skip("running as root, and this file system cannot make a folder immutable (chattr +i)")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+
+def test_a_home_this_user_cannot_write_is_named_with_what_to_do(tmp_path) -> None:
+    import cogmem_graph as cg
+
+    path = tmp_path / "home"
+    path.mkdir(mode=0o700)
+    with unwritable(path):
+        run = cogmem("stats", home=path)
+        keys = cogmem("keys", "add", "--owner", home=path, user=None)
+        with pytest.raises(cg.HomeNotAccessible) as refused:
+            cg.open(path, embedder="hash")
+    assert isinstance(refused.value, PermissionError) and str(path) in str(refused.value)
+    assert run.code == 1 and "Traceback" not in run.stderr
+    assert f"error: memory home {path}: {path / 'home.lock'} cannot be opened or written" in run.stderr
+    assert "give this user read and write access to it, or choose another home (--home" in run.stderr
+    assert keys.code == 1 and "Traceback" not in keys.stderr and "PermissionError" not in keys.stderr
+    assert f"{path}/" in keys.stderr and "permission denied" in keys.stderr and "--home" in keys.stderr
