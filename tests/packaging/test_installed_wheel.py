@@ -1,23 +1,21 @@
 """The package as a user gets it: a wheel built from this checkout, installed in a fresh
 virtual environment with no checkout on the path, opens a store and answers `--help`.
 
-The new environment reuses this one's third-party packages (a `.pth` line naming their
-folder, which does not run the editable install's hook), so the test installs only the
-wheel itself and stays offline and quick.
+The new environment sees, of this one's third-party packages, exactly those the package's
+own requirements (no extra) reach (tests/wheel_venv.py), so the test installs only the wheel
+itself, stays offline and quick, and fails where the core needs a package only an extra brings.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
-import sysconfig
 import textwrap
 import zipfile
 from pathlib import Path
 
 import pytest
+from wheel_venv import build_wheel, make_venv
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRST_EXAMPLE = textwrap.dedent("""
@@ -37,28 +35,13 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    # Built from a copy: setuptools reuses a `build/` folder left in the source tree, which
-    # could hide a file the build itself no longer copies.
-    source = tmp_path_factory.mktemp("source") / "cogmem-graph"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "dist", "*.egg-info", "node_modules", ".*_cache", "__pycache__", ".cogmem"))
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(out), str(source)], check=True, cwd=out, capture_output=True, timeout=300)
-    (found,) = out.glob("cogmem_graph-*.whl")
-    return found
+    return build_wheel(tmp_path_factory.mktemp("build"))
 
 
 @pytest.fixture(scope="module")
 def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh virtual environment holding the wheel; returns its bin folder."""
-    venv = tmp_path_factory.mktemp("venv") / "v"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-    site = next((venv / "lib").glob("python3*/site-packages"))
-    (site / "_third_party.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install",
-                    "--no-deps", "-q", str(wheel)], check=True, capture_output=True, timeout=300)
-    return venv / "bin"
+    """A fresh virtual environment holding the wheel and its requirements; returns its bin folder."""
+    return make_venv(wheel, tmp_path_factory.mktemp("env"))
 
 
 def _run(bin_dir: Path, args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
