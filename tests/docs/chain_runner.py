@@ -1,17 +1,23 @@
-"""Runs one chain of documentation blocks in order, in this process (tests/docs/test_code_blocks.py
-starts one per chain): Python blocks share one namespace, shell blocks run with `bash -e`, and a
-shell block's exported variables carry over to the blocks after it (to Python as os.environ).
+"""Runs chains of documentation blocks in order, in this process (tests/docs/test_code_blocks.py
+starts one per chain, or one for all of README.md's): Python blocks share one namespace, shell
+blocks run with `bash -e`, and a shell block's exported variables carry over to the blocks after
+it (to Python as os.environ). When a chain ends, what its shell blocks started in the background
+(`cogmem serve &`) is stopped, politely first, before the next chain starts.
 
-Usage: python chain_runner.py CHAIN.json PROGRESS_FILE. Each block is compiled under its
-markdown file's path, padded so a traceback or a bash error names the file's own line numbers.
-Exit status 0 when every block ran; otherwise the failing block's status (1 for Python)."""
+Usage: python chain_runner.py CHAINS.json PROGRESS_FILE, CHAINS.json holding a list of chains,
+each a list of blocks. Each block is compiled under its markdown file's path, padded so a
+traceback or a bash error names the file's own line numbers. Exit status 0 when every block
+ran; otherwise the failing block's status (1 for Python)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 import traceback
 from pathlib import Path
 
@@ -51,23 +57,60 @@ def _run_shell(block: dict, scratch: Path, index: int) -> int:
     return status
 
 
+def live_members(group: int, spare: int | None = None) -> dict[int, int]:
+    """The processes of a process group that have not ended (a zombie nobody reaps has), but
+    `spare` and its children: pid -> parent pid."""
+    members = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, ppid, pgrp = stat.read_text().rsplit(")", 1)[1].split()[:3]
+            pid = int(stat.parent.name)
+        except (OSError, IndexError, ValueError):
+            continue
+        if int(pgrp) == group and state != "Z" and spare not in (pid, int(ppid)):
+            members[pid] = int(ppid)
+    return members
+
+
+def stop_group(group: int, spare: int | None = None) -> None:
+    """End a process group's processes but `spare` and its children (the embedded graph of a
+    store `spare` holds): SIGTERM to those whose parent is not in the group (a server, which
+    closes its store and stops its own children), then SIGKILL to all after a grace period."""
+    for sig, grace in ((signal.SIGTERM, 20.0), (signal.SIGKILL, 5.0)):
+        left = live_members(group, spare)
+        for pid, parent in left.items():
+            if sig == signal.SIGKILL or parent not in left:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, sig)
+        deadline = time.monotonic() + grace
+        while left and time.monotonic() < deadline:
+            time.sleep(0.1)
+            left = live_members(group, spare)
+        if not left:
+            return
+
+
 def main() -> int:
-    chain = json.loads(Path(sys.argv[1]).read_text("utf-8"))
+    chains = json.loads(Path(sys.argv[1]).read_text("utf-8"))
     progress = Path(sys.argv[2])
     scratch = Path(sys.argv[1]).parent
     namespace: dict = {"__name__": "__main__"}
-    for index, block in enumerate(chain):
-        where = f"{block['file']}:{block['line']} ({block['lang']})"
-        _log(progress, f"start {where}")
-        print(f"----- {where}", flush=True)
-        sys.stderr.flush()
-        status = _run_python(block, namespace) if block["lang"] == "python" else _run_shell(block, scratch, index)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        if status != 0:
-            _log(progress, f"failed {where}")
-            return status
-        _log(progress, f"done {where}")
+    index = 0
+    for chain in chains:
+        for block in chain:
+            where = f"{block['file']}:{block['line']} ({block['lang']})"
+            _log(progress, f"start {where}")
+            print(f"----- {where}", flush=True)
+            sys.stderr.flush()
+            status = _run_python(block, namespace) if block["lang"] == "python" else _run_shell(block, scratch, index)
+            index += 1
+            sys.stdout.flush()
+            sys.stderr.flush()
+            if status != 0:
+                _log(progress, f"failed {where}")
+                return status
+            _log(progress, f"done {where}")
+        stop_group(os.getpgid(0), spare=os.getpid())
     return 0
 
 
