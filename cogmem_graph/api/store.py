@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic import ValidationError
 
-from cogmem_graph import aio_bridge
+from cogmem_graph import aio_bridge, telemetry
 from cogmem_graph.api import governance
 from cogmem_graph.api.agent import AgentMemory, MoodSource, as_mood_source, as_traits
 from cogmem_graph.api.consolidation_log import ConsolidationLog
@@ -505,7 +505,8 @@ class MemoryStore:
         or every scope key when None.
         `traits` decide contradictions (honesty); without them each contradiction is decided by
         the traits of the agent that stated its newer side (`agent_traits`). Overlapping runs
-        are refused (`skipped`). Each run that ran is kept in `consolidation_log`.
+        are refused (`skipped`). Each run that ran is kept in `consolidation_log`; every run (its
+        duration, outcome and counts) is reported to `telemetry`.
 
         Args:
             scope_keys: the scope keys to consolidate; None for every one.
@@ -520,15 +521,21 @@ class MemoryStore:
         """
         self._check_open()
         started = self.clock.now_ms()
-        result = consolidator_for(self).run(scope_keys, traits=traits)
-        if (self.home / self.COMPACTION_DUE).exists():  # a forget since the last run: out of the files too
-            self.compact()
-        if not result.skipped:
-            # After compacting, which rewrites partitions without their search graphs.
-            building = time.perf_counter()
-            self.vectors.build_search_graphs()
-            result.search_graph_ms = round((time.perf_counter() - building) * 1000, 1)
-            self.consolidation_log.record(result, trigger=trigger, at_ms=started)
+        timer = telemetry.now()
+        try:
+            result = consolidator_for(self).run(scope_keys, traits=traits)
+            if (self.home / self.COMPACTION_DUE).exists():  # a forget since the last run: out of the files too
+                self.compact()
+            if not result.skipped:
+                # After compacting, which rewrites partitions without their search graphs.
+                building = time.perf_counter()
+                self.vectors.build_search_graphs()
+                result.search_graph_ms = round((time.perf_counter() - building) * 1000, 1)
+                self.consolidation_log.record(result, trigger=trigger, at_ms=started)
+        except BaseException:
+            telemetry.consolidation(trigger, timer, "failed")
+            raise
+        telemetry.consolidation(trigger, timer, "skipped" if result.skipped else "ran", result.counts())
         return result
 
     def rehydrate(self, trace_id: str) -> str:

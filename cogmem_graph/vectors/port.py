@@ -59,6 +59,11 @@ def visible_keys(scope_keys: Sequence[str]) -> set[str]:
     return set(scope_keys)
 
 
+TIMED_CALLS = ("upsert", "search_dense", "search_dense_many", "search_sparse", "search_sentences", "set_active",
+               "set_payload", "delete", "delete_scopes", "existing_ids", "dense_vectors", "count")
+"""The calls of the read and write paths, whose round trips each adapter reports (`telemetry`)."""
+
+
 class VectorIndex(Protocol):
     """One collection per embedding space; all reads filtered by scope keys."""
 

@@ -22,7 +22,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 from qdrant_client.local.persistence import STORAGE_FILE_NAME
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
-from cogmem_graph import aio_bridge
+from cogmem_graph import aio_bridge, telemetry
 from cogmem_graph.config.vectors import VectorConfig
 from cogmem_graph.errors import VectorStoreUnavailable
 from cogmem_graph.filters import PayloadCondition
@@ -30,7 +30,7 @@ from cogmem_graph.home import private_dir, tighten
 from cogmem_graph.lexical import SparseVector
 from cogmem_graph.redact import redact_url
 from cogmem_graph.vectors.naming import DENSE, SENTENCES, SPARSE, collection_name, point_id
-from cogmem_graph.vectors.port import SEARCH_FIELDS, VectorHit, VectorPoint, clamp_cosine, visible_keys
+from cogmem_graph.vectors.port import SEARCH_FIELDS, TIMED_CALLS, VectorHit, VectorPoint, clamp_cosine, visible_keys
 from cogmem_graph.vectors.shared import SharedHandles
 
 _SCROLL_PAGE = 1024
@@ -74,6 +74,7 @@ def _open_local(path: Path) -> QdrantClient:
 _local_clients: SharedHandles[QdrantClient] = SharedHandles(QdrantClient.close)
 
 
+@telemetry.timed_vector_calls(TIMED_CALLS)
 class QdrantVectorIndex:
     """Dense + BM25 sparse search over one embedding space, filtered by scope keys."""
 

@@ -66,6 +66,7 @@ from qdrant_edge import (
 if TYPE_CHECKING:
     from qdrant_edge import PointId, Record, Vector
 
+from cogmem_graph import telemetry
 from cogmem_graph.config.vectors import VectorConfig
 from cogmem_graph.errors import VectorStoreUnavailable
 from cogmem_graph.filters import (
@@ -86,7 +87,7 @@ from cogmem_graph.vectors.naming import (
     point_id,
     trace_id_of_point,
 )
-from cogmem_graph.vectors.port import SEARCH_FIELDS, VectorHit, VectorPoint, clamp_cosine, visible_keys
+from cogmem_graph.vectors.port import SEARCH_FIELDS, TIMED_CALLS, VectorHit, VectorPoint, clamp_cosine, visible_keys
 from cogmem_graph.vectors.shared import SharedHandles
 
 STATE = "state"
@@ -461,6 +462,7 @@ def _disk_bytes(folder: Path) -> int:
     return total
 
 
+@telemetry.timed_vector_calls(TIMED_CALLS)
 class EdgeVectorIndex:
     """Dense + BM25 sparse search over one embedding space, filtered by scope keys."""
 

@@ -14,7 +14,7 @@ from tenacity import (
     wait_exponential,
 )
 
-from cogmem_graph import aio_bridge
+from cogmem_graph import aio_bridge, telemetry
 from cogmem_graph.clock import Clock, SystemClock
 from cogmem_graph.config.graph import GraphConfig
 from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable
@@ -101,6 +101,14 @@ class StatementRunner(ABC):
         return int(rows[0][column] or 0) if rows else 0
 
     def _run_text(self, text: str, params: dict[str, Any], *, write: bool, name: str) -> list[dict[str, Any]]:
+        """`_run_statement`, its round trip (retries included) reported to `telemetry`."""
+        started = telemetry.now()
+        try:
+            return self._run_statement(text, params, write=write, name=name)
+        finally:
+            telemetry.graph_statement("write" if write else "read", started)
+
+    def _run_statement(self, text: str, params: dict[str, Any], *, write: bool, name: str) -> list[dict[str, Any]]:
         """Run a statement with bounded retries on transient faults.
 
         A store that runs its own server (the embedded FalkorDB) starts it again when it died:

@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cogmem_graph import telemetry
 from cogmem_graph.errors import EmbeddedServerError
 from cogmem_graph.home import secure_tree, write_private
 from cogmem_graph.home_lock import lock_exclusive, unlock
@@ -346,17 +347,20 @@ class EmbeddedFalkorDB:
                 self._stop_leftover_server()
                 self._launch()
             except EmbeddedServerError as exc:
+                telemetry.graph_restart("failed")
                 raise EmbeddedServerError(
                     f"the embedded graph server under {self.data_dir} stopped ({how}) and could not be started "
                     f"again: {exc}. Its log is {self.data_dir / LOG_FILE}; fix what it says, then reopen the store"
                 ) from exc
             except OSError as exc:
+                telemetry.graph_restart("failed")
                 raise EmbeddedServerError(
                     f"the embedded graph server under {self.data_dir} stopped ({how}) and could not be started "
                     f"again ({exc}); reopen the store once the cause is fixed"
                 ) from exc
             self.generation += 1
             self.last_revive_error = ""
+            telemetry.graph_restart("started")
             log.warning("embedded FalkorDB in %s is running again after %.1f s (its log replayed)", self.data_dir,
                         time.monotonic() - started)
             return True

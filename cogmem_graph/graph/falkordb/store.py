@@ -36,7 +36,7 @@ from falkordb.query_result import QueryResult
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from cogmem_graph import aio_bridge
+from cogmem_graph import aio_bridge, telemetry
 from cogmem_graph.clock import Clock
 from cogmem_graph.config.graph import FALKOR_SCHEMES, FALKOR_TLS_SCHEMES, GraphConfig
 from cogmem_graph.errors import (
@@ -490,12 +490,15 @@ class FalkorGraphStore(CypherGraphStore):
             raise GraphStoreUnavailable(f"graph store {self.url} is closed", url=self.url)
         self._confirm_off_loop(self._lane)
         command = self._command(text, params, write=False)
+        started = telemetry.now()
         task = asyncio.get_running_loop().create_task(self._native_client().execute_command(*command))
         task.add_done_callback(_consume_exception)  # a reply nobody reads must not warn
 
         def read() -> list[dict[str, Any]]:
             try:
-                return self._native_rows(aio_bridge.await_only(task))
+                response = aio_bridge.await_only(task)
+                telemetry.graph_statement("pipelined_read", started)
+                return self._native_rows(response)
             except redis.ResponseError as exc:
                 raise GraphQueryError(f"FalkorDB rejected {name}: {exc}") from exc
             except Exception as exc:
@@ -564,6 +567,7 @@ class FalkorGraphStore(CypherGraphStore):
         self._lane.confirm()
         command = self._command(text, params, write=False)
         pool = self._db.connection.connection_pool
+        started = telemetry.now()
         connection = self._send(pool, command)
         if connection is None:
             rows = self._run_text(text, params, write=False, name=name)  # the ordinary way, with retries
@@ -573,7 +577,10 @@ class FalkorGraphStore(CypherGraphStore):
         def read() -> list[dict[str, Any]]:
             if not state["read"]:
                 state["read"] = True
-                state["rows"] = self._read_reply(pool, connection, text, params, name)
+                try:
+                    state["rows"] = self._read_reply(pool, connection, text, params, name)
+                finally:  # from the send to the rows taken: the caller's work in between included
+                    telemetry.graph_statement("pipelined_read", started)
             return state["rows"]
         # A reply nobody reads (the caller failed in between) must not hold its connection.
         weakref.finalize(read, _discard_unread, pool, connection, state)
