@@ -422,6 +422,9 @@ class MemoryTrace(_Strict):
     category: MemoryCategory = MemoryCategory.OTHER
     pinned: bool = False
     """A truth anchor: never made dormant, merged, gisted or weakened by interference."""
+    keyed: bool = False
+    """An entry a caller reads back by its own key (a key-value store's item): consolidation
+    never merges it into another memory, so the key keeps its memory; others may merge into it."""
     dormant: bool = False
     """Forgotten, not gone: out of the default candidate set, found again by a strong match."""
 

@@ -272,7 +272,7 @@ def _new_version(agent: HandlePort, old: MemoryTrace, content: str, checked: Mem
     request = {
         "content": content, "type": checked.type, "scope": old.scope, "tags": checked.tags,
         "metadata": checked.metadata, "source_type": old.source_type, "confidence": old.confidence,
-        "created_at": now, "valid_from": now, "pinned": checked.pinned,
+        "created_at": now, "valid_from": now, "pinned": checked.pinned, "keyed": old.keyed,
         "structured_data": old.structured_data,
     }
     (new,) = encode_many(agent.context(), [request], reinforce_duplicates=False)

@@ -45,6 +45,7 @@ class EncodeRequest(BaseModel):
         None, description="when what it says stops holding; default the end it states "
         "(\"until Friday\"), else open")
     pinned: bool = Field(False, description="a truth anchor: never made dormant, merged, gisted or weakened")
+    keyed: bool = Field(False, description="an entry read back by its own key: never merged into another memory")
     metadata: dict[str, Any] = Field(default_factory=dict)
     structured_data: dict[str, Any] | None = None
 

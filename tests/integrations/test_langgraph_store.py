@@ -6,6 +6,7 @@ with history, forgotten for good on delete, fading and merging like any memory."
 from __future__ import annotations
 
 import asyncio
+import math
 from datetime import UTC, datetime
 
 import pytest
@@ -13,10 +14,12 @@ import pytest
 pytest.importorskip("langgraph.store.base", reason="the langgraph extra is not installed")
 
 from langgraph.store.base import GetOp, InvalidNamespaceError, ListNamespacesOp, PutOp, SearchOp  # noqa: E402
+from langgraph.store.memory import InMemoryStore  # noqa: E402
 
 from cogmem_graph.clock import MS_PER_SECOND  # noqa: E402
 from cogmem_graph.filters import MemoryState  # noqa: E402
 from cogmem_graph.integrations.langgraph import CogmemStore  # noqa: E402
+from cogmem_graph.providers.embedders import HashEmbedder  # noqa: E402
 from tests.integrations.conftest import START_MS  # noqa: E402
 
 
@@ -28,6 +31,17 @@ def lg(memory, uid) -> CogmemStore:
 
 def keys(items) -> list[str]:
     return [item.key for item in items]
+
+
+def reference() -> InMemoryStore:
+    """LangGraph's own store, embedding with the same hashing embedder: the control."""
+    embedder = HashEmbedder()
+    return InMemoryStore(index={"dims": embedder.dim, "embed": lambda texts: embedder.embed(list(texts))})
+
+
+def both(store: CogmemStore):
+    """The same case against the reference store and `store`, in that order."""
+    return reference(), store
 
 
 # ---------------------------------------------------------------- put, get, update, delete
@@ -260,23 +274,42 @@ def test_the_user_namespace_pattern_is_configurable(memory, uid) -> None:
 # ---------------------------------------------------------------- memories over time
 
 
-def test_items_fade_and_merge_like_any_memory_unless_pinned(store, clock) -> None:
-    plain = CogmemStore(store, agent_id="plain")
+def test_items_fade_but_a_key_survives_consolidation(store, clock) -> None:
+    """Consolidation never merges an item's memory away: a key put stays gettable, searchable
+    and updatable by key (LangMem updates by key), as in LangGraph's store."""
+    text = "The printer on floor two jams on Mondays"
+    control, plain = both(CogmemStore(store, agent_id="plain"))
     pinned = CogmemStore(store, agent_id="anchored", pinned=True)
     for key in "ab":
-        for lg in (plain, pinned):
-            lg.put(("notes",), key, {"content": "The printer on floor two jams on Mondays"})
+        for lg in (control, plain, pinned):
+            lg.put(("notes",), key, {"content": text, "key": key})
         clock.advance(seconds=1)
     clock.advance(days=30)
     result = store.consolidate()
-    assert result.merged == 1 and result.dormant == 1
-    assert keys(plain.search(("notes",))) == ["a"], "consolidation merged the newer key's memory into the older"
-    assert plain.get(("notes",), "b") is None
+    assert result.merged == 0 and result.dormant >= 1
     assert plain.history(("notes",), "a")[-1].state is MemoryState.DORMANT, "unread, it faded"
-    assert plain.get(("notes",), "a") is not None, "a dormant item is still there to get"
-    assert keys(plain.search(("notes",), query="printer jams on Mondays")) == ["a"], "and found by a strong match"
-    assert sorted(keys(pinned.search(("notes",)))) == ["a", "b"]
+    for lg in (control, plain):
+        assert sorted(keys(lg.search(("notes",)))) == ["a", "b"]
+        assert [lg.get(("notes",), k).value["key"] for k in "ab"] == ["a", "b"]
+        assert sorted(keys(lg.search(("notes",), query=text))) == ["a", "b"]
+        lg.put(("notes",), "b", {"content": "The printer on floor two now works", "key": "b"})
+        assert lg.get(("notes",), "b").value["content"] == "The printer on floor two now works"
     assert {pinned.history(("notes",), k)[-1].state for k in "ab"} == {MemoryState.ACTIVE}
+
+
+def test_other_memories_merge_into_an_item_and_the_key_keeps_it(store, clock) -> None:
+    lg = CogmemStore(store, agent_id="keeper")
+    text = "The printer on floor two jams on Mondays"
+    agent = store.agent("keeper")
+    agent.encode_many([{"content": text, "scope": "agent"}])  # older than the item, not keyed
+    clock.advance(seconds=1)
+    lg.put(("notes",), "printer", {"content": text})
+    clock.advance(seconds=1)
+    result = store.consolidate()
+    assert result.merged == 1, "the plain memory merged into the item's, not the other way round"
+    assert lg.get(("notes",), "printer").value == {"content": text}
+    current = agent.list({"state": [MemoryState.ACTIVE, MemoryState.DORMANT]}).items
+    assert [r.trace.metadata.get("langgraph", {}).get("key") for r in current] == ["printer"]
 
 
 # ---------------------------------------------------------------- what is indexed
@@ -328,7 +361,7 @@ def test_bad_input_is_refused_naming_the_argument(lg, memory) -> None:
         (lambda: lg.search(("a",), filter={"x": {"$in": [1]}}), ValueError, r"filter\['x'\]: unknown operator"),
         (lambda: lg.search(("a",), filter=["x"]), ValueError, "filter must be a dict"),
         (lambda: lg.search(("a",), limit=-1), ValueError, "limit must be"),
-        (lambda: lg.search(("a",), query="   "), ValueError, "query must be"),
+        (lambda: lg.search(("a",), query=3), ValueError, "query must be a string"),
         (lambda: lg.search(("a",), query="x", limit=2000), ValueError, "offset \\+ limit"),
         (lambda: lg.list_namespaces(max_depth=0), ValueError, "max_depth"),
         (lambda: lg.put(("a",), "k", {"x": 1}, ttl=5), NotImplementedError, "TTL"),
@@ -344,3 +377,85 @@ def test_bad_input_is_refused_naming_the_argument(lg, memory) -> None:
     for call, error, message in cases:
         with pytest.raises(error, match=message):
             call()
+
+
+# ---------------------------------------------------------------- as LangGraph's own store does
+
+
+def test_an_unindexed_item_is_not_found_by_meaning(lg) -> None:
+    text = "The zebra crossing on Elm Street is repainted"
+    for store in both(lg):
+        store.put(("i",), "hidden", {"content": text}, index=False)
+        store.put(("i",), "shown", {"content": "The bakery on Elm Street opens at seven"})
+        ranked = store.search(("i",), query=text)
+        assert keys(ranked) == ["shown", "hidden"] and ranked[0].score is not None
+        assert ranked[1].score is None, "unscored, after the ranked items"
+        assert keys(store.search(("i",), query=text, limit=1)) == ["shown"]
+        assert sorted(keys(store.search(("i",)))) == ["hidden", "shown"], "listing returns it"
+
+
+def test_items_that_match_a_query_equally_tie(lg, memory) -> None:
+    for store in both(lg):
+        store.put(("t",), "a", {"content": "The user likes green tea"})
+        memory.clock.advance(seconds=1)
+        store.put(("t",), "b", {"content": "The user likes green tea"})
+        store.put(("t",), "c", {"content": "The car is blue"})
+        found = store.search(("t",), query="green tea")
+        assert sorted(keys(found[:2])) == ["a", "b"] and found[0].score == found[1].score > found[2].score
+
+
+def test_an_empty_or_blank_query_lists(lg) -> None:
+    control, store = both(lg)
+    for s in (control, store):
+        for n in range(2):
+            s.put(("q",), f"k{n}", {"content": f"entry {n}"})
+        found = s.search(("q",), query="")
+        assert sorted(keys(found)) == ["k0", "k1"] and {i.score for i in found} == {None}
+    for blank in ("   ", "\n"):
+        assert sorted(keys(control.search(("q",), query=blank))) == ["k0", "k1"]
+        found = store.search(("q",), query=blank)
+        assert sorted(keys(found)) == ["k0", "k1"] and {i.score for i in found} == {None}, \
+            "blanks are no query here (the reference embeds them and scores every item 0)"
+
+
+def test_filters_with_infinities_and_nan_compare_as_langgraph_does(lg) -> None:
+    cases = [{"n": {"$lt": math.inf}}, {"n": {"$gt": -math.inf}}, {"n": {"$gt": math.inf}},
+             {"n": {"$gte": -math.inf, "$lte": 0}}, {"n": math.inf}, {"n": math.nan}, {"n": {"$eq": math.nan}},
+             {"n": {"$gt": math.nan}}, {"n": {"$lte": math.nan}}, {"n": {"$ne": math.nan}}]
+    control, store = both(lg)
+    for s in (control, store):
+        s.put(("f",), "pos", {"n": 5})
+        s.put(("f",), "neg", {"n": -3.5})
+    for filter_ in cases:
+        expected = sorted(keys(control.search(("f",), filter=filter_)))
+        assert sorted(keys(store.search(("f",), filter=filter_))) == expected, filter_
+        assert sorted(keys(store.search(("f",), query="n", filter=filter_))) == expected, filter_
+    assert store.search(("f",), filter={"n": math.nan}) == [], "NaN equals nothing"
+
+
+def test_short_small_talk_items_are_found_by_their_own_text(lg) -> None:
+    words = ["thanks!", "ok", "hello"]
+    for store in both(lg):
+        for word in words:
+            store.put(("s",), word, {"content": word})
+        for word in words:
+            assert keys(store.search(("s",), query=word, limit=1)) == [word], word
+    chat = lg.memory.agent(lg.agent_id)
+    assert chat.retrieve("thanks!").traces == [], "an agent's retrieval still skips small talk"
+
+
+def test_the_same_cases_run_through_the_async_methods(lg) -> None:
+    async def scenario(store) -> tuple:
+        await store.aput(("z",), "a", {"content": "The user likes green tea"})
+        await store.aput(("z",), "b", {"content": "The user likes green tea"})
+        await store.aput(("z",), "u", {"content": "never embedded"}, index=False)
+        await store.aput(("z",), "ok", {"content": "ok"})
+        tie = await store.asearch(("z",), query="green tea", limit=2)
+        blank = await store.asearch(("z",), query="")
+        small = await store.asearch(("z",), query="ok", limit=1)
+        return ({i.key for i in tie}, tie[0].score == tie[1].score, sorted(keys(blank)), keys(small),
+                (await store.aget(("z",), "u")).value)
+
+    control, store = both(lg)
+    assert asyncio.run(scenario(store)) == asyncio.run(scenario(control)) == (
+        {"a", "b"}, True, ["a", "b", "ok", "u"], ["ok"], {"content": "never embedded"})

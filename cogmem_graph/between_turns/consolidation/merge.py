@@ -185,8 +185,10 @@ def _near_duplicates(sc: StepContext, key: str, groups: _UnionFind, allowance: i
 
 
 def _merge_sets(sc: StepContext, key: str, sets: list[list[str]]) -> tuple[set[str], set[str]]:
-    """Each set's oldest active, unpinned member survives; the others are merged into it unless
-    they state another fact. The members that could merge (active, unpinned), and the merged."""
+    """Each set's oldest active, unpinned member survives (the oldest keyed one, if any: a keyed
+    memory is read back by its key, so it is never merged away); the others that are not keyed
+    are merged into it unless they state another fact. The members that could merge (active,
+    unpinned, not keyed), and the merged."""
     if not sets:
         return set(), set()
     loaded = {t.id: t for t in sc.ctx.graph.get_traces([i for g in sets for i in g], [key])
@@ -197,9 +199,9 @@ def _merge_sets(sc: StepContext, key: str, sets: list[list[str]]) -> tuple[set[s
         alive = [loaded[i] for i in members if i in loaded and not loaded[i].pinned]
         if len(alive) < 2:
             continue
-        survivor = min(alive, key=lambda t: (t.recorded_at, t.created_at, t.id))
+        survivor = min(alive, key=lambda t: (not t.keyed, t.recorded_at, t.created_at, t.id))
         # A member stating another fact (other numbers, names, dates) is no duplicate.
-        losers = [t.id for t in alive if t.id != survivor.id
+        losers = [t.id for t in alive if t.id != survivor.id and not t.keyed
                   and not (distinct and carries_different_facts(t.content, survivor.content))]
         if losers:
             groups_merged.append((survivor.id, losers))
@@ -209,4 +211,4 @@ def _merge_sets(sc: StepContext, key: str, sets: list[list[str]]) -> tuple[set[s
                                                weight=sc.ctx.config.graph.edges.supersedes_weight)
         sc.deactivate_vectors(merged)
         sc.result.merged += len(merged)
-    return {i for i, t in loaded.items() if not t.pinned}, set(merged)
+    return {i for i, t in loaded.items() if not t.pinned and not t.keyed}, set(merged)

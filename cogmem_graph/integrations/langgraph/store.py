@@ -1,10 +1,12 @@
 """`CogmemStore`: a LangGraph `BaseStore` whose items are cogmem memories.
 
-An item put is a memory like any other: it decays unless it is read, consolidation merges
-it with a near-duplicate of its scope or settles a contradiction against it, and a search
+An item put is a memory like any other: it decays unless it is read, near-duplicates of its
+scope merge into it, and a search
 with a query is cogmem's retrieval (dense, lexical and graph signals, filters pushed down),
 not a scan. Putting a key again corrects its memory (a new version when the text changes,
-the old one kept for `history`); deleting it is `forget`, with a receipt. Where each
+the old one kept for `history`); deleting it is `forget`, with a receipt. Its memory is
+written `keyed`: consolidation never merges it away, since a key put must stay gettable and
+updatable (LangMem updates by key) until it is deleted. Where each
 namespace lives is `namespaces.NamespaceScopes`; docs/integrations.md has the whole story.
 """
 
@@ -69,7 +71,7 @@ class CogmemStore(BaseStore):
     - `index`: `{"fields": [...]}`, the value's JSON paths whose text a memory is found by
       (default: a "content" or "text" field, else the whole value). cogmem embeds with the
       memory store's own embedder, so `dims` and `embed` are not taken.
-    - `memory_type`, `pinned`: how items are encoded; pinned items never fade nor merge.
+    - `memory_type`, `pinned`: how items are encoded; pinned items never fade.
     """
 
     supports_ttl = False
@@ -183,22 +185,25 @@ class CogmemStore(BaseStore):
         now = self.memory.clock.now_ms()
         current = self._current(handle, place.scope, namespace, key)
         created = values.created_ms(current[0]) if current else now
-        metadata = values.item_metadata(namespace, key, value, created_ms=created, updated_ms=now)
+        metadata = values.item_metadata(namespace, key, value, created_ms=created, updated_ms=now,
+                                        indexed=op.index is not False)
         if current:
             handle.update(current[0].id, content=text, metadata=metadata)
             if len(current) > 1:  # two writers raced to create the key: the newest stands
                 handle.forget([t.id for t in current[1:]])
         else:
             handle.encode_many([{"content": text, "scope": place.scope, "type": self.memory_type,
-                                 "metadata": metadata, "pinned": self.pinned}], reinforce_duplicates=False)
+                                 "metadata": metadata, "pinned": self.pinned, "keyed": True}],
+                                reinforce_duplicates=False)
         return None
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = check_namespace(op.namespace_prefix, "namespace_prefix")
         limit, offset = _paging(op.limit, op.offset)
         conditions = values.check_filter(op.filter)
-        if op.query is not None and (not isinstance(op.query, str) or not op.query.strip()):
-            raise ValueError("query must be a non-empty string (or None to list without ranking)")
+        if op.query is not None and not isinstance(op.query, str):
+            raise ValueError(f"query must be a string (or None to list without ranking), not {type(op.query).__name__}")
+        query = op.query if op.query and op.query.strip() else None  # "" and blanks list, as None does
         view = self.namespaces.read_view(prefix)
         if not view.scopes or limit == 0:
             return []
@@ -209,28 +214,41 @@ class CogmemStore(BaseStore):
         handle = self._handle(view.user_id)
         wanted = offset + limit
         found: list[tuple[MemoryTrace, float | None]]
-        if op.query is None:
+        if query is None:
             found = [(t, None) for t in self._scan(handle, where, conditions, wanted)]
         else:
-            found = self._ranked(handle, op.query, where, conditions, wanted, whole, op.refresh_ttl)
+            found = self._ranked(handle, query, where, conditions, wanted, whole, op.refresh_ttl)
+            if len(found) < wanted:  # as LangGraph's stores do: unindexed items after the ranked, unscored
+                unindexed = {**where, "metadata": {**where["metadata"], values.UNINDEXED_FIELD: {"eq": True}}}
+                found += [(t, None) for t in self._scan(handle, unindexed, conditions, wanted - len(found))]
         return [values.search_item_of(t, score) for t, score in found[offset:wanted]]
 
     def _ranked(self, handle: AgentMemory, query: str, where: dict[str, Any], conditions: dict[str, Any],
                 wanted: int, whole: bool, record_access: bool) -> list[tuple[MemoryTrace, float | None]]:
-        """cogmem's retrieval for `query`, best first; a retrieved memory is strengthened as
-        any recall strengthens it unless the caller asked not to refresh (`refresh_ttl=False`)."""
+        """The items cogmem's retrieval finds for `query`, by how well each matches it (its
+        `similarity` signal: two items that match equally tie), cogmem's composite order
+        (strength, recency, activation, ...) among equals. A retrieved memory is strengthened as
+        any recall strengthens it unless the caller asked not to refresh (`refresh_ttl=False`).
+
+        Items put with `index=False` are left out: not indexed means not found by meaning. A
+        query the pre-retrieval gate takes for small talk ("thanks!") is still a lookup here,
+        so it is retrieved by its embedding alone instead of answered with nothing."""
         most = self.memory.config.retrieval.max_top_k
         if wanted > most:
             raise ValueError(f"offset + limit must be at most {most} (retrieval.max_top_k) for a search with a query, "
                              f"got {wanted}")
-        top_k = wanted if whole else min(most, wanted * WIDER_POOL)
+        top_k = min(most, wanted * WIDER_POOL)  # unindexed items are dropped after retrieval
         result = handle.retrieve(query, top_k=top_k, where=where, record_access=bool(record_access))
+        if result.gated:
+            result = handle.retrieve(query, top_k=top_k, where=where, record_access=bool(record_access),
+                                     strategy="dense")
         seen: set[tuple[tuple[str, ...], str]] = set()
         out: list[tuple[MemoryTrace, float | None]] = []
         for hit in result.traces:
-            if self._keeps(hit.trace, conditions, seen):
-                out.append((hit.trace, hit.score))
-        return out
+            if not values.is_unindexed(hit.trace) and self._keeps(hit.trace, conditions, seen):
+                out.append((hit.trace, hit.signals.get("similarity", hit.score)))
+        out.sort(key=lambda found: -(found[1] or 0.0))  # stable: cogmem's order among equal matches
+        return out[:wanted]
 
     def _scan(self, handle: AgentMemory, where: dict[str, Any], conditions: dict[str, Any],
               wanted: int) -> list[MemoryTrace]:

@@ -25,6 +25,7 @@ NAMESPACE_FIELD = f"{METADATA_KEY}.namespace"
 PREFIXES_FIELD = f"{METADATA_KEY}.prefixes"
 KEY_FIELD = f"{METADATA_KEY}.key"
 FIELDS_FIELD = f"{METADATA_KEY}.fields"
+UNINDEXED_FIELD = f"{METADATA_KEY}.unindexed"
 FIELD_DEPTH = 2
 """Levels of the value copied for filters: metadata nests four objects deep at most, and
 two of them are `langgraph` and `fields`."""
@@ -98,13 +99,16 @@ def filterable_fields(value: Mapping[str, Any], depth: int = 1) -> dict[str, Any
 
 
 def item_metadata(namespace: Sequence[str], key: str, value: Mapping[str, Any], *, created_ms: int,
-                  updated_ms: int) -> dict[str, Any]:
-    """The memory's metadata for one item; a ValueError naming `value` when it is too large."""
+                  updated_ms: int, indexed: bool = True) -> dict[str, Any]:
+    """The memory's metadata for one item; a ValueError naming `value` when it is too large.
+    An item put with `index=False` is marked `unindexed` (the flag only, so older items need none)."""
     metadata = {METADATA_KEY: {
         "namespace": namespace_path(namespace), "prefixes": path_prefixes(namespace), "key": key,
         "value": value_json(value), "created_at": created_ms, "updated_at": updated_ms,
         "fields": filterable_fields(value),
     }}
+    if not indexed:
+        metadata[METADATA_KEY]["unindexed"] = True
     size = len(json.dumps(metadata, ensure_ascii=False))
     if size > MAX_METADATA_CHARS:
         raise ValueError(f"value is too large: with its namespace, key and filterable fields it takes {size:,} "
@@ -125,6 +129,10 @@ def checked_key(key: object) -> str:
 def is_item(trace: MemoryTrace) -> bool:
     kept = trace.metadata.get(METADATA_KEY)
     return isinstance(kept, Mapping) and all(f in kept for f in ("namespace", "key", "value"))
+
+
+def is_unindexed(trace: MemoryTrace) -> bool:
+    return trace.metadata[METADATA_KEY].get("unindexed") is True
 
 
 def item_key(trace: MemoryTrace) -> tuple[tuple[str, ...], str]:
@@ -192,6 +200,12 @@ def _number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def _finite(value: object) -> bool:
+    """A number memory filters take: ±inf and NaN are compared on the value only, as Python
+    compares them (everything is below inf; NaN equals nothing and no range holds for it)."""
+    return _number(value) and math.isfinite(value)
+
+
 def _compare(actual: Any, operator: str, expected: Any) -> bool:
     if operator == "$eq":
         return actual == expected
@@ -225,7 +239,7 @@ def _pushed_condition(expected: Any) -> dict[str, Any] | None:
     """A memory-filter condition that keeps at least every value `expected` matches, or None."""
     if isinstance(expected, Mapping):
         bounds = {COMPARISONS[op]: v for op, v in expected.items() if op in COMPARISONS}
-        if any(not _number(v) for v in bounds.values()):
+        if any(not _finite(v) for v in bounds.values()):
             return None
         if set(expected) - set(COMPARISONS) - {"$eq"}:
             return None  # $ne: checked on the value only
@@ -236,7 +250,7 @@ def _pushed_condition(expected: Any) -> dict[str, Any] | None:
             bounds.update(equal)
         return bounds or None
     if _number(expected):
-        return {"gte": expected, "lte": expected}  # 1 and 1.0 are one number
+        return {"gte": expected, "lte": expected} if _finite(expected) else None  # 1 and 1.0 are one number
     if isinstance(expected, bool) or (isinstance(expected, str) and _filterable_scalar(expected)
                                       and len(expected) <= MAX_NAME_CHARS):
         return {"eq": expected}
