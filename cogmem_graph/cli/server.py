@@ -53,6 +53,7 @@ KeysFile = Annotated[Path | None, typer.Option(
 
 EXIT_SERVING_FAILED = 3
 EXIT_GRACE_S = 10.0  # once the store is closed, the process ends within this, even if a thread lingers
+MIN_METRICS_TOKEN = 16
 
 # Global options that may carry a credential, and where it goes instead.
 _SECRET_OPTIONS = {
@@ -84,6 +85,8 @@ def _warn_secrets_in_arguments(ctx: typer.Context) -> None:
     own_key = getattr(ctx.get_parameter_source("key"), "name", None) == "COMMANDLINE"
     if "key" in settings.given or own_key:
         given.append(("--key", "COGMEM_API_KEY"))
+    if getattr(ctx.get_parameter_source("metrics_token"), "name", None) == "COMMANDLINE":
+        given.append(("--metrics-token", "COGMEM_METRICS_TOKEN"))
     for flag, env in given:
         err.print(f"[yellow]warning:[/yellow] {flag} carries a password on the command line, where every local "
                   f"user can read it (ps, /proc/<pid>/cmdline) while the process runs; pass it in the environment "
@@ -122,6 +125,15 @@ def serve(
                                          "leaves no room for them)")] = 1000,
     dashboard: Annotated[bool, typer.Option(
         "--dashboard/--no-dashboard", help="serve the web dashboard at /ui (log in with an API key)")] = True,
+    metrics: Annotated[bool, typer.Option(
+        "--metrics/--no-metrics", help="serve Prometheus metrics at /metrics (to the owner's key or the "
+                                       "metrics token)")] = True,
+    metrics_token: Annotated[str | None, typer.Option(
+        "--metrics-token", envvar="COGMEM_METRICS_TOKEN", show_envvar=True,
+        help="a secret of at least 16 characters that reads /metrics beside the owner's keys (give it in the "
+             "environment)")] = None,
+    metrics_cache: Annotated[float, typer.Option(
+        "--metrics-cache", min=0, help="seconds /metrics reuses the memory counts it asked the store for")] = 15.0,
 ) -> None:
     """Serve the memory store to many agents: REST (/v1, OpenAPI at /docs) and MCP (/mcp) on one
     port, or MCP over stdio (--stdio). With --server and --stdio, bridge stdio to that server.
@@ -138,6 +150,9 @@ def serve(
             runner.serve_stdio_bridge(settings.server, key or settings.key)
         return
     refuse_server(ctx, "serve")
+    if metrics_token is not None and len(metrics_token) < MIN_METRICS_TOKEN:
+        raise fail(f"--metrics-token (COGMEM_METRICS_TOKEN) must be at least {MIN_METRICS_TOKEN} characters long",
+                   EXIT_USAGE)
     code = EXIT_ERROR
     with handled():
         sockets = [] if stdio else runner.bind(host, port)  # a busy port fails first, before seconds of imports
@@ -150,7 +165,8 @@ def serve(
                 host=host, port=port, max_body_bytes=max_body, rate_per_second=rate or None,
                 consolidate_every_s=consolidate_every, max_in_flight_per_key=max_in_flight or None,
                 bad_key_rate=bad_key_rate or None, header_timeout_s=header_timeout, body_timeout_s=body_timeout,
-                keep_alive_s=keep_alive, max_connections=max_connections, dashboard=dashboard)
+                keep_alive_s=keep_alive, max_connections=max_connections, dashboard=dashboard, metrics=metrics,
+                metrics_token=metrics_token, metrics_counts_cache_s=metrics_cache)
             store = open_store(settings)
         except BaseException:
             for sock in sockets:

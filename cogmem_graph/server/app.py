@@ -16,15 +16,18 @@ is installed, the server extra's default: its socket calls do not give the lock 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 
+from cogmem_graph import telemetry
 from cogmem_graph.identity import AgentIdentity
+from cogmem_graph.operations import OPERATIONS
 from cogmem_graph.server import rest
 from cogmem_graph.server.guards import (
     DEFAULT_MAX_BODY_BYTES,
@@ -37,9 +40,11 @@ from cogmem_graph.server.keys import KeyRing, Principal
 from cogmem_graph.server.mcp_tools import build_mcp
 from cogmem_graph.server.scheduler import DEFAULT_INTERVAL_S, ConsolidationScheduler
 from cogmem_graph.server.service import MemoryService, ServiceError
+from cogmem_graph.server.tracing import operation_span
 
 if TYPE_CHECKING:
     from cogmem_graph.api.store import MemoryStore
+    from cogmem_graph.server.metrics import ServerMetrics
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,9 @@ class ServerSettings:
     bad_key_rate: float | None = 1.0  # missing, unknown or expired keys a second per client address; None: no limit
     bad_key_burst: int = 20  # ... in a burst
     dashboard: bool = True  # the web dashboard at /ui (server/dashboard)
+    metrics: bool = True  # GET /metrics (server/metrics.py)
+    metrics_token: str | None = field(default=None, repr=False)  # reads /metrics, beside the owner's keys
+    metrics_counts_cache_s: float = 15.0  # how long /metrics reuses the store's memory counts
 
 
 class _Probes:
@@ -115,11 +123,36 @@ class _Probes:
 
 
 class _ServedService(MemoryService):
-    """The service as the server offers it: a 503 says which backend failed without the
-    loopback address of the embedded graph server (its port is nobody's business outside
-    the process: the embedded graph is named by its memory home)."""
+    """The service as the server offers it: each call counted and timed (`metrics`) inside an
+    OpenTelemetry span where that is installed (`server.tracing`); a 503 says which backend
+    failed without the loopback address of the embedded graph server (its port is nobody's
+    business outside the process: the embedded graph is named by its memory home)."""
+
+    metrics: ServerMetrics | None = None
 
     def call(self, principal: Principal, op: str, args: dict[str, Any] | None = None) -> Any:
+        name = op if op in OPERATIONS else "unknown"  # a label never carries what a caller made up
+        metrics = self.metrics
+        with operation_span(name) as span:
+            started = metrics.began(name) if metrics is not None else 0.0
+            status: int = 500
+            error: BaseException | None = None
+            try:
+                answer = self._served(principal, op, args)
+                status = 200
+                return answer
+            except ServiceError as exc:
+                status, error = exc.status, exc
+                raise
+            except BaseException as exc:
+                error = exc
+                raise
+            finally:
+                span.answered(status, error)
+                if metrics is not None:
+                    metrics.ended(name, status, started)
+
+    def _served(self, principal: Principal, op: str, args: dict[str, Any] | None) -> Any:
         try:
             return super().call(principal, op, args)
         except ServiceError as exc:
@@ -138,6 +171,12 @@ class _ServedService(MemoryService):
         return message.replace(url, name).replace(address, name)
 
 
+# FastAPI's own HTTP spans (where it has them) would carry each request's path and query, memory
+# ids included: the operation spans (`server.tracing`) stand in for them.
+_NO_PATH_SPANS: dict[str, Any] = (
+    {"telemetry": {"tracing": False}} if "telemetry" in inspect.signature(FastAPI.__init__).parameters else {})
+
+
 def create_app(store: MemoryStore, keys: KeyRing, settings: ServerSettings | None = None) -> Any:
     """The guarded ASGI app serving `store` to the holders of `keys`."""
     settings = settings or ServerSettings()
@@ -154,16 +193,22 @@ def create_app(store: MemoryStore, keys: KeyRing, settings: ServerSettings | Non
     mcp_app = mcp.streamable_http_app(streamable_http_path="/mcp", host=settings.host,
                                       max_request_body_size=settings.max_body_bytes)
 
+    metrics: ServerMetrics | None = None
+
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if metrics is not None:  # the backends' round trips and restarts, consolidation runs
+            telemetry.watch(metrics)
         scheduler.start()
         try:
             async with mcp.session_manager.run():
                 yield
         finally:
             scheduler.stop()
+            if metrics is not None:
+                telemetry.unwatch(metrics)
 
-    app = FastAPI(title="cogmem-graph", version="0.1.0", lifespan=lifespan,
+    app = FastAPI(title="cogmem-graph", version="0.1.0", lifespan=lifespan, **_NO_PATH_SPANS,
                   description="Cognitive memory for LLM agents: REST API. MCP is served at /mcp. "
                               "Every /v1 route needs `Authorization: Bearer <key>`; the key decides the identity.")
     app.state.service = service
@@ -175,14 +220,22 @@ def create_app(store: MemoryStore, keys: KeyRing, settings: ServerSettings | Non
     guarded = Guard(_Probes(app, store), keys, max_body_bytes=settings.max_body_bytes,
                     rate_per_second=settings.rate_per_second, max_in_flight_per_key=settings.max_in_flight_per_key,
                     bad_keys=bad_keys)
-    if not settings.dashboard:
-        return guarded
-    from cogmem_graph.server.dashboard import WithDashboard, build_dashboard, loopback_only
+    served: Any = guarded
+    if settings.dashboard:
+        from cogmem_graph.server.dashboard import WithDashboard, build_dashboard, loopback_only
 
-    # The dashboard checks its own sessions (a cookie, not a bearer key) and calls the same service.
-    return WithDashboard(guarded, build_dashboard(service, keys, max_body_bytes=settings.max_body_bytes,
-                                                  limiter=guarded.limiter, bad_keys=bad_keys),
-                         loopback=loopback_only(settings.host))
+        # The dashboard checks its own sessions (a cookie, not a bearer key) and calls the same service.
+        served = WithDashboard(guarded, build_dashboard(service, keys, max_body_bytes=settings.max_body_bytes,
+                                                        limiter=guarded.limiter, bad_keys=bad_keys),
+                               loopback=loopback_only(settings.host))
+    if not settings.metrics:
+        return served
+    from cogmem_graph.server.metrics import Instrumented, ServerMetrics
+
+    # Outermost: it counts what the guard and the dashboard refuse too, and checks /metrics' own access.
+    metrics = service.metrics = ServerMetrics(store, guard=guarded, bad_keys=bad_keys,
+                                              counts_cache_s=settings.metrics_counts_cache_s)
+    return Instrumented(served, metrics, keys, token=settings.metrics_token, bad_keys=bad_keys)
 
 
 WARM_UP_QUERY = "Who met whom, and about which project?"

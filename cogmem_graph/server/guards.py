@@ -47,6 +47,7 @@ class RateLimiter:
 
     def __init__(self, default_rate: float | None) -> None:
         self.default_rate = default_rate
+        self.refused = 0  # requests refused so far (`/metrics`)
         self._buckets: dict[str, tuple[float, float]] = {}
         self._lock = threading.Lock()
 
@@ -64,6 +65,7 @@ class RateLimiter:
                 self._buckets[principal.key_id] = (tokens - 1.0, now)
                 return 0.0
             self._buckets[principal.key_id] = (tokens, now)
+            self.refused += 1
             return (1.0 - tokens) / rate
 
 
@@ -77,6 +79,7 @@ class AddressLimiter:
     def __init__(self, rate: float, burst: int) -> None:
         self.rate = rate
         self.capacity = max(1.0, float(burst))
+        self.refused = 0  # requests refused so far (`/metrics`)
         self._buckets: dict[str, tuple[float, float]] = {}
         self._lock = threading.Lock()
 
@@ -88,6 +91,8 @@ class AddressLimiter:
             tokens = min(self.capacity, tokens + (now - last) * self.rate)
             wait = 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate
             self._buckets[address] = (tokens - 1.0 if wait == 0.0 else tokens, now)
+            if wait > 0.0:
+                self.refused += 1
             if len(self._buckets) > self.MAX_TRACKED:
                 self._forget(now)
         return wait
@@ -133,6 +138,7 @@ class Guard:
         self.max_in_flight_per_key = max_in_flight_per_key
         self.bad_keys = bad_keys
         self._in_flight: dict[str, int] = {}  # touched on the event loop only
+        self.refused_in_flight = 0  # requests refused for their key's requests in progress (`/metrics`)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
@@ -161,6 +167,7 @@ class Guard:
         if cap is not None:
             busy = self._in_flight.get(key_id, 0)
             if busy >= cap:
+                self.refused_in_flight += 1
                 await send_error(send, 429, f"this key has {busy} requests in progress, its limit; retry when one "
                                             "has finished", {"Retry-After": "1"})
                 return

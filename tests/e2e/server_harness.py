@@ -58,6 +58,8 @@ class Server:
     port: int
     args: tuple[str, ...] = ()
     proc: subprocess.Popen | None = None
+    command: tuple[str, ...] = ("-m", "cogmem_graph.cli")  # or a driver script that runs the CLI
+    env: dict[str, str] = field(default_factory=dict)
     log: Path = field(init=False)
 
     def __post_init__(self) -> None:
@@ -70,9 +72,9 @@ class Server:
     def start(self) -> Server:
         with open(self.log, "a") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "cogmem_graph.cli", "--home", str(self.home), "--embedder", "hash",
+                [sys.executable, *self.command, "--home", str(self.home), "--embedder", "hash",
                  "serve", "--port", str(self.port), *self.args],
-                env=child_env(), cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                env=child_env(**self.env), cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
