@@ -125,8 +125,8 @@ def test_calls_are_counted_by_operation_and_status_and_nothing_of_a_tenant_shows
     for secret in (USER, AGENT, *ids, missing, *SECRET_WORDS, *keys.values(), TOKEN, "/v1/memories/"):
         assert secret not in text + counted_text, f"{secret!r} is in /metrics"
     routes = {dict(labels).get("route") for (name, labels) in after if name == "cogmem_http_requests_total"}
-    assert routes <= {"remember", "recall", "get", "consolidate", "mcp", "mcp_stream", "metrics", "ready", "health", "whoami",
-                      "multi_hop", "unmatched"}, routes
+    assert routes <= {"remember", "recall", "get", "consolidate", "mcp", "mcp_stream", "metrics", "ready", "health",
+                      "whoami", "multi_hop", "unmatched"}, routes
 
 
 def test_refusals_of_the_rate_limiter_are_counted(served) -> None:
