@@ -33,8 +33,8 @@ from functools import lru_cache
 
 from cogmem_graph.language.common_words import COMMON_WORDS
 from cogmem_graph.language.contradiction import of_other_times
-from cogmem_graph.language.speakers import speaker_of, turn_body
-from cogmem_graph.language.value_slots import Token, reports_past_event, sentence_tokens
+from cogmem_graph.language.speakers import speaker_of
+from cogmem_graph.language.value_slots import Token, sentence_tokens, sentences, states
 
 __all__ = ["asked_kinds", "disagree_on_asked_value"]
 
@@ -72,7 +72,6 @@ _DEFINITE = frozenset({"the", "my", "our", "your", "their", "his", "her", "its",
 _CLAUSE_OPENERS = frozenset({"and", "but", "so", "then", "while", "when", "because", "if", "though", "although"})
 MIN_NAMING_WORDS = 2
 """Question words that must name the thing: "When are my classes?" names no one class."""
-_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+|\s+[-–—]\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,21 +136,16 @@ def _values(sentence: str, tokens: tuple[Token, ...], kinds: frozenset[str], ask
     return frozenset(out)
 
 
-def _states(tokens: tuple[Token, ...]) -> bool:
-    return not reports_past_event(tokens) and not any(
-        t.word in ("not", "no", "never") or t.word.endswith("n't") for t in tokens)
-
-
 @lru_cache(maxsize=4_096)
 def _reading(text: str, asked: frozenset[str], kinds: frozenset[str]) -> _Reading | None:
     """The text's stating sentence that holds the most of the question's words and a value of
     the asked kind; None when no sentence does."""
     best: _Reading | None = None
-    for sentence in _BREAK.split(turn_body(text)):
-        if not sentence.strip() or sentence.rstrip().endswith("?"):
+    for sentence in sentences(text):
+        if sentence.rstrip().endswith("?"):
             continue
         tokens = sentence_tokens(sentence)
-        if not _states(tokens):
+        if not states(tokens):
             continue
         values = _values(sentence, tokens, kinds, asked)
         if not values:

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from cogmem_graph.language.speakers import speaker_of, turn_body
+from cogmem_graph.language.speakers import speaker_of
 from cogmem_graph.language.value_slots import (
     NO_RESTATEMENT,
     Restatement,
@@ -37,9 +37,10 @@ from cogmem_graph.language.value_slots import (
     anchor_words,
     changed_slot,
     possessors,
-    reports_past_event,
     restatable_sentences,
     sentence_tokens,
+    sentences,
+    states,
 )
 
 __all__ = ["MoveReading", "move_reading", "moved_to_new_value", "resolved_value"]
@@ -243,10 +244,6 @@ LOOSE_SIMILARITY = 0.7
 """Embedding similarity from which the thing may be named with one word more or less on each side."""
 
 
-def _sentences(text: str) -> list[str]:
-    return [s for s in re.split(r"(?<=[.!?;])\s+|\n+", turn_body(text)) if s.strip()]
-
-
 def _relative_fits(relative: str, old_values: list[Token]) -> bool:
     unit = relative.split()[-1]
     wanted = {"time": {"time", "day", "date"}, "date": {"date", "day"}, "money": {"money", "number"},
@@ -265,7 +262,7 @@ def moved_to_new_value(new_text: str, old_text: str, similarity: float | None = 
     if not old_sentences:
         return NO_RESTATEMENT
     best = NO_RESTATEMENT
-    for new_sentence in _sentences(new_text):
+    for new_sentence in sentences(new_text):
         if new_sentence.rstrip().endswith("?"):
             continue
         reading = move_reading(new_sentence)
@@ -285,13 +282,12 @@ def _stating_sentences(text: str) -> tuple[str, ...]:
     hall"): not questions, past events or denials."""
     valued = set(restatable_sentences(text))
     out = []
-    for sentence in _sentences(text):
+    for sentence in sentences(text):
         if sentence in valued:
             out.append(sentence)
             continue
         tokens = sentence_tokens(sentence)
-        if not sentence.rstrip().endswith("?") and not reports_past_event(tokens) and len(anchor_words(tokens)) >= 2 \
-                and not any(t.word in ("not", "no", "never") or t.word.endswith("n't") for t in tokens):
+        if not sentence.rstrip().endswith("?") and states(tokens) and len(anchor_words(tokens)) >= 2:
             out.append(sentence)
     return tuple(out)
 

@@ -50,6 +50,8 @@ __all__ = [
     "restated_with_new_value",
     "same_frame",
     "sentence_tokens",
+    "sentences",
+    "states",
 ]
 
 SAME_FRAME = 0.75
@@ -349,7 +351,9 @@ def _without_vocatives(tokens: list[Token]) -> list[Token]:
     return out
 
 
-def _sentences(text: str) -> list[str]:
+def sentences(text: str) -> list[str]:
+    """The sentences of a text's body (a transcript's "Speaker: " left out), titles such as
+    "Dr." not taken for a sentence's end."""
     return [s for s in _SENTENCE_BREAK.split(turn_body(text)) if s and s.strip()]
 
 
@@ -498,7 +502,7 @@ def reports_past_event(tokens: tuple[Token, ...]) -> bool:
     return past and not present
 
 
-def _states(tokens: tuple[Token, ...]) -> bool:
+def states(tokens: tuple[Token, ...]) -> bool:
     """Whether the sentence can state a current value: not a past event, not denied."""
     return not reports_past_event(tokens) and not any(
         t.word in _NEGATIONS or t.word.endswith("n't") for t in tokens)
@@ -547,12 +551,12 @@ def restated_with_new_value(new_text: str, old_text: str, similarity: float | No
 
 @lru_cache(maxsize=16_384)
 def restatable_sentences(text: str) -> tuple[str, ...]:
-    """The sentences of a text that can state a current value (see `_states`)."""
-    return tuple(s for s in _sentences(text) if not s.rstrip().endswith("?") and _MAYBE_VALUE.search(s)
+    """The sentences of a text that can state a current value (see `states`)."""
+    return tuple(s for s in sentences(text) if not s.rstrip().endswith("?") and _MAYBE_VALUE.search(s)
                  and _restatable(sentence_tokens(s)))
 
 
 def _restatable(tokens: tuple[Token, ...]) -> bool:
     """A value to change and, beside it, enough to share: a state, not an event or a denial."""
     values = [t for t in tokens if t.is_value]
-    return bool(values) and len(anchor_words(tokens)) > MIN_SHARED and _states(tokens)
+    return bool(values) and len(anchor_words(tokens)) > MIN_SHARED and states(tokens)
