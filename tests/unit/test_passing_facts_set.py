@@ -4,14 +4,11 @@ no turn or question twice, and questions that share little wording with their tu
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from collections import Counter
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "benchmarks" / "passing_facts_set.py"
+from benchmark_scripts import load_benchmark
+
 SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+| - | \u2014 ")
 """Where a turn splits into sentences: after . ! ? and at spaced dashes."""
 STOPWORDS = set(
@@ -20,15 +17,7 @@ STOPWORDS = set(
 )
 
 
-def _data():
-    spec = importlib.util.spec_from_file_location("passing_facts_set", DATA)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while being built
-    spec.loader.exec_module(module)
-    return module
-
-
-data = _data()
+data = load_benchmark("passing_facts_set")
 
 
 def _sentences(turn: str) -> list[str]:

@@ -4,25 +4,12 @@ from `benchmarks/value_changes_set.py`. Only the data is checked."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections import Counter
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-BENCHMARKS = ROOT / "benchmarks"
+from benchmark_scripts import load_benchmark
 
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up; the holdout imports the set by name
-    spec.loader.exec_module(module)
-    return module
-
-
-data_set = _load("value_changes_set")
-holdout = _load("value_changes_holdout")
+data_set = load_benchmark("value_changes_set")
+holdout = load_benchmark("value_changes_holdout")
 
 
 def test_there_are_32_changes_and_16_distinct_pairs() -> None:

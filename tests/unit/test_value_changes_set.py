@@ -4,30 +4,18 @@ and a confirm half whose moving verbs are not all those of the tune half. Only t
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
+from benchmark_scripts import load_benchmark
 
-ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "benchmarks" / "value_changes_set.py"
 PARTICLES = {"to", "for", "up", "back", "forward"}
 CUES = {"now", "moved", "changed", "instead", "rather", "anymore", "longer", "starting", "from", "as"}
 """Words a restatement goes without: with one of them it is a `move` or a `replace`."""
 
 
-def _data():
-    spec = importlib.util.spec_from_file_location("value_changes_set", DATA)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while being built
-    spec.loader.exec_module(module)
-    return module
-
-
-data = _data()
+data = load_benchmark("value_changes_set")
 
 
 def _words(text: str) -> list[str]:
