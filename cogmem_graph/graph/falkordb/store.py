@@ -535,7 +535,7 @@ class FalkorGraphStore(CypherGraphStore):
             lane.confirm()
             connection = self._send(pool, command)
             if connection is not None:
-                lane.leave_unconfirmed(lambda: confirm(pool, connection))
+                lane.leave_unconfirmed(lambda: confirm(pool, connection), arrived=lambda: _reply_arrived(connection))
         return connection is not None
 
     def _send(self, pool: Any, command: list[Any]) -> Any:
