@@ -110,3 +110,23 @@ def test_the_retriever_returns_documents_with_ids_and_scores(memory, uid) -> Non
         CogmemRetriever(agent=agent, where={"colour": "red"})
     with pytest.raises(ValueError, match="agent must be a cogmem agent handle"):
         CogmemRetriever(agent="me")
+
+
+def test_a_retriever_call_may_give_its_own_k_top_k_and_where(memory, uid) -> None:
+    agent = memory.agent(f"a-{uid}", user_id=f"u-{uid}")
+    hike = agent.encode("The user went hiking in the Alps last summer", type="episodic")
+    for fact in ("The user drinks green tea every morning", "The user's laptop is a ThinkPad",
+                 "The user's sister lives in Porto", "The user likes jazz", "The user hiked Mont Blanc"):
+        agent.encode(fact, type="semantic")
+    retriever = CogmemRetriever(agent=agent)
+    assert len(retriever.invoke("the user")) == 5
+    assert len(retriever.invoke("the user", k=1)) == 1 and len(retriever.invoke("the user", top_k=2)) == 2
+    assert [d.id for d in retriever.invoke("hiking", where={"type": "episodic"})] == [hike.id]
+    assert len(CogmemRetriever(agent=agent, k=3).invoke("the user")) == 3
+    for bad, named in [({"k": 0}, "k must be an integer in"), ({"top_k": True}, "top_k must be an integer in"),
+                       ({"k": 2, "top_k": 2}, "give k or top_k, not both"), ({"where": {"colour": "red"}}, "where"),
+                       ({"limit": 2}, "per call, not limit")]:
+        with pytest.raises(ValueError, match=named):
+            retriever.invoke("the user", **bad)
+    with pytest.raises(ValueError, match="give k or top_k, not both"):
+        CogmemRetriever(agent=agent, k=2, top_k=3)

@@ -4,13 +4,15 @@ Each tool has an argument schema the model sees, acts as the agent it was made f
 scope keys decide what it may read and write), and answers in text a model can read: ids
 to forget by, scores, what was deleted. Bad arguments come back to the model as the tool's
 answer ("Error: ..."), so it can correct itself. The agent may be an embedded handle
-(`store.agent(...)`) or a server's (`cg.connect(...)`).
+(`store.agent(...)`), an async one (`cg.open_async`), or a server's (`cg.connect`,
+`cg.connect_async`), through `invoke` and `ainvoke` alike: `invoke` on an async handle runs
+its call on cogmem's own loop, and is refused (RuntimeError) inside a running event loop,
+where `ainvoke` is the way.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from langchain_core.documents import Document
@@ -18,6 +20,7 @@ from langchain_core.tools import StructuredTool, ToolException
 from pydantic import ValidationError
 
 from cogmem_graph.errors import field_problems
+from cogmem_graph.integrations.calls import acall, call
 from cogmem_graph.integrations.langchain.documents import documents_of
 from cogmem_graph.integrations.toolkit import (
     FORGET,
@@ -33,24 +36,36 @@ from cogmem_graph.integrations.toolkit import (
     recalled,
     remembered,
 )
+from cogmem_graph.results import RetrievalResult
 
 __all__ = ["MAX_FORGET", "MAX_RECALL", "ForgetArgs", "RecallArgs", "RememberArgs", "forget_tool", "memory_tools",
            "recall_tool", "remember_tool"]
 
 
-def _as_tool_error(call: Callable[..., Any]) -> tuple[Callable[..., Any], Callable[..., Awaitable[Any]]]:
-    """`call` and its async form (on a worker thread: the memory's calls block), where a
+INSTEAD = "the tool's ainvoke"
+
+
+def _memory_tool(agent: Any, method: str, arguments: Callable[..., tuple[tuple[Any, ...], dict[str, Any]]],
+                 answer: Callable[[Any], Any], **tool: Any) -> StructuredTool:
+    """A tool calling `agent.method` with what `arguments` makes of the tool's arguments, and
+    answering with `answer(result)`. Its sync form calls the handle from sync code (`calls.call`),
+    its async form awaits an async handle or runs a sync one on a worker thread; in both, a
     ValueError (a bad argument) becomes the tool's answer rather than the run's end."""
     def run(**kwargs: Any) -> Any:
+        args, options = arguments(**kwargs)
         try:
-            return call(**kwargs)
+            return answer(call(agent, method, *args, instead=INSTEAD, **options))
         except ValueError as exc:
             raise ToolException(str(exc)) from exc
 
     async def arun(**kwargs: Any) -> Any:
-        return await asyncio.to_thread(run, **kwargs)
+        args, options = arguments(**kwargs)
+        try:
+            return answer(await acall(agent, method, *args, **options))
+        except ValueError as exc:
+            raise ToolException(str(exc)) from exc
 
-    return run, arun
+    return StructuredTool.from_function(func=run, coroutine=arun, **tool, **ERRORS_AS_ANSWERS)
 
 
 def _schema_problems(error: ValidationError) -> str:
@@ -63,37 +78,35 @@ ERRORS_AS_ANSWERS: dict[str, Any] = {"handle_tool_error": True, "handle_validati
 
 
 def remember_tool(agent: Any) -> StructuredTool:
-    def remember(content: str, type: str = "semantic", tags: list[str] | None = None) -> str:  # noqa: A002
-        return remembered(agent.encode(content, type=type, tags=list(tags or [])))
+    def arguments(content: str, type: str = "semantic",  # noqa: A002
+                  tags: list[str] | None = None) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (content,), {"type": type, "tags": list(tags or [])}
 
-    run, arun = _as_tool_error(remember)
-    return StructuredTool.from_function(
-        func=run, coroutine=arun, name="remember", description=REMEMBER, args_schema=RememberArgs,
-        **ERRORS_AS_ANSWERS)
+    return _memory_tool(agent, "encode", arguments, remembered, name="remember", description=REMEMBER,
+                        args_schema=RememberArgs)
 
 
 def recall_tool(agent: Any) -> StructuredTool:
-    def recall(query: str, top_k: int = 5) -> tuple[str, list[Document]]:
-        result = agent.retrieve(query, top_k=top_k)
+    def arguments(query: str, top_k: int = 5) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (query,), {"top_k": top_k}
+
+    def answer(result: RetrievalResult) -> tuple[str, list[Document]]:
         return recalled(result), documents_of(result)
 
-    run, arun = _as_tool_error(recall)
-    return StructuredTool.from_function(
-        func=run, coroutine=arun, name="recall", description=RECALL, args_schema=RecallArgs,
-        response_format="content_and_artifact", **ERRORS_AS_ANSWERS)
+    return _memory_tool(agent, "retrieve", arguments, answer, name="recall", description=RECALL,
+                        args_schema=RecallArgs, response_format="content_and_artifact")
 
 
 def forget_tool(agent: Any) -> StructuredTool:
-    def forget(ids: list[str]) -> str:
-        return forgot(agent.forget(list(ids)))
+    def arguments(ids: list[str]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (list(ids),), {}
 
-    run, arun = _as_tool_error(forget)
-    return StructuredTool.from_function(
-        func=run, coroutine=arun, name="forget", description=FORGET, args_schema=ForgetArgs,
-        **ERRORS_AS_ANSWERS)
+    return _memory_tool(agent, "forget", arguments, forgot, name="forget", description=FORGET,
+                        args_schema=ForgetArgs)
 
 
 def memory_tools(agent: Any) -> list[StructuredTool]:
-    """`remember`, `recall` and `forget` for one agent (`store.agent(...)` or `cg.connect(...)`)."""
+    """`remember`, `recall` and `forget` for one agent handle, sync or async (`store.agent(...)`,
+    `cg.connect(...)`, or the same from `cg.open_async`, `cg.connect_async`)."""
     checked_agent(agent, ("encode", "retrieve", "forget"))
     return [remember_tool(agent), recall_tool(agent), forget_tool(agent)]

@@ -16,7 +16,7 @@ import asyncio
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from langgraph.store.base import (
     BaseStore,
@@ -34,6 +34,7 @@ from langgraph.store.base import (
 from cogmem_graph.api.governance import ForgetReceipt, MemoryRecord
 from cogmem_graph.errors import NamespaceScanTooLarge
 from cogmem_graph.filters import MAX_METADATA_CONDITIONS, MemoryState
+from cogmem_graph.integrations.calls import Blocking, bridged, is_async
 from cogmem_graph.integrations.langgraph import values
 from cogmem_graph.integrations.langgraph.namespaces import (
     DEFAULT_USER_NAMESPACE,
@@ -56,13 +57,18 @@ PAGE = 1000
 MAX_HANDLES = 256
 """Agent handles kept for the users a store has served lately (each holds a working memory)."""
 DEFAULT_NAMESPACE_SCAN = 10_000
+ASYNC_METHODS = "the store's async method (aget, aput, asearch, ...)"
+"""What a sync call on an async store inside a running event loop is told to await instead."""
 WIDER_POOL = 4
 """A search whose filter is only partly pushed down asks retrieval for this many times the
 items it returns, so the check on the values leaves enough."""
 
 
 class CogmemStore(BaseStore):
-    """A LangGraph store on a cogmem `MemoryStore`, acting as agent `agent_id`.
+    """A LangGraph store on a cogmem `MemoryStore` (`cg.open()`) or an async one
+    (`cg.open_async()`), acting as agent `agent_id`. On an async store the async methods
+    (`aput`, `asearch`, ...) await its calls on the caller's loop; the sync ones run them on
+    cogmem's own loop, and inside a running event loop are refused (RuntimeError).
 
     - `user_namespace`: the namespace pattern whose "{user_id}" label names a user; those
       namespaces are memories of that user's scope, any other is the agent's shared memory.
@@ -81,8 +87,10 @@ class CogmemStore(BaseStore):
                  index: Mapping[str, Any] | None = None, memory_type: MemoryType | str = MemoryType.SEMANTIC,
                  pinned: bool = False, namespace_scan_limit: int = DEFAULT_NAMESPACE_SCAN) -> None:
         if not callable(getattr(memory, "agent", None)) or not hasattr(memory, "clock"):
-            raise ValueError(f"memory must be a cogmem MemoryStore (cg.open()), not {type(memory).__name__}")
+            raise ValueError(f"memory must be a cogmem MemoryStore (cg.open() or cg.open_async()), "
+                             f"not {type(memory).__name__}")
         self.memory = memory
+        self._async = is_async(memory, "health")
         self.agent_id = agent_id
         self.organization_id = organization_id
         self.namespaces = NamespaceScopes(user_namespace, bound_user=user_id)
@@ -114,7 +122,10 @@ class CogmemStore(BaseStore):
         return [self._run(op) for op in ops]
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """`batch` on a worker thread: the memory store's calls block."""
+        """`batch` on a worker thread (a sync store's calls block), or on this loop with an async
+        store's calls awaited."""
+        if self._async:
+            return await bridged(self.batch, list(ops))
         return await asyncio.to_thread(self.batch, list(ops))
 
     def _run(self, op: Op) -> Result:
@@ -143,6 +154,8 @@ class CogmemStore(BaseStore):
         return handle.forget([t.id for t in current])
 
     async def aforget(self, namespace: tuple[str, ...], key: str) -> ForgetReceipt:
+        if self._async:
+            return await bridged(self.forget, namespace, key)
         return await asyncio.to_thread(self.forget, namespace, key)
 
     def history(self, namespace: tuple[str, ...], key: str) -> list[MemoryRecord]:
@@ -332,6 +345,8 @@ class CogmemStore(BaseStore):
                 return handle
         try:
             handle = self.memory.agent(self.agent_id, user_id=user_id, organization_id=self.organization_id)
+            if self._async:  # written once against the sync handle's methods
+                handle = cast("AgentMemory", Blocking(handle, instead=ASYNC_METHODS))
         except ValueError as exc:
             raise InvalidNamespaceError(f"{exc} (user_id comes from the namespace label at the position of "
                                         f"'{{user_id}}' in {self.namespaces.pattern!r})") from None
