@@ -74,9 +74,11 @@ class BackendUnavailable(CogmemError):
     """A store could not be reached. The message names the URL and what to start; both the
     message and `.url` are redacted here, so no caller can leak a URL's credentials."""
 
-    def __init__(self, message: str, *, url: str | None = None) -> None:
+    def __init__(self, message: str, *, url: str | None = None, retry_after_s: float | None = None) -> None:
         super().__init__(redact_urls(message))
         self.url = redact_url(url)
+        self.retry_after_s = retry_after_s
+        """When the backend may be back, where known (a restart held back until then)."""
 
 
 class GraphStoreUnavailable(BackendUnavailable):
@@ -235,13 +237,15 @@ class UnsendableArgument(CogmemError, ValueError):
 class ServiceError(CogmemError):
     """An operation refused or failed, with the HTTP status that says why. The message is
     made valid UTF-8 (a lone surrogate quoted from the input becomes its `\\udXXX` escape), so
-    every surface can encode it."""
+    every surface can encode it. `retry_after_s`: when asking again may succeed (a 503's
+    `Retry-After`), so a client can tell a passing outage from a refusal."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, *, retry_after_s: float | None = None) -> None:
         message = str(message).encode("utf-8", "backslashreplace").decode("utf-8")
         super().__init__(message)
         self.status = status
         self.message = message
+        self.retry_after_s = retry_after_s
 
 
 class ServerStartError(CogmemError):

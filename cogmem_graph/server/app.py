@@ -158,7 +158,7 @@ class _ServedService(MemoryService):
         except ServiceError as exc:
             if exc.status != 503:
                 raise
-            raise ServiceError(503, self._unaddressed(exc.message)) from None
+            raise ServiceError(503, self._unaddressed(exc.message), retry_after_s=exc.retry_after_s) from None
 
     def _unaddressed(self, message: str) -> str:
         if getattr(self.store.config.graph, "uri", None) is not None:

@@ -18,6 +18,7 @@ that is not JSON, and the HTTP errors of routing.
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any
 
@@ -159,7 +160,9 @@ def install(app: FastAPI, service: MemoryService, ready: Any) -> None:
 
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError) -> JSONResponse:
-        return error_response(exc.status, exc.message)
+        wait = exc.retry_after_s
+        return error_response(exc.status, exc.message,
+                              None if wait is None else {"Retry-After": str(max(1, math.ceil(wait)))})
 
     @app.exception_handler(RequestValidationError)
     async def _invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:

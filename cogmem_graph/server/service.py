@@ -70,6 +70,10 @@ __all__ = ["IDENTITY_ARGUMENTS", "KEY_EXPIRED", "MAX_BATCH", "MemoryService", "S
            "refuse_identity_arguments", "refuse_role", "refuse_unrepresentable"]
 
 
+RETRY_AFTER_S = 1.0
+"""A 503's `Retry-After` when the backend says nothing sooner or later: a restarted embedded
+graph server is back in well under a second, a restarted `cogmem serve` in a few."""
+
 AUDITED_REFUSALS = frozenset({401, 403, 404})
 """Statuses that refuse a key what it asked (expired, not its role or identity, not visible to it)."""
 
@@ -169,7 +173,8 @@ class MemoryService:
         except ValueError as exc:
             raise ServiceError(400, f"{op}: {exc}") from None
         except (BackendUnavailable, StoreClosed) as exc:
-            raise ServiceError(503, f"{op}: {exc}") from None
+            wait = getattr(exc, "retry_after_s", None)
+            raise ServiceError(503, f"{op}: {exc}", retry_after_s=RETRY_AFTER_S if wait is None else wait) from None
 
     # ------------------------------------------------------------ handles
 

@@ -336,7 +336,8 @@ class EmbeddedFalkorDB:
                 return False
             blocked = self._restart_budget_spent()
             if blocked:
-                raise EmbeddedServerError(blocked)
+                wait = RESTART_WINDOW_S - (time.monotonic() - self._restarts[0])
+                raise EmbeddedServerError(blocked, retry_after_s=wait)
             how = self.exit_status()
             self._restarts.append(time.monotonic())
             log.warning("embedded FalkorDB in %s stopped (%s); starting it again on the same data (restart %d of "

@@ -252,7 +252,7 @@ class FalkorGraphStore(CypherGraphStore):
             try:
                 server.revive(self._generation)
             except EmbeddedServerError as exc:
-                raise EmbeddedServerError(str(exc), url=self.url) from exc
+                raise EmbeddedServerError(str(exc), url=self.url, retry_after_s=exc.retry_after_s) from exc
         if server.generation != self._generation:
             self._reconnect()
 
