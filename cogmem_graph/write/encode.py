@@ -247,8 +247,14 @@ def _write(ctx: MemoryContext, batch: _Batch) -> tuple[dict[int, MemoryTrace], i
             indexing.result()
         elif new:
             ctx.vectors.upsert(points)
-    if new:
-        graph.set_indexed([t.id for t in new], True)
+    # A repeated memory whose own write was cut off before its indexed mark (the process was
+    # killed; its vector is there, or the search would not have found it) is completed here:
+    # acknowledging it while it stays unindexed would hide it from every read.
+    unfinished = sorted({t.id for t in reinforced.values() if not t.indexed})
+    if new or unfinished:
+        graph.set_indexed([t.id for t in new] + unfinished, True)
+    if unfinished:
+        reinforced = {i: t if t.indexed else t.model_copy(update={"indexed": True}) for i, t in reinforced.items()}
     return reinforced, len(new)
 
 
