@@ -44,6 +44,8 @@ from cogmem_graph.clock import MS_PER_DAY, MS_PER_HOUR, ManualClock
 from cogmem_graph.language.memory_kind import durable_sentences
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import durable_facts  # noqa: E402
+from durable_facts import score  # noqa: E402
 from lifecycle import EMBEDDED, consolidate_nights, day_start, filler_turns, open_store  # noqa: E402
 from locomo import DEFAULT_DATA, load_conversations  # noqa: E402
 from passing_facts_set import HALVES, KINDS, PASSING_FACTS, PassingFact  # noqa: E402
@@ -54,18 +56,11 @@ SEARCH_DEPTH = 50
 
 
 @dataclass
-class Outcome:
-    kind: str
-    half: str
-    question: str
-    hit: bool
-    rank: int | None = None
-    """1-based rank in the read-only top 50 (None: deeper, or not found at all)."""
-    state: str = ""
-    category: str = ""
+class Outcome(durable_facts.Outcome):
+    """How one fact fared (see `durable_facts.Outcome`), and whether its answer is still written."""
+
     answer_kept: bool = True
     """Whether the memory's text at the end still holds the answer."""
-    first_hit: str = ""
 
 
 def fact_days(count: int, span: int, seed: int) -> list[int]:
@@ -118,12 +113,11 @@ def live_with_facts(store: cg.MemoryStore, clock: ManualClock, start: int, facts
 
 def state_of(store: cg.MemoryStore, reader: cg.AgentMemory, trace_id: str, answer: str) -> tuple[str, str, bool]:
     """('active' | 'dormant' | 'gone', category, whether the text still holds the answer)."""
-    found = store.graph.get_traces([trace_id], reader.visible_scope_keys)
-    if not found or not found[0].is_active:
-        return "gone", found[0].category.value if found else "", False
-    trace = found[0]
-    kept = answer.casefold() in trace.content.casefold()
-    return ("dormant" if trace.dormant else "active"), trace.category.value, kept
+    state, category = durable_facts.state_of(store, reader, trace_id)
+    if state == "gone":
+        return state, category, False
+    (trace,) = store.graph.get_traces([trace_id], reader.visible_scope_keys)
+    return state, category, answer.casefold() in trace.content.casefold()
 
 
 def run_lived(conversations: list[dict], embedder: str, preset: str, days: int, span: int, per_day: int,
@@ -190,11 +184,6 @@ def run_passing(conversations: list[dict], embedder: str, preset: str, days: int
     return {"hits": sum(o.hit for o in outcomes), "n": len(outcomes),
             "by_half": {h: score(outcomes, half=h) for h in HALVES},
             "misses": [miss_line(o) for o in outcomes if not o.hit]}
-
-
-def score(outcomes: list[Outcome], kind: str | None = None, half: str | None = None) -> str:
-    chosen = [o for o in outcomes if (kind is None or o.kind == kind) and (half is None or o.half == half)]
-    return f"{sum(o.hit for o in chosen)}/{len(chosen)}"
 
 
 def miss_line(o: Outcome) -> str:
