@@ -107,6 +107,8 @@ class NodeLabel(StrEnum):
     """A turn buffered for the observer until it becomes notes."""
     CONSOLIDATION_STATE = "ConsolidationState"
     """What consolidation remembers about one scope key between runs (the decay sweep's settings)."""
+    STORE_VERSION = "StoreVersion"
+    """The version of the data layout the graph holds (`cogmem_graph.upgrade`)."""
 
 
 class LinkType(StrEnum):

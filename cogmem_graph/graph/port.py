@@ -535,10 +535,19 @@ class PortabilityPort(Protocol):
     def import_edge_props(self, edge_type: EdgeType, edges: Sequence[tuple[str, str, dict[str, Any]]]) -> int: ...
 
 
+class UpgradePort(Protocol):
+    """The stamped version of the graph's data layout and the backfills an upgrade runs."""
+
+    def store_version(self) -> tuple[int, str] | None: ...
+    def set_store_version(self, version: int, release: str, now: int) -> None: ...
+    def count_traces_without_meta(self) -> int: ...
+    def traces_without_meta(self, limit: int) -> list[tuple[str, str | None]]: ...
+    def backfill_trace_props(self, props_by_id: Mapping[str, dict[str, Any]]) -> int: ...
+
 
 @runtime_checkable
 class GraphStore(TracePort, EdgePort, ActivationPort, GovernancePort, NotePort, IntentionPort, ArchivePort,
-                 ConsolidationPort, CommunityPort, MultiHopPort, PortabilityPort, Protocol):
+                 ConsolidationPort, CommunityPort, MultiHopPort, PortabilityPort, UpgradePort, Protocol):
     """What the rest of the library may ask of a graph database: one typed method per
     operation, grouped by aggregate above. Each runs named statements of `cypher/`; no caller
     names a statement (tests/unit/test_graph_port_calls.py). A `*_later` method sends its read

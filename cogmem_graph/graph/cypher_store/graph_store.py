@@ -25,6 +25,7 @@ from cogmem_graph.graph.cypher_store.multihop import MultiHopStatements
 from cogmem_graph.graph.cypher_store.notes import NoteStatements
 from cogmem_graph.graph.cypher_store.portability import PortabilityStatements
 from cogmem_graph.graph.cypher_store.traces import TraceStatements
+from cogmem_graph.graph.cypher_store.upgrade import UpgradeStatements
 
 __all__ = ["BATCH_SIZE", "LINK_ROWS_PER_STATEMENT", "MAX_ACTIVATION_FRONTIER", "REPEATABLE_WRITES",
            "CypherGraphStore", "require_scope_keys"]
@@ -32,5 +33,5 @@ __all__ = ["BATCH_SIZE", "LINK_ROWS_PER_STATEMENT", "MAX_ACTIVATION_FRONTIER", "
 
 class CypherGraphStore(TraceStatements, EdgeStatements, ActivationStatements, GovernanceStatements,
                        NoteStatements, IntentionStatements, ArchiveStatements, ConsolidationStatements,
-                       CommunityStatements, MultiHopStatements, PortabilityStatements):
+                       CommunityStatements, MultiHopStatements, PortabilityStatements, UpgradeStatements):
     """A GraphStore over a Cypher engine: every aggregate's statements, one engine's execution."""
