@@ -925,7 +925,7 @@ class EdgeVectorIndex:
         try:
             fresh, _ = _open_shard(work, self.dim, parts.graph_kb, sentences=parts.sentences)
             try:
-                points = self._copy_live_points(old, lambda _key: fresh, lambda: [fresh], parts.point_id)
+                points = self._copy_live_points([old], lambda _key: fresh, lambda: [fresh], parts.point_id)
             except BaseException:
                 fresh.close()
                 raise
@@ -956,17 +956,19 @@ class EdgeVectorIndex:
         return points, swap
 
     def _repartition(self) -> int:
-        """An older folder's one shard rewritten into partitions; the folders swapped whole."""
+        """The folder's points rewritten into a fresh folder of partitions whose points are
+        named by their trace (`_Partitions.own_ids`); the folders swapped whole. For an older
+        folder: one shard at its root, or partitions with hashed point ids."""
         old_parts = self._parts
         work = Path(tempfile.mkdtemp(prefix=f".{self.name}.compact-", dir=self._path.parent))
         try:
-            old = old_parts.get(0)
-            if old is None:
+            olds = [shard for _part, shard in old_parts.existing()]
+            if not olds:
                 raise RuntimeError(f"{self._path} holds no shard to repartition")
             fresh = _Partitions(work, self.dim, self.config.edge_partitions, old_parts.graph_kb,
                                 sentences=old_parts.sentences)
             try:
-                points = self._copy_live_points(old, lambda key: fresh.ensure(fresh.of(key)),
+                points = self._copy_live_points(olds, lambda key: fresh.ensure(fresh.of(key)),
                                                 lambda: [shard for _part, shard in fresh.existing()], fresh.point_id)
             finally:
                 fresh.close()
@@ -985,11 +987,50 @@ class EdgeVectorIndex:
         old_parts.reopen()  # the same object: every index on the folder sees the new shards
         return points
 
-    def _copy_live_points(self, old: EdgeShard, target: Callable[[str], EdgeShard],
+    def rename_points(self, on_progress: Callable[[int], None] | None = None) -> int:
+        """Name every point by its trace's own UUID, in a folder made before points were so
+        named (or before partitions): the folder is rewritten into a fresh one and swapped in
+        whole, so an interruption leaves the old folder as it was (a leftover hidden folder
+        goes at the next compaction or rename). The points rewritten (0: nothing to do)."""
+        with self._serial:
+            if self._closed:
+                raise VectorStoreUnavailable(f"vector index {self.location} is closed", url=self.location)
+            parts = self._parts
+            if parts.own_ids and not parts.legacy:
+                return 0
+            for _part, shard in parts.existing():
+                shard.flush()
+            for leftover in self._path.parent.glob(f".{self.name}.compact-*"):
+                shutil.rmtree(leftover, ignore_errors=True)
+            points = self._repartition() if parts.present else 0
+            _make_private(self._path)
+        if on_progress:
+            on_progress(points)
+        return points
+
+    @property
+    def needs_renaming(self) -> bool:
+        """Whether this folder was made before points were named by their trace (see `rename_points`)."""
+        return self._parts.legacy or not self._parts.own_ids
+
+    def _copy_live_points(self, olds: Sequence[EdgeShard], target: Callable[[str], EdgeShard],
                           fresh_shards: Callable[[], list[EdgeShard]], name: Callable[[str], str]) -> int:
-        """Every point of `old` into the fresh shard(s) `target(scope_key)` picks (opened as
+        """Every point of the `olds` into the fresh shard(s) `target(scope_key)` picks (opened as
         they are needed; `fresh_shards()` lists them), each under the id `name(trace_id)` gives
         in its new folder; the caller closes them."""
+        copied = 0
+        for old in olds:
+            copied += self._copy_shard(old, target, name)
+        expected = sum(int(old.count(CountRequest(exact=True))) for old in olds)
+        landed = sum(int(shard.count(CountRequest(exact=True))) for shard in fresh_shards())
+        if landed != expected or copied != expected:
+            raise VectorStoreUnavailable(
+                f"compacting {self.location}: {copied} points copied of {expected}; the shard was left as it was",
+                url=self.location)
+        return copied
+
+    @staticmethod
+    def _copy_shard(old: EdgeShard, target: Callable[[str], EdgeShard], name: Callable[[str], str]) -> int:
         copied, offset = 0, None
         while True:
             records, offset = old.scroll(ScrollRequest(
@@ -1004,14 +1045,7 @@ class EdgeVectorIndex:
                 shard.update(UpdateOperation.upsert_points(points))
             copied += len(records)
             if offset is None:
-                break
-        expected = int(old.count(CountRequest(exact=True)))
-        landed = sum(int(shard.count(CountRequest(exact=True))) for shard in fresh_shards())
-        if landed != expected or copied != expected:
-            raise VectorStoreUnavailable(
-                f"compacting {self.location}: {copied} points copied of {expected}; the shard was left as it was",
-                url=self.location)
-        return copied
+                return copied
 
     def close(self) -> None:
         if self._closed:
