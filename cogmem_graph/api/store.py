@@ -50,6 +50,7 @@ from cogmem_graph.providers import CachedEmbedder, Embedder, best_local_embedder
 from cogmem_graph.providers.embedders import gives_sentences
 from cogmem_graph.redact import redact_url, redact_urls
 from cogmem_graph.results import RepairResult
+from cogmem_graph.upgrade import check_not_newer, upgrade_on_open
 from cogmem_graph.vectors.port import VectorIndex
 from cogmem_graph.write.indexing import index_unindexed, reembed_all
 
@@ -675,12 +676,13 @@ def consolidator_for(store: MemoryStore) -> Consolidator:
 def open(  # noqa: A001 - the public entry point is `cg.open()`
     home: str | Path | None = None, *, graph: str | None = None, vectors: str | None = None,
     embedder: str | Embedder | None = None, reranker: Any = None, llm: Any = None,
-    config: CogmemConfig | None = None, clock: Clock | None = None,
+    config: CogmemConfig | None = None, clock: Clock | None = None, upgrade: bool = True,
 ) -> MemoryStore:
     """Open a memory store.
 
     - `home`: folder of the embedded graph and vectors (default `./.cogmem` or `$COGMEM_HOME`),
       private to its owner (folders 0700, files 0600; looser modes are tightened here, with a warning);
+      one written by an older version is upgraded here, with a warning (see `cogmem migrate`);
     - `graph`: `neo4j://` / `bolt://` URL for Neo4j, `falkor://host:port` (or `redis://`;
       `rediss://` / `falkors://` over TLS) for an external FalkorDB; None starts the embedded
       FalkorDB under `home`;
@@ -697,6 +699,9 @@ def open(  # noqa: A001 - the public entry point is `cg.open()`
         reranker: None, "cohere" (key from COHERE_API_KEY) or an object with `rerank()`.
         config: a `CogmemConfig` (copied; `graph` and `vectors` override its URLs).
         clock: the clock decay and schedules read (default the system's).
+        upgrade: upgrade a store an older version wrote, as it opens (a warning says what
+            was done); False leaves that to `cogmem_graph.upgrade.migrate` (`cogmem migrate`,
+            with a progress bar). A store a newer version wrote is refused either way.
 
     Returns:
         An open `MemoryStore`; close it, or use it in a `with` block.
@@ -705,6 +710,7 @@ def open(  # noqa: A001 - the public entry point is `cg.open()`
         ValueError: an unknown URL scheme, embedder, reranker or llm.
         HomeLocked: another process uses this home's embedded graph or vectors.
         HomeNotAccessible: this user may not write the home (the message names the path).
+        StoreVersionTooNew: the home or graph was written by a newer cogmem-graph.
         EmbeddedServerError: the embedded FalkorDB could not be started.
         BackendUnavailable: a graph or vector server cannot be reached (the message names
             the URL and what to start).
@@ -751,5 +757,16 @@ def open(  # noqa: A001 - the public entry point is `cg.open()`
             if hold is not None:
                 hold.release()
         raise
-    return MemoryStore(home=home_path, graph=graph_store, vectors=index, embedder=emb, config=cfg,
-                       clock=clock, reranker=rer, llm=chat, home_hold=hold)
+    store = MemoryStore(home=home_path, graph=graph_store, vectors=index, embedder=emb, config=cfg,
+                        clock=clock, reranker=rer, llm=chat, home_hold=hold)
+    try:
+        # A store written by an older version is upgraded here, with a warning saying so; one
+        # written by a newer version is refused (cogmem_graph/upgrade.py).
+        if upgrade:
+            upgrade_on_open(store)
+        else:
+            check_not_newer(store)
+    except BaseException:
+        store.close()
+        raise
+    return store
