@@ -157,6 +157,8 @@ LOCAL_ONLY: dict[str, str] = {
             "on the server's host",
     "serve": "`serve` starts a server on this host's memory home (only `serve --stdio` goes through --server, "
              "as a bridge to it): run `cogmem --home HOME serve`",
+    "migrate": "a store is upgraded where it is (a server upgrades its own store as it starts): run "
+               "`cogmem --home <the server's memory home> migrate` on the server's host",
 }
 
 

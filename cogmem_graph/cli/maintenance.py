@@ -1,6 +1,7 @@
 """Looking after the store as a whole rather than one agent's memories:
 `stats` counts it, `repair` reconciles the vectors with the graph, and
-`consolidate` runs the consolidation cycle now.
+`consolidate` runs the consolidation cycle now, and `migrate` upgrades a store an older
+version wrote.
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ from cogmem_graph.cli.invocation import (
     IDENTITY_OPTIONS,
     agent_of,
     err,
+    handled,
     out,
     progress_bars,
+    refuse_identity,
+    refuse_server,
     remote_session,
     session,
     settings_of,
@@ -128,3 +132,49 @@ def consolidate(
         return
     out.print(", ".join(f"{k.replace('_', ' ')} {v}" for k, v in data.items()
                         if isinstance(v, int | float) and not isinstance(v, bool)))
+
+
+@app.command()
+def migrate(
+    ctx: typer.Context,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="say what an upgrade would do, and change nothing")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="print the plan as JSON")] = False,
+) -> None:
+    """Upgrade a store an older version wrote to this version's data layout, with a progress
+    bar. Opening the store does the same by itself; this runs it ahead of time. An interrupted
+    run is run again; a store a newer version wrote is refused. An owner command: no identity."""
+    import cogmem_graph as cg
+    from cogmem_graph import upgrade
+
+    settings = settings_of(ctx)
+    refuse_server(ctx, "migrate")
+    refuse_identity(settings, "migrate", "upgrades the data")
+    with handled():
+        store = cg.open(home=settings.home, graph=settings.graph, vectors=settings.vectors,
+                        embedder=settings.embedder, upgrade=False)
+        try:
+            todo = upgrade.plan(store)
+            if not dry_run and todo.needed:
+                with progress_bars() as bars:
+                    tasks = {s.name: bars.add_task(s.what, total=max(s.pending, 1)) for s in todo.steps}
+
+                    def advance(step: str, done: int, total: int) -> None:
+                        bars.update(tasks[step], completed=done, total=max(total, 1))
+
+                    upgrade.migrate(store, on_progress=advance)
+        finally:
+            store.close()
+    if json_out:
+        out.print_json(json.dumps({**todo.as_dict(), "dry_run": dry_run}))
+        return
+    found = f"graph version {todo.graph_version if todo.graph_version is not None else 'none'}"
+    if not todo.needed:
+        out.print(f"migrate: up to date (data layout version {upgrade.STORE_VERSION})")
+        return
+    verb = "would" if dry_run else "did"
+    out.print(f"migrate: {found}, home version {todo.home_version if todo.home_version is not None else 'none'}; "
+              f"{verb} upgrade to version {upgrade.STORE_VERSION}:")
+    for step in todo.steps:
+        count = f" ({step.pending})" if step.pending else ""
+        out.print(f"  - {step.what}{count}")
