@@ -25,7 +25,7 @@ import importlib
 import re
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 if TYPE_CHECKING:
     from cogmem_graph.api.agent import AgentMemory as AgentMemory
