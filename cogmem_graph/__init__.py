@@ -25,7 +25,7 @@ import importlib
 import re
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.2.0"
+from cogmem_graph._version import VERSION as __version__  # noqa: F401 - the release, also in pyproject.toml
 
 if TYPE_CHECKING:
     from cogmem_graph.api.agent import AgentMemory as AgentMemory

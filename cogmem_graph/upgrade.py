@@ -25,8 +25,9 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from cogmem_graph._version import VERSION
 from cogmem_graph.errors import CogmemError
 from cogmem_graph.home import private_dir, write_private
 from cogmem_graph.metadata_props import metadata_graph_props
@@ -50,10 +51,8 @@ class StoreVersionTooNew(CogmemError):
     """The home or graph was written by a newer version of cogmem-graph than this one."""
 
     def __init__(self, where: str, found: int, release: str) -> None:
-        from cogmem_graph import __version__
-
         by = f" (written by cogmem-graph {release})" if release else ""
-        super().__init__(f"{where} holds data layout version {found}{by}; this cogmem-graph {__version__} reads "
+        super().__init__(f"{where} holds data layout version {found}{by}; this cogmem-graph {VERSION} reads "
                          f"up to version {STORE_VERSION}: upgrade cogmem-graph (pip install -U cogmem-graph) "
                          f"to open it")
         self.found = found
@@ -104,11 +103,9 @@ def read_home_stamp(home: Path) -> tuple[int, str] | None:
 
 
 def _write_home_stamp(home: Path) -> None:
-    from cogmem_graph import __version__
-
     private_dir(home)
     write_private(Path(home) / STAMP_FILE,
-                  (json.dumps({"version": STORE_VERSION, "release": __version__}) + "\n").encode())
+                  (json.dumps({"version": STORE_VERSION, "release": VERSION}) + "\n").encode())
 
 
 def _home_holds_data(store: MemoryStore) -> bool:
@@ -201,11 +198,9 @@ def migrate(store: MemoryStore, *, on_progress: Progress | None = None) -> Plan:
         elif step.name == "vector-payloads":
             _vector_payloads(store, step.pending, report)
         elif step.name == "vector-point-ids":
-            store.vectors.rename_points(lambda n, total=step.pending: report("vector-point-ids", n, total))
+            cast(Any, store.vectors).rename_points(lambda n, total=step.pending: report("vector-point-ids", n, total))
     if todo.needed:
-        from cogmem_graph import __version__
-
-        store.graph.set_store_version(STORE_VERSION, __version__, store.clock.now_ms())
+        store.graph.set_store_version(STORE_VERSION, VERSION, store.clock.now_ms())
         if _home_holds_data(store):
             _write_home_stamp(store.home)
         for step in todo.steps:

@@ -32,8 +32,8 @@ def test_build_makes_an_sdist_and_a_wheel_that_twine_accepts(tmp_path: Path) -> 
         else:
             shutil.copy2(path, source / name)
     dist = tmp_path / "dist"
-    built = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--skip-dependency-check", "--outdir", str(dist), str(source)],
-                           capture_output=True, text=True, timeout=600)
+    built = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--skip-dependency-check",
+                            "--outdir", str(dist), str(source)], capture_output=True, text=True, timeout=600)
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
     version = cogmem_graph.__version__
     (sdist,) = dist.glob("cogmem_graph-*.tar.gz")
