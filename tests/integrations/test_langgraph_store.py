@@ -394,6 +394,14 @@ def test_an_unindexed_item_is_not_found_by_meaning(lg) -> None:
         assert sorted(keys(store.search(("i",)))) == ["hidden", "shown"], "listing returns it"
 
 
+def test_an_item_without_text_at_its_index_fields_is_not_found_by_meaning(lg) -> None:
+    for store in both(lg):
+        store.put(("n",), "bare", {"body": "The ferry leaves at noon"}, index=["title"])
+        store.put(("n",), "titled", {"title": "The ferry timetable"}, index=["title"])
+        found = store.search(("n",), query="The ferry leaves at noon")
+        assert [(i.key, i.score is None) for i in found] == [("titled", False), ("bare", True)]
+
+
 def test_items_that_match_a_query_equally_tie(lg, memory) -> None:
     for store in both(lg):
         store.put(("t",), "a", {"content": "The user likes green tea"})

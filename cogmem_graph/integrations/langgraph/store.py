@@ -199,7 +199,7 @@ class CogmemStore(BaseStore):
         current = self._current(handle, place.scope, namespace, key)
         created = values.created_ms(current[0]) if current else now
         metadata = values.item_metadata(namespace, key, value, created_ms=created, updated_ms=now,
-                                        indexed=op.index is not False)
+                                        indexed=op.index is not False and values.has_text_at(value, fields))
         if current:
             handle.update(current[0].id, content=text, metadata=metadata)
             if len(current) > 1:  # two writers raced to create the key: the newest stands
@@ -243,7 +243,8 @@ class CogmemStore(BaseStore):
         (strength, recency, activation, ...) among equals. A retrieved memory is strengthened as
         any recall strengthens it unless the caller asked not to refresh (`refresh_ttl=False`).
 
-        Items put with `index=False` are left out: not indexed means not found by meaning. A
+        Items put with `index=False`, or with no text at their index fields, are left out: not
+        indexed means not found by meaning. A
         query the pre-retrieval gate takes for small talk ("thanks!") is still a lookup here,
         so it is retrieved by its embedding alone instead of answered with nothing."""
         most = self.memory.config.retrieval.max_top_k

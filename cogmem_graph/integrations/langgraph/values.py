@@ -68,8 +68,16 @@ def text_to_index(value: Mapping[str, Any], fields: Sequence[str] | None) -> str
             if isinstance(text, str) and text.strip():
                 return text
         return value_json(value)
-    texts = [text for path in fields for text in get_text_at_path(value, path) if text.strip()]
-    return "\n".join(texts) or value_json(value)
+    return "\n".join(_texts_at(value, fields)) or value_json(value)
+
+
+def has_text_at(value: Mapping[str, Any], fields: Sequence[str] | None) -> bool:
+    """Whether the item has text to be found by: always without fields, else at one of them."""
+    return fields is None or bool(_texts_at(value, fields))
+
+
+def _texts_at(value: Mapping[str, Any], fields: Sequence[str]) -> list[str]:
+    return [text for path in fields for text in get_text_at_path(value, path) if text.strip()]
 
 
 def _filterable_key(key: object) -> bool:
