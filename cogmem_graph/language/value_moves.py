@@ -42,6 +42,7 @@ from cogmem_graph.language.value_slots import (
     sentences,
     states,
 )
+from cogmem_graph.text import stem
 
 __all__ = ["MoveReading", "move_reading", "moved_to_new_value", "resolved_value"]
 
@@ -155,9 +156,17 @@ def _relative(tokens: tuple[Token, ...], start: int) -> tuple[str, int]:
         return f"1 {first.word}", at + 1
     if first is not None and second is not None and first.kind == "number" and second.word in _UNITS:
         return f"{first.key} {second.word}", at + 2
+    if first is not None and second is not None and first.kind == "number" and _counted(second):
+        return f"{first.key} {second.word}", at + 2  # "by 4 people", "by 500 IU": a count of a unit of its own
     return "", start
 
 
+def _counted(token: Token) -> bool:
+    """A word that can say what a number counts ("4 *people*", "500 *IU*")."""
+    return token.kind in ("word", "name") and token.word not in _COMPARATIVES and token.word not in _UNITS
+
+
+_MORE_OR_FEWER = frozenset({"more", "fewer", "less", "extra"})
 _PRESENT_MARKERS = frozenset({"is", "are", "now", "will", "'s", "'re", "these"})
 _COMPARATIVES = frozenset({"later", "earlier", "longer", "shorter", "more", "less", "higher", "lower", "cheaper",
                            "dearer", "sooner"})
@@ -169,6 +178,12 @@ def _compared(tokens: tuple[Token, ...]) -> MoveReading | None:
     two days later", a story's sequence)."""
     if not any(t.word in _PRESENT_MARKERS for t in tokens):
         return None
+    for i, t in enumerate(tokens[:-2]):  # "one more session a week", "two fewer volunteers"
+        amount = t.key if t.kind == "number" else "1" if t.word in ("one", "a", "an") else ""
+        if amount and tokens[i + 1].word in _MORE_OR_FEWER and _counted(tokens[i + 2]):
+            before = [x for x in tokens[:i] if x.word not in _AUXILIARIES]
+            thing = _renumbered([*before, *_words(tokens[i + 3:])])
+            return MoveReading(thing, relative=f"{amount} {tokens[i + 2].word}", moved=True)
     for i, t in enumerate(tokens):
         relative, end = _relative(tokens, i) if t.kind in ("number", "money") or t.word in ("a", "an") else ("", i)
         if relative and end < len(tokens) and tokens[end].word in _COMPARATIVES:
@@ -216,7 +231,8 @@ def _moved(tokens: tuple[Token, ...]) -> MoveReading | None:
 
 def _words(tokens: tuple[Token, ...]) -> list[Token]:
     """What follows a relative amount and still names the thing ("... by 50 euros *a week*")."""
-    return [t for t in tokens if not t.is_value and t.kind != "punct" and t.word not in _COMPARATIVES]
+    return [t for t in tokens if t.kind not in ("number", "money", "percent", "time", "punct")
+            and t.word not in _COMPARATIVES]
 
 
 @lru_cache(maxsize=8_192)
@@ -244,11 +260,28 @@ LOOSE_SIMILARITY = 0.7
 """Embedding similarity from which the thing may be named with one word more or less on each side."""
 
 
-def _relative_fits(relative: str, old_values: list[Token]) -> bool:
+def _changed_by(relative: str, old: tuple[Token, ...]) -> tuple[Token, ...]:
+    """The older sentence's tokens that a change by `relative` changes: a count of the same unit
+    with its unit ("12 people" for "by 4 people", "60 minutes" for "15 minutes longer"), else the
+    values, when one is of a kind the unit can move (a time or a date for hours or days, a price
+    for euros); none when it holds no such value."""
     unit = relative.split()[-1]
+    counted = _counted_at(old, unit)
+    if counted is not None:
+        return old[counted:counted + 2]
     wanted = {"time": {"time", "day", "date"}, "date": {"date", "day"}, "money": {"money", "number"},
               "percent": {"percent"}}.get(_UNITS.get(unit, unit), set())
-    return any(t.kind in wanted for t in old_values)
+    values = tuple(t for t in old if t.is_value)
+    return values if any(t.kind in wanted for t in values) else ()
+
+
+def _counted_at(tokens: tuple[Token, ...], unit: str) -> int | None:
+    """Where the number that counts `unit` stands in a sentence ("two *sessions*" for "session")."""
+    key = stem(unit.lower())
+    for t, after in zip(tokens, tokens[1:], strict=False):
+        if t.kind == "number" and after.key == key:
+            return t.position
+    return None
 
 
 def moved_to_new_value(new_text: str, old_text: str, similarity: float | None = None) -> Restatement:
@@ -295,10 +328,11 @@ def _stating_sentences(text: str) -> tuple[str, ...]:
 def _judge(reading: MoveReading, old: tuple[Token, ...], similarity: float | None) -> Restatement:
     old = _renumbered([t for t in old if t.word not in _NOT_CHANGE_VERBS])  # "is booked for Saturday"
     if reading.relative:
-        values = [t for t in old if t.is_value]
-        thing = anchor_words(reading.tokens)
-        confidence = _same_thing(thing, anchor_words(old, tuple(values)), similarity)
-        if confidence and _relative_fits(reading.relative, values):
+        values = _changed_by(reading.relative, old)
+        if not values:
+            return NO_RESTATEMENT
+        confidence = _same_thing(anchor_words(reading.tokens), anchor_words(old, values), similarity)
+        if confidence:
             return Restatement(confidence, " ".join(t.word for t in values), reading.relative)
         return NO_RESTATEMENT
     new = _renumbered([t for t in reading.tokens if t.word not in _NOT_CHANGE_VERBS])
@@ -350,8 +384,9 @@ _EARLIER = frozenset({"forward", "earlier", "up", "ahead", "advanced", "sooner"}
 """For a time or a date: "brought forward", "moved up by two days"."""
 _LATER = frozenset({"back", "later", "delayed", "postponed", "pushed", "behind"})
 _LESS = frozenset({"down", "cut", "less", "lower", "lowered", "fewer", "cheaper", "shorter", "reduced", "dropped",
-                   "fell", "fallen", "decreased", "trimmed"})
-_MORE = frozenset({"up", "more", "higher", "raised", "longer", "increased", "rose", "risen", "dearer", "extra"})
+                   "fell", "fallen", "decreased", "trimmed", "shortened", "shrank", "shrunk"})
+_MORE = frozenset({"up", "more", "higher", "raised", "longer", "increased", "rose", "risen", "dearer", "extra",
+                   "grew", "grown", "added", "expanded", "extended", "lengthened"})
 _MONEY_UNIT = re.compile(r"(?P<sign>[$€£])?\s?(?P<n>\d[\d,]*(?:\.\d+)?)\s*(?P<word>euros?|dollars?|pounds?|francs?|"
                          r"bucks|usd|eur|gbp)?", re.IGNORECASE)
 _TWELVE_HOUR = re.compile(r"\d\s*(?:[ap]\.?m\.?)\b", re.IGNORECASE)
@@ -404,6 +439,12 @@ def resolved_value(new_text: str, old_text: str) -> str | None:
     if not sign:
         return None
     delta = sign * amount
+    for sentence in _stating_sentences(old_text):  # a count: "by 4 people" after "12 people" -> "16 people"
+        tokens = sentence_tokens(sentence)
+        at = _counted_at(tokens, unit)
+        if at is not None:
+            value = float(tokens[at].key) + delta
+            return f"{value:g} {tokens[at + 1].word}" if value >= 0 else None
     old_values = [t for s in _stating_sentences(old_text) for t in sentence_tokens(s) if t.is_value]
     if kind == "time" and unit.startswith(("hour", "minute", "min")):
         clock = next((t for t in old_values if t.kind == "time"), None)

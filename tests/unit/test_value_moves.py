@@ -110,3 +110,21 @@ def test_a_relative_change_comes_to_a_value_against_the_old_one(old, new, comes_
 def test_a_change_that_gives_its_value_needs_no_resolving() -> None:
     assert resolved_value("The open day was moved to October 20.", "The open day is on October 14.") is None
     assert resolved_value("The cleaner went up by 15 euros a visit.", "The gardener costs 60 euros a visit.") is None
+
+
+@pytest.mark.parametrize(("old", "new", "comes_to"), [
+    ("The pottery course takes 10 students.", "The pottery course was expanded by 4 students.", "14 students"),
+    ("I do physio three sessions a week.", "Physio is now one more session a week.", "4 sessions"),
+    ("We have 9 people on the weekend rota.", "We now have two fewer people on the weekend rota.", "7 people"),
+    ("My evening walk is 40 minutes.", "My evening walk is now 20 minutes longer.", "60 minutes"),
+    ("My daily iron dose is 30 mg.", "My daily iron dose was lowered by 10 mg.", "20 mg"),
+])
+def test_a_count_changed_by_an_amount_of_its_own_unit_comes_to_a_new_count(old, new, comes_to) -> None:
+    assert resolved_value(new, old) == comes_to
+    assert moved_to_new_value(new, old).confidence >= THRESHOLD
+
+
+def test_a_count_of_another_thing_or_another_unit_is_not_changed() -> None:
+    assert moved_to_new_value("We now have two fewer people on the weekend rota.",
+                              "We have 9 people on the weekday rota.").confidence == 0.0
+    assert resolved_value("The pottery course was expanded by 4 students.", "The pottery course has 10 wheels.") is None
