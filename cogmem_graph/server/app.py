@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import FastAPI
 
 from cogmem_graph import telemetry
+from cogmem_graph._version import VERSION
 from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.operations import OPERATIONS
 from cogmem_graph.server import rest
@@ -208,7 +209,7 @@ def create_app(store: MemoryStore, keys: KeyRing, settings: ServerSettings | Non
             if metrics is not None:
                 telemetry.unwatch(metrics)
 
-    app = FastAPI(title="cogmem-graph", version="0.1.0", lifespan=lifespan, **_NO_PATH_SPANS,
+    app = FastAPI(title="cogmem-graph", version=VERSION, lifespan=lifespan, **_NO_PATH_SPANS,
                   description="Cognitive memory for LLM agents: REST API. MCP is served at /mcp. "
                               "Every /v1 route needs `Authorization: Bearer <key>`; the key decides the identity.")
     app.state.service = service

@@ -42,6 +42,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError, Unexpected
 from pydantic import Field, ValidationError
 from starlette.applications import Starlette
 
+from cogmem_graph._version import VERSION
 from cogmem_graph.filters import MemoryFilter
 from cogmem_graph.model import Moment
 from cogmem_graph.operations import OPERATIONS, Operation, identity_arguments, operation
@@ -217,7 +218,7 @@ def served(mcp: MCPServer) -> dict[str, str]:
 
 
 def build_mcp(call: Caller, *, name: str = "cogmem") -> MemoryMCP:
-    mcp = MemoryMCP(name=name, instructions=INSTRUCTIONS, version="0.1.0", log_level="WARNING")
+    mcp = MemoryMCP(name=name, instructions=INSTRUCTIONS, version=VERSION, log_level="WARNING")
     registered: dict[str, str] = {}
     setattr(mcp, SERVED_ATTRIBUTE, registered)
 
