@@ -11,7 +11,7 @@ NEO4J_SERVER = $(if $(wildcard $(PY)),$(PY),$(PYTHON)) tools/neo4j/server.py
 NEO4J_DIR := .neo4j/server
 NEO4J_TEST_DIR := .neo4j/test
 
-.PHONY: demo test lint typecheck unit bench bench-lifecycle install node-tools browser-tools java-tools \
+.PHONY: demo test test-crewai lint typecheck unit bench bench-lifecycle install node-tools browser-tools java-tools \
 	neo4j-up neo4j-down clean
 
 $(STAMP): pyproject.toml
@@ -87,6 +87,20 @@ test: install node-tools browser-tools java-tools lint
 	$(NEO4J_SERVER) run --dir $(NEO4J_TEST_DIR) -- sh -ec '\
 	  PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n auto --dist loadfile -m "not serial"; \
 	  $(PY) -m pytest -n 0 -m serial || [ $$? -eq 5 ]'
+	$(MAKE) test-crewai
+
+# CrewAI pins mcp < 2, openai < 3 and pydantic < 2.13, older than the `server` extra and openai-agents
+# need, so the CrewAI integration's tests run in a venv of their own: cogmem-graph with the `crewai` extra.
+CREWAI_VENV := .venv-crewai
+
+$(CREWAI_VENV)/.installed: pyproject.toml
+	test -x $(CREWAI_VENV)/bin/python || $(PYTHON) -m venv $(CREWAI_VENV)
+	$(CREWAI_VENV)/bin/python -m pip install -q --upgrade pip
+	$(CREWAI_VENV)/bin/python -m pip install -q -e '.[crewai]' 'pytest>=8' 'pytest-timeout>=2.3' pytest-asyncio
+	touch $@
+
+test-crewai: $(CREWAI_VENV)/.installed
+	$(CREWAI_VENV)/bin/python -m pytest -p no:cacheprovider tests/integrations/test_crewai_memory.py
 
 # Latency of the public API at 1k, 10k and 100k traces beside the floor (BENCH_ARGS="--sizes 1000" for a quick run).
 bench: install
@@ -98,4 +112,4 @@ bench-lifecycle: install
 	nice $(PY) benchmarks/lifecycle.py $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(LINT_DIR)/node_modules tools/neo4j/target .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(CREWAI_VENV) $(LINT_DIR)/node_modules tools/neo4j/target .pytest_cache .ruff_cache .mypy_cache

@@ -8,7 +8,12 @@
   block for LlamaIndex's `Memory`;
 - `cogmem_graph.integrations.openai_agents` (`pip install 'cogmem-graph[openai-agents]'`):
   `remember`, `recall` and `forget` as OpenAI Agents SDK function tools, a session, and the
-  memory context before each model call.
+  memory context before each model call;
+- `cogmem_graph.integrations.pydantic_ai` (`pip install 'cogmem-graph[pydantic-ai]'`): the
+  same tools for Pydantic AI, and a capability that recalls before each model request and
+  observes each run;
+- `cogmem_graph.integrations.crewai` (`pip install 'cogmem-graph[crewai]'`, in an environment
+  of its own: CrewAI's pins conflict with `server`'s): a CrewAI `Memory` for crews and agents.
 
 What they share needs no framework: `toolkit` (the tools' arguments and answers), `calls`
 (a handle's methods called from an event loop) and `turns` (chat turns to the observer).

@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-FRAMEWORKS = ("langgraph", "langchain", "langchain_core", "langmem", "langsmith", "llama_index", "agents")
+FRAMEWORKS = ("langgraph", "langchain", "langchain_core", "langmem", "langsmith", "llama_index", "agents",
+              "pydantic_ai", "crewai")
 
 
 def _run(code: str) -> subprocess.CompletedProcess:
@@ -37,7 +38,9 @@ def test_an_integration_without_its_extra_names_the_extra_to_install() -> None:
     for module, blocked, extra in [("cogmem_graph.integrations.langgraph", "langgraph", "langgraph"),
                                    ("cogmem_graph.integrations.langchain", "langchain_core", "langchain"),
                                    ("cogmem_graph.integrations.llamaindex", "llama_index", "llamaindex"),
-                                   ("cogmem_graph.integrations.openai_agents", "agents", "openai-agents")]:
+                                   ("cogmem_graph.integrations.openai_agents", "agents", "openai-agents"),
+                                   ("cogmem_graph.integrations.pydantic_ai", "pydantic_ai", "pydantic-ai"),
+                                   ("cogmem_graph.integrations.crewai", "crewai", "crewai")]:
         done = _run(f"""
 import sys
 sys.modules[{blocked!r}] = None               # as if the framework were not installed
