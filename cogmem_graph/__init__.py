@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from cogmem_graph.errors import GraphStoreUnavailable as GraphStoreUnavailable
     from cogmem_graph.errors import HomeLocked as HomeLocked
     from cogmem_graph.errors import HomeNotAccessible as HomeNotAccessible
+    from cogmem_graph.errors import InvalidArgument as InvalidArgument
     from cogmem_graph.errors import MemoryNotFound as MemoryNotFound
     from cogmem_graph.errors import NamespaceScanTooLarge as NamespaceScanTooLarge
     from cogmem_graph.errors import PortableFormatError as PortableFormatError

@@ -12,6 +12,7 @@ failed and what to do. An error that is also a builtin's kind keeps that base, s
     ├── GraphQueryError                   the database rejected a statement
     │   └── UnconfirmedWriteFailed        a write sent without waiting for its reply failed
     ├── CypherNotFound (LookupError)      no statement of that name, or no cypher/ folder
+    ├── InvalidArgument (ValueError)      a caller's argument is not acceptable (`.argument` names it)
     ├── StoreClosed                       the store was closed
     ├── HomeNotAccessible (PermissionError)  the memory home cannot be read or written (names the path)
     ├── MemoryNotFound (LookupError)      no memory of that id visible to the caller
@@ -52,15 +53,25 @@ def field_problems(errors: Iterable[Mapping[str, Any]], prefix: str = "") -> str
                      f"{e['msg'].removeprefix('Value error, ')}" for e in errors)
 
 
-def model_from(model: Any, data: Mapping[str, Any], what: str, prefix: str = "") -> Any:
-    """`data` (a dict of the model's fields) validated into `model`, or a ValueError saying
-    `what` it is not and naming each bad field (`prefix` before each field path)."""
+def first_field(errors: Iterable[Mapping[str, Any]], prefix: str = "", default: str = "value") -> str:
+    """The path of the first field a validation error names (`prefix` before it), or `default`."""
+    for e in errors:
+        path = ".".join(str(p) for p in e.get("loc") or ())
+        return f"{prefix}{path}" if path else default
+    return default
+
+
+def model_from(model: Any, data: Mapping[str, Any], what: str, prefix: str = "", *, argument: str) -> Any:
+    """`data` (a dict of the model's fields, the caller's `argument`) validated into `model`, or
+    an `InvalidArgument` saying `what` it is not and naming each bad field (`prefix` before each
+    field path)."""
     from pydantic import ValidationError
 
     try:
         return model.model_validate(dict(data))
     except ValidationError as exc:
-        raise ValueError(f"{what}: {field_problems(exc.errors(), prefix)}") from None
+        raise InvalidArgument(f"{what}: {field_problems(exc.errors(), prefix)}",
+                              argument=first_field(exc.errors(), prefix or f"{argument}.", argument)) from None
 
 
 class CogmemError(Exception):
@@ -108,6 +119,21 @@ class UnconfirmedWriteFailed(GraphQueryError):
 
 class CypherNotFound(CogmemError, LookupError):
     """No statement of that name (or its file holds none), or no `cypher/` folder (set COGMEM_CYPHER_DIR)."""
+
+
+class InvalidArgument(CogmemError, ValueError):
+    """A caller's argument is not acceptable. `.argument` names it (a path for a field inside
+    one: `where.created_after`, `items[3].confidence`) and the message always names it too.
+    A ValueError, so `except ValueError` still catches it; the server answers it 400. A plain
+    ValueError out of the package is a fault of the package (the server answers it 500)."""
+
+    def __init__(self, message: str, *, argument: str) -> None:
+        message = str(message)
+        if argument not in message:
+            message = f"{argument}: {message}"
+        super().__init__(message)
+        self.argument = argument
+        self.message = message
 
 
 class StoreClosed(CogmemError):

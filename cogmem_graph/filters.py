@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from cogmem_graph.errors import model_from
+from cogmem_graph.errors import InvalidArgument, model_from
 from cogmem_graph.metadata_props import metadata_pair
 from cogmem_graph.model import (
     MAX_NAME_CHARS,
@@ -69,10 +69,10 @@ def state_of(is_active: bool, dormant: bool, deactivated_reason: str | None) -> 
 
 def _range_bound(value: Any, where: str) -> float | str:
     if isinstance(value, bool) or value is None:
-        raise ValueError(f"{where} must be a number or an ISO-8601 date, got {value!r}")
+        raise InvalidArgument(f"{where} must be a number or an ISO-8601 date, got {value!r}", argument=where)
     if isinstance(value, int | float):
         if not math.isfinite(value):
-            raise ValueError(f"{where} must be a finite number")
+            raise InvalidArgument(f"{where} must be a finite number", argument=where)
         return float(value)
     if isinstance(value, datetime | date):
         return value.isoformat()
@@ -80,10 +80,10 @@ def _range_bound(value: Any, where: str) -> float | str:
         try:
             datetime.fromisoformat(value)
         except ValueError:
-            raise ValueError(f"{where} must be a number or an ISO-8601 date such as '2026-01-31', "
-                             f"got {value!r}") from None
+            raise InvalidArgument(f"{where} must be a number or an ISO-8601 date such as '2026-01-31', "
+                                  f"got {value!r}", argument=where) from None
         return value
-    raise ValueError(f"{where} must be a number or an ISO-8601 date, got {type(value).__name__}")
+    raise InvalidArgument(f"{where} must be a number or an ISO-8601 date, got {type(value).__name__}", argument=where)
 
 
 def _match_value(value: Any, where: str) -> str | int | float | bool:
@@ -93,7 +93,7 @@ def _match_value(value: Any, where: str) -> str | int | float | bool:
         return value
     if isinstance(value, float) and math.isfinite(value):
         return value
-    raise ValueError(f"{where} must be a string, a number or true/false, got {value!r}")
+    raise InvalidArgument(f"{where} must be a string, a number or true/false, got {value!r}", argument=where)
 
 
 @dataclass(frozen=True)
@@ -122,24 +122,26 @@ def metadata_condition(key: str, spec: Any) -> MetadataCondition:
     if isinstance(spec, Mapping):
         unknown = sorted(set(spec) - {"eq", "in", *RANGE_OPS})
         if unknown or not spec:
-            raise ValueError(f"{where}: a condition is a value, a list of values, or a dict of "
-                             f"eq / in / gte / gt / lte / lt; got {sorted(spec) or 'an empty dict'}")
+            raise InvalidArgument(f"{where}: a condition is a value, a list of values, or a dict of "
+                                  f"eq / in / gte / gt / lte / lt; got {sorted(spec) or 'an empty dict'}",
+                                  argument=where)
         values: list[Any] | None = None
         if "eq" in spec:
             values = [_match_value(spec["eq"], f"{where}.eq")]
         if "in" in spec:
             listed = spec["in"]
             if not isinstance(listed, list | tuple) or not listed or len(listed) > MAX_FILTER_VALUES:
-                raise ValueError(f"{where}.in must be a list of 1 to {MAX_FILTER_VALUES} values")
+                raise InvalidArgument(f"{where}.in must be a list of 1 to {MAX_FILTER_VALUES} values",
+                                      argument=f"{where}.in")
             values = (values or []) + [_match_value(v, f"{where}.in[{i}]") for i, v in enumerate(listed)]
         bounds = {op: _range_bound(spec[op], f"{where}.{op}") for op in RANGE_OPS if op in spec}
         kinds = {isinstance(v, str) for v in bounds.values()}
         if len(kinds) > 1:
-            raise ValueError(f"{where}: a range compares numbers or dates, not both")
+            raise InvalidArgument(f"{where}: a range compares numbers or dates, not both", argument=where)
         return MetadataCondition(key, tuple(values) if values is not None else None, **bounds)
     if isinstance(spec, list | tuple):
         if not spec or len(spec) > MAX_FILTER_VALUES:
-            raise ValueError(f"{where} must list 1 to {MAX_FILTER_VALUES} values")
+            raise InvalidArgument(f"{where} must list 1 to {MAX_FILTER_VALUES} values", argument=where)
         return MetadataCondition(key, tuple(_match_value(v, f"{where}[{i}]") for i, v in enumerate(spec)))
     return MetadataCondition(key, (_match_value(spec, where),))
 
@@ -182,7 +184,7 @@ class MemoryFilter(BaseModel):
         if value is None:
             return None
         if not value or len(value) > MAX_FILTER_VALUES:
-            raise ValueError(f"list 1 to {MAX_FILTER_VALUES} names")
+            raise InvalidArgument(f"list 1 to {MAX_FILTER_VALUES} names", argument=info.field_name)
         for item in value:
             check_text(item, info.field_name, allow_empty=False, max_len=MAX_NAME_CHARS)
         return value
@@ -193,7 +195,7 @@ class MemoryFilter(BaseModel):
         if value is None:
             return None
         if len(value) > MAX_METADATA_CONDITIONS:
-            raise ValueError(f"at most {MAX_METADATA_CONDITIONS} metadata conditions")
+            raise InvalidArgument(f"at most {MAX_METADATA_CONDITIONS} metadata conditions", argument="metadata")
         for key, spec in value.items():
             metadata_condition(key, spec)
         return value
@@ -203,7 +205,7 @@ class MemoryFilter(BaseModel):
         for low, high in (("created_after", "created_before"), ("valid_after", "valid_before")):
             a, b = getattr(self, low), getattr(self, high)
             if a is not None and b is not None and a >= b:
-                raise ValueError(f"{low} ({a}) must be before {high} ({b})")
+                raise InvalidArgument(f"{low} ({a}) must be before {high} ({b})", argument=low)
         return self
 
     # ------------------------------------------------------------ reading it
@@ -255,8 +257,9 @@ def as_filter(where: MemoryFilter | Mapping[str, Any] | None, argument: str = "w
     if where is None or isinstance(where, MemoryFilter):
         return where
     if not isinstance(where, Mapping):
-        raise ValueError(f"{argument} must be a MemoryFilter or a dict of its fields, not {type(where).__name__}")
-    return model_from(MemoryFilter, where, f"{argument} is not a valid filter", f"{argument}.")
+        raise InvalidArgument(f"{argument} must be a MemoryFilter or a dict of its fields, not {type(where).__name__}",
+                              argument=argument)
+    return model_from(MemoryFilter, where, f"{argument} is not a valid filter", f"{argument}.", argument=argument)
 
 
 # ---------------------------------------------------------------- the vector side

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.model import MAX_ID_CHARS, Scope, check_text, scope_key
 
 SEPARATOR = "/"
@@ -32,11 +33,11 @@ class AgentIdentity(BaseModel):
             return None
         check_text(value, info.field_name, allow_empty=False, max_len=MAX_ID_CHARS)
         if SEPARATOR in value:
-            raise ValueError(f"{info.field_name} must not contain {SEPARATOR!r}")
+            raise InvalidArgument(f"{info.field_name} must not contain {SEPARATOR!r}", argument=info.field_name)
         if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
             # Ids become scope keys that every query compares; the graph client's parameter
             # encoding does not round-trip control characters reliably, so they are refused.
-            raise ValueError(f"{info.field_name} must not contain control characters")
+            raise InvalidArgument(f"{info.field_name} must not contain control characters", argument=info.field_name)
         return value
 
     # ------------------------------------------------------------ qualified ids
@@ -53,18 +54,18 @@ class AgentIdentity(BaseModel):
             return f"{org}{self.agent_id}"
         if scope is Scope.ORGANIZATION:
             if not self.organization_id:
-                raise ValueError("scope 'organization' needs the agent's organization_id")
+                raise InvalidArgument("scope 'organization' needs the agent's organization_id", argument="scope")
             return self.organization_id
         if scope is Scope.PERSONA:
             if not self.persona_id:
-                raise ValueError("scope 'persona' needs the agent's persona_id")
+                raise InvalidArgument("scope 'persona' needs the agent's persona_id", argument="scope")
             return f"{org}{self.persona_id}"
         if not self.user_id:
-            raise ValueError(f"scope {scope.value!r} needs the agent's user_id")
+            raise InvalidArgument(f"scope {scope.value!r} needs the agent's user_id", argument="scope")
         if scope is Scope.USER:
             return f"{org}{self.user_id}"
         if not self.thread_id:
-            raise ValueError("scope 'thread' needs the agent's thread_id")
+            raise InvalidArgument("scope 'thread' needs the agent's thread_id", argument="scope")
         return f"{org}{self.user_id}{SEPARATOR}{self.thread_id}"
 
     def scope_key(self, scope: Scope | str) -> str:

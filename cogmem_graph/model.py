@@ -30,6 +30,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.metadata_props import metadata_graph_props
 
 # ---------------------------------------------------------------- vocabulary
@@ -147,17 +148,18 @@ def check_text(value: str, field: str, *, allow_empty: bool = True, max_len: int
     """Reject text the stores cannot keep verbatim: NUL bytes and lone surrogates
     (not encodable as UTF-8). Everything else, quotes and Cypher included, is data."""
     if not isinstance(value, str):
-        raise ValueError(f"{field} must be a string")
+        raise InvalidArgument(f"{field} must be a string", argument=field)
     if not allow_empty and not value.strip():
-        raise ValueError(f"{field} must not be empty")
+        raise InvalidArgument(f"{field} must not be empty", argument=field)
     if "\x00" in value:
-        raise ValueError(f"{field} must not contain NUL bytes")
+        raise InvalidArgument(f"{field} must not contain NUL bytes", argument=field)
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise ValueError(f"{field} contains characters that are not valid UTF-8 (lone surrogates)") from exc
+        raise InvalidArgument(f"{field} contains characters that are not valid UTF-8 (lone surrogates)",
+                              argument=field) from exc
     if max_len is not None and len(value) > max_len:
-        raise ValueError(f"{field} is longer than {max_len} characters")
+        raise InvalidArgument(f"{field} is longer than {max_len} characters", argument=field)
     return value
 
 
@@ -192,24 +194,25 @@ def epoch_ms_of(value: object, field: str) -> int:
         try:
             moment = datetime.fromisoformat(text)
         except ValueError:
-            raise ValueError(f"{field} must be {MOMENT_FORMS}; the text given is not ISO-8601 (2026-01-31, "
-                             "2026-01-31T18:00:00+01:00; UTC when it names no zone)") from None
+            raise InvalidArgument(f"{field} must be {MOMENT_FORMS}; the text given is not ISO-8601 (2026-01-31, "
+                                  "2026-01-31T18:00:00+01:00; UTC when it names no zone)", argument=field) from None
         value = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
     elif isinstance(value, datetime) and (value.tzinfo is None or value.utcoffset() is None):
-        raise ValueError(f"{field} must be {MOMENT_FORMS}; a naive datetime (no tzinfo) is ambiguous: "
-                         "give it a zone, e.g. datetime.now(UTC)")
+        raise InvalidArgument(f"{field} must be {MOMENT_FORMS}; a naive datetime (no tzinfo) is ambiguous: "
+                              "give it a zone, e.g. datetime.now(UTC)", argument=field)
     if isinstance(value, datetime):
         try:
             value = int(value.timestamp() * 1000)
         except (OverflowError, ValueError, OSError):
-            raise ValueError(f"{field} must be a moment from 1970 to 9999") from None
+            raise InvalidArgument(f"{field} must be a moment from 1970 to 9999", argument=field) from None
     elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
         value = int(value)  # 1.7e12 as JSON writers may send it
     if isinstance(value, bool) or not isinstance(value, int):
         kind = "NaN" if isinstance(value, float) and math.isnan(value) else type(value).__name__
-        raise ValueError(f"{field} must be {MOMENT_FORMS}, not {kind}")
+        raise InvalidArgument(f"{field} must be {MOMENT_FORMS}, not {kind}", argument=field)
     if not 0 <= value <= MAX_EPOCH_MS:
-        raise ValueError(f"{field} must be a moment from 1970-01-01 to 9999-12-31 (epoch ms 0 to {MAX_EPOCH_MS:,})")
+        raise InvalidArgument(f"{field} must be a moment from 1970-01-01 to 9999-12-31 "
+                              f"(epoch ms 0 to {MAX_EPOCH_MS:,})", argument=field)
     return value
 
 
@@ -226,7 +229,7 @@ Moment = Annotated[int, BeforeValidator(_moment_field), WithJsonSchema({
 def check_count(value: object, field: str, limit: int) -> None:
     """Refuse a list longer than `limit` before any of its items is looked at."""
     if isinstance(value, list | tuple) and len(value) > limit:
-        raise ValueError(f"{field} holds {len(value):,} items; at most {limit:,} are allowed")
+        raise InvalidArgument(f"{field} holds {len(value):,} items; at most {limit:,} are allowed", argument=field)
 
 
 class _Strict(BaseModel):
@@ -259,8 +262,8 @@ def refuse_unknown_names(data: Any, model: type[BaseModel], synonyms: dict[str, 
             hint = synonyms.get(name.lower().replace("-", "_")) or next(
                 iter(difflib.get_close_matches(name, sorted(model.model_fields), n=1, cutoff=0.6)), None)
             meant = f"; did you mean {hint!r}?" if hint else ""
-            raise ValueError(f"{name!r} is not a {model.__name__} field{meant} "
-                             f"(fields: {', '.join(model.model_fields)})")
+            raise InvalidArgument(f"{name!r} is not a {model.__name__} field{meant} "
+                                  f"(fields: {', '.join(model.model_fields)})", argument=name)
     return data
 
 
@@ -332,23 +335,24 @@ def _check_metadata_value(value: Any, where: str, depth: int) -> None:
         check_text(value, where)
     elif isinstance(value, float):
         if not math.isfinite(value):
-            raise ValueError(f"{where} must be a finite number")
+            raise InvalidArgument(f"{where} must be a finite number", argument=where)
     elif isinstance(value, list):
         for i, item in enumerate(value):
             if isinstance(item, dict | list):
-                raise ValueError(f"{where}[{i}]: a list holds text, numbers, true/false or null")
+                raise InvalidArgument(f"{where}[{i}]: a list holds text, numbers, true/false or null",
+                                      argument=f"{where}[{i}]")
             _check_metadata_value(item, f"{where}[{i}]", depth)
     elif isinstance(value, dict):
         if depth >= MAX_METADATA_DEPTH:
-            raise ValueError(f"{where}: metadata nests at most {MAX_METADATA_DEPTH} objects deep")
+            raise InvalidArgument(f"{where}: metadata nests at most {MAX_METADATA_DEPTH} objects deep", argument=where)
         for key, item in value.items():
             if not isinstance(key, str):
-                raise ValueError(f"{where}: keys must be text")
+                raise InvalidArgument(f"{where}: keys must be text", argument=where)
             check_text(key, "metadata key", allow_empty=False, max_len=200)
             _check_metadata_value(item, f"{where}[{key!r}]", depth + 1)
     else:
-        raise ValueError(f"{where} must be text, a number, true/false, null, a list or an object, "
-                         f"not {type(value).__name__}")
+        raise InvalidArgument(f"{where} must be text, a number, true/false, null, a list or an object, "
+                              f"not {type(value).__name__}", argument=where)
 
 
 @functools.cache
@@ -466,7 +470,8 @@ class MemoryTrace(_Strict):
         # object.__setattr__ avoids re-running validation recursively.
         expected_key = scope_key(self.scope, self.scope_id)
         if self.scope_key and self.scope_key != expected_key:
-            raise ValueError(f"scope_key {self.scope_key!r} does not match scope/scope_id ({expected_key!r})")
+            raise InvalidArgument(f"scope_key {self.scope_key!r} does not match scope/scope_id ({expected_key!r})",
+                                  argument="scope_key")
         object.__setattr__(self, "scope_key", expected_key)
         if not self.content_hash:
             object.__setattr__(self, "content_hash", content_hash(self.content))

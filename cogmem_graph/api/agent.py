@@ -19,7 +19,7 @@ from cogmem_graph.api import governance
 from cogmem_graph.api.prompt_layout import PromptLayout, event_order
 from cogmem_graph.cognition.working_memory import WorkingMemory
 from cogmem_graph.context import MemoryContext, MoodSource, checked_context
-from cogmem_graph.errors import model_from
+from cogmem_graph.errors import InvalidArgument, model_from
 from cogmem_graph.filters import MemoryFilter, as_filter
 from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import Hexaco, MemoryTrace, MemoryType, Mood, Scope, epoch_ms_of
@@ -53,8 +53,9 @@ def as_traits(traits: Hexaco | Mapping[str, Any] | None) -> Hexaco | None:
     if traits is None or isinstance(traits, Hexaco):
         return traits
     if not isinstance(traits, Mapping):
-        raise ValueError(f"traits must be a Hexaco or a dict of its fields, not {type(traits).__name__}")
-    return model_from(Hexaco, traits, "traits are not valid Hexaco traits")
+        raise InvalidArgument(f"traits must be a Hexaco or a dict of its fields, not {type(traits).__name__}",
+                              argument="traits")
+    return model_from(Hexaco, traits, "traits are not valid Hexaco traits", argument="traits")
 
 
 def as_mood_source(mood: MoodSource | Mapping[str, Any]) -> MoodSource:
@@ -63,9 +64,9 @@ def as_mood_source(mood: MoodSource | Mapping[str, Any]) -> MoodSource:
     if mood is None or isinstance(mood, Mood) or callable(mood):
         return mood
     if not isinstance(mood, Mapping):
-        raise ValueError(f"mood must be a Mood, a dict of its fields or a callable returning a Mood, "
-                         f"not {type(mood).__name__}")
-    return model_from(Mood, mood, "mood is not a valid Mood")
+        raise InvalidArgument(f"mood must be a Mood, a dict of its fields or a callable returning a Mood, "
+                              f"not {type(mood).__name__}", argument="mood")
+    return model_from(Mood, mood, "mood is not a valid Mood", argument="mood")
 
 
 class AgentMemory:
@@ -160,7 +161,8 @@ class AgentMemory:
         from cogmem_graph.write.encode import encode_many
 
         if not isinstance(reinforce_duplicates, bool):
-            raise ValueError(f"reinforce_duplicates must be True or False, got {reinforce_duplicates!r}")
+            raise InvalidArgument(f"reinforce_duplicates must be True or False, got {reinforce_duplicates!r}",
+                                  argument="reinforce_duplicates")
         return encode_many(self.context(), items, batch_size=batch_size, reinforce_duplicates=reinforce_duplicates)
 
     # ------------------------------------------------------------ what the memory holds
@@ -322,7 +324,8 @@ class AgentMemory:
     def _set_pinned(self, trace_ids: str | Sequence[str], pinned: bool) -> builtins.list[str]:
         ids = [trace_ids] if isinstance(trace_ids, str) else list(trace_ids)
         if not ids or not all(isinstance(i, str) and i.strip() for i in ids):
-            raise ValueError(f"trace_ids must be a trace id or a non-empty list of them, got {trace_ids!r}")
+            raise InvalidArgument(f"trace_ids must be a trace id or a non-empty list of them, got {trace_ids!r}",
+                                  argument="trace_ids")
         return checked_context(self).graph.set_pinned(ids, pinned, self.visible_scope_keys)
 
     def consolidate(self) -> ConsolidationResult:
@@ -360,7 +363,7 @@ class AgentMemory:
         for name, value, high in (("schemas", schemas, 200), ("members", members, 100),
                                   ("contradictions", contradictions, 500)):
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= high:
-                raise ValueError(f"{name} must be an integer in [0, {high}], got {value!r}")
+                raise InvalidArgument(f"{name} must be an integer in [0, {high}], got {value!r}", argument=name)
         graph = checked_context(self).graph
         keys = self.visible_scope_keys
         return {
@@ -401,9 +404,9 @@ class AgentMemory:
             StoreClosed: the store is closed.
         """
         if not isinstance(trace_id, str) or not trace_id.strip():
-            raise ValueError(f"trace_id must be a non-empty string, got {trace_id!r}")
+            raise InvalidArgument(f"trace_id must be a non-empty string, got {trace_id!r}", argument="trace_id")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= 500:
-            raise ValueError(f"limit must be an integer in [0, 500], got {limit!r}")
+            raise InvalidArgument(f"limit must be an integer in [0, 500], got {limit!r}", argument="limit")
         graph = checked_context(self).graph
         keys = self.visible_scope_keys
         found = graph.get_traces([trace_id], keys)
@@ -625,7 +628,7 @@ class AgentMemory:
         from cogmem_graph.retrieval import read_path
 
         if not isinstance(debug, bool):
-            raise ValueError(f"debug must be True or False, got {debug!r}")
+            raise InvalidArgument(f"debug must be True or False, got {debug!r}", argument="debug")
         top_k = _checked_query(query, top_k, self.store.config.retrieval)
         f = as_filter(where)
         result = read_path.retrieve(checked_context(self), query, top_k=top_k, where=f)
@@ -784,7 +787,7 @@ def _checked_query(query: object, top_k: object, config: RetrievalConfig) -> int
     """`top_k` once `query` is known to be a non-empty string and `top_k` a positive integer
     within `config.max_top_k`."""
     if not isinstance(query, str) or not query.strip():
-        raise ValueError("query must be a non-empty string")
+        raise InvalidArgument("query must be a non-empty string", argument="query")
     return config.checked_top_k(top_k)
 
 
@@ -793,11 +796,11 @@ def _checked_when(as_of: object, timeline: object) -> read_path.When:
     from cogmem_graph.retrieval import read_path
 
     if not isinstance(timeline, bool):
-        raise ValueError(f"timeline must be True or False, got {timeline!r}")
+        raise InvalidArgument(f"timeline must be True or False, got {timeline!r}", argument="timeline")
     if as_of is None:
         return read_path.When(timeline=timeline)
     if timeline:
-        raise ValueError("as_of and timeline=True ask for different things: pass one of them")
+        raise InvalidArgument("as_of and timeline=True ask for different things: pass one of them", argument="as_of")
     return read_path.When(as_of=epoch_ms_of(as_of, "as_of"))
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from cogmem_graph import aio_bridge
 from cogmem_graph.api.agent import AgentMemory
 from cogmem_graph.api.offload import Offload, add_twins
+from cogmem_graph.errors import InvalidArgument
 
 if TYPE_CHECKING:
     from cogmem_graph.cognition.working_memory import WorkingMemory
@@ -53,7 +54,7 @@ class AsyncAgentMemory(Generic[StoreT]):
 
     def __init__(self, store: StoreT, agent: AgentMemory, offload: Offload) -> None:
         if not isinstance(agent, AgentMemory):
-            raise ValueError(f"agent must be an AgentMemory, not {type(agent).__name__}")
+            raise InvalidArgument(f"agent must be an AgentMemory, not {type(agent).__name__}", argument="agent")
         self.store = store
         self.sync = agent
         self._offload = offload

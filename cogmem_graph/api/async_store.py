@@ -27,7 +27,7 @@ from cogmem_graph.api.offload import CLOSED, Offload, add_twins, checked_workers
 from cogmem_graph.api.store import CLOSED_HEALTH, MemoryStore
 from cogmem_graph.api.store import open as open_store
 from cogmem_graph.config import CogmemConfig
-from cogmem_graph.errors import StoreClosed
+from cogmem_graph.errors import InvalidArgument, StoreClosed
 
 if TYPE_CHECKING:
     from collections.abc import Generator
@@ -52,7 +52,8 @@ class AsyncMemoryStore:
 
     def __init__(self, store: MemoryStore, *, workers: int | None = None) -> None:
         if not isinstance(store, MemoryStore):
-            raise ValueError(f"store must be a MemoryStore (cg.open(...)), not {type(store).__name__}")
+            raise InvalidArgument(f"store must be a MemoryStore (cg.open(...)), not {type(store).__name__}",
+                                  argument="store")
         self.sync = store
         native = store.config.async_native_calls if getattr(store.graph, "native_async", False) else 0
         self._offload = Offload(store.config.async_workers if workers is None else checked_workers(workers),

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.home import private_dir, write_private
 
 FILE = "consolidation_runs.jsonl"
@@ -39,7 +40,7 @@ class ConsolidationLog:
         """The newest runs first. `visible` None: store-wide counts (an owner); else only the
         runs that counted something in those scope keys, with those keys' counts summed."""
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_RUNS:
-            raise ValueError(f"limit must be an integer from 1 to {MAX_RUNS}, got {limit!r}")
+            raise InvalidArgument(f"limit must be an integer from 1 to {MAX_RUNS}, got {limit!r}", argument="limit")
         with self._lock:
             lines = self._lines()
         out: list[dict[str, Any]] = []

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from cogmem_graph.audit import AuditLog
 from cogmem_graph.context import checked_context
-from cogmem_graph.errors import MemoryNotFound
+from cogmem_graph.errors import InvalidArgument, MemoryNotFound
 from cogmem_graph.filters import (
     NO_FILTER_PARAMS,
     MemoryFilter,
@@ -112,7 +112,7 @@ def record_of(props: Mapping[str, Any], archived: bool = False, superseded_by: S
 
 def _checked_id(trace_id: object, argument: str = "trace_id") -> str:
     if not isinstance(trace_id, str) or not trace_id.strip():
-        raise ValueError(f"{argument} must be a non-empty string, got {trace_id!r}")
+        raise InvalidArgument(f"{argument} must be a non-empty string, got {trace_id!r}", argument=argument)
     return check_text(trace_id, argument, allow_empty=False, max_len=200)
 
 
@@ -146,20 +146,21 @@ def _decode_cursor(cursor: str, order: str) -> tuple[int, str]:
         if not isinstance(created_at, int) or not isinstance(trace_id, str):
             raise ValueError
     except (ValueError, TypeError, binascii.Error, json.JSONDecodeError):
-        raise ValueError("cursor is not one a list call returned; pass the `cursor` of the previous page") from None
+        raise InvalidArgument("cursor is not one a list call returned; pass the `cursor` of the previous page",
+                              argument="cursor") from None
     if cursor_order != order:
-        raise ValueError(f"cursor belongs to a list in {cursor_order!r} order, not {order!r}")
+        raise InvalidArgument(f"cursor belongs to a list in {cursor_order!r} order, not {order!r}", argument="cursor")
     return created_at, trace_id
 
 
 def list_page(agent: HandlePort, where: MemoryFilter | Mapping[str, Any] | None = None, *,
               order: str = "newest", limit: int = DEFAULT_PAGE, cursor: str | None = None) -> MemoryPage:
     if order not in ORDERS:
-        raise ValueError(f"order must be one of {ORDERS}, not {order!r}")
+        raise InvalidArgument(f"order must be one of {ORDERS}, not {order!r}", argument="order")
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
-        raise ValueError(f"limit must be an integer from 1 to {MAX_PAGE}, got {limit!r}")
+        raise InvalidArgument(f"limit must be an integer from 1 to {MAX_PAGE}, got {limit!r}", argument="limit")
     if cursor is not None and not isinstance(cursor, str):
-        raise ValueError("cursor must be the string a previous list call returned")
+        raise InvalidArgument("cursor must be the string a previous list call returned", argument="cursor")
     f = as_filter(where)
     graph = checked_context(agent).graph
     keys, params = graph_filter(f, agent.visible_scope_keys)
@@ -222,10 +223,11 @@ def update(agent: HandlePort, trace_id: str, *, content: str | None = None, tags
     for history, timeline and as_of); tags, metadata, pinned and type change in place."""
     current = get(agent, trace_id)
     if all(v is None for v in (content, tags, metadata, pinned, type)):
-        raise ValueError("update needs at least one of content, tags, metadata, pinned or type")
+        raise InvalidArgument("update needs at least one of content, tags, metadata, pinned or type",
+                              argument="content")
     if current.state is MemoryState.SUPERSEDED or current.superseded_by:
-        raise ValueError(f"memory {trace_id!r} was replaced by {list(current.superseded_by)}; update the "
-                         "current version")
+        raise InvalidArgument(f"memory {trace_id!r} was replaced by {list(current.superseded_by)}; update the "
+                              "current version", argument="trace_id")
     # Validated as a memory would be (tags, metadata, type) before anything is written.
     old = current.trace
     changes: dict[str, Any] = {}
@@ -286,14 +288,14 @@ def forget(agent: HandlePort, ids: str | Sequence[str] | None = None, *,
     pinned memories only with `force=True`."""
     store = agent.store
     if (ids is None) == (where is None):
-        raise ValueError("forget needs ids or where= (a filter), not both and not neither")
+        raise InvalidArgument("forget needs ids or where= (a filter), not both and not neither", argument="ids")
     ctx = checked_context(agent)
     visible = agent.visible_scope_keys
     receipt = ForgetReceipt()
     if ids is not None:
         requested = [ids] if isinstance(ids, str) else list(ids)
         if not requested or len(requested) > MAX_FORGET_IDS:
-            raise ValueError(f"ids must name 1 to {MAX_FORGET_IDS} memories, got {len(requested)}")
+            raise InvalidArgument(f"ids must name 1 to {MAX_FORGET_IDS} memories, got {len(requested)}", argument="ids")
         requested = [_checked_id(i, "ids") for i in requested]
         batches: Iterator[list[str]] = iter([requested[i:i + FORGET_BATCH]
                                               for i in range(0, len(requested), FORGET_BATCH)])
@@ -301,8 +303,8 @@ def forget(agent: HandlePort, ids: str | Sequence[str] | None = None, *,
     else:
         f = as_filter(where)
         if f is None or f.is_empty:
-            raise ValueError("where= must filter something; to forget everything of a user, the owner runs "
-                             "store.erase(user_id=...)")
+            raise InvalidArgument("where= must filter something; to forget everything of a user, the owner runs "
+                                  "store.erase(user_id=...)", argument="where")
         scope_keys, _ = graph_filter(f, visible)
         # Read a page, delete it, read the next after the cursor: what is deleted never shifts it.
         batches = ([r.id for r in page] for page in iter_matching(store, visible, f))
@@ -366,9 +368,9 @@ def user_scopes(store: StorePort, user_id: str | None, organization_id: str | No
     finding nothing (each organization's user is another person: none is chosen for the caller)."""
     for name, value in (("user_id", user_id), ("organization_id", organization_id)):
         if value is not None and (not isinstance(value, str) or not value.strip() or SEPARATOR in value):
-            raise ValueError(f"{name} must be a non-empty id without {SEPARATOR!r}, got {value!r}")
+            raise InvalidArgument(f"{name} must be a non-empty id without {SEPARATOR!r}, got {value!r}", argument=name)
     if user_id is None:
-        raise ValueError("user_id is required: whose memories to erase or export")
+        raise InvalidArgument("user_id is required: whose memories to erase or export", argument="user_id")
     qualified = f"{organization_id}{SEPARATOR}{user_id}" if organization_id else user_id
     user_key = scope_key(Scope.USER, qualified)
     keys = store.graph.user_scope_keys(user_key, scope_key(Scope.THREAD, qualified + SEPARATOR))
@@ -392,10 +394,10 @@ def _refuse_user_without_organization(store: StorePort, user_id: str, verb: str)
     if len(orgs) > MAX_NAMED_ORGANIZATIONS:
         named += f" and {len(orgs) - MAX_NAMED_ORGANIZATIONS} more"
     which = "organization" if len(orgs) == 1 else "organizations"
-    raise ValueError(
+    raise InvalidArgument(
         f"user {user_id!r} has no memories outside an organization, but a user {user_id!r} has memories under "
         f"{which} {named}: pass organization_id (--org for the command line) to {verb} that user, e.g. "
-        f"organization_id={orgs[0]!r} (the user of each organization is another person)")
+        f"organization_id={orgs[0]!r} (the user of each organization is another person)", argument="organization_id")
 
 
 def scope_counts(store: StorePort) -> dict[str, int]:

@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from cogmem_graph import aio_bridge
-from cogmem_graph.errors import StoreClosed
+from cogmem_graph.errors import InvalidArgument, StoreClosed
 
 __all__ = ["CLOSED", "Offload", "add_twins", "checked_workers", "public_methods"]
 
@@ -35,7 +35,7 @@ T = TypeVar("T")
 def checked_workers(workers: object) -> int:
     """`workers` once it is known to be an integer in [1, MAX_WORKERS]."""
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
-        raise ValueError(f"workers must be an integer in [1, {MAX_WORKERS}], got {workers!r}")
+        raise InvalidArgument(f"workers must be an integer in [1, {MAX_WORKERS}], got {workers!r}", argument="workers")
     return workers
 
 

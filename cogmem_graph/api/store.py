@@ -31,7 +31,7 @@ from cogmem_graph.clock import Clock, SystemClock
 from cogmem_graph.config import CogmemConfig
 from cogmem_graph.config.graph import FALKOR_SCHEMES
 from cogmem_graph.context import MemoryContext
-from cogmem_graph.errors import BackendUnavailable, StoreClosed, field_problems
+from cogmem_graph.errors import BackendUnavailable, InvalidArgument, StoreClosed, field_problems, first_field
 from cogmem_graph.graph.port import GraphStats, GraphStore
 from cogmem_graph.home import (
     EDGE_DIR,
@@ -88,8 +88,8 @@ def _open_graph(uri: str | None, home: Path, config: CogmemConfig, clock: Clock)
         from cogmem_graph.graph.neo4j import Neo4jGraphStore
 
         return Neo4jGraphStore(uri, config=config.graph, clock=clock)
-    raise ValueError(f"graph must be a falkor://, redis://, rediss:// (TLS), bolt:// or neo4j:// URL, "
-                     f"not {redact_url(uri)!r}")
+    raise InvalidArgument(f"graph must be a falkor://, redis://, rediss:// (TLS), bolt:// or neo4j:// URL, "
+                          f"not {redact_url(uri)!r}", argument="graph")
 
 
 def _open_vectors(embedder: Embedder, config: CogmemConfig, home: Path) -> VectorIndex:
@@ -159,7 +159,8 @@ def _make_embedder(embedder: str | Embedder | None, local_threads: int | None = 
         return make_embedder(embedder, **(local if kind == "local" else {}))
     for attribute in ("name", "dim", "embed", "embed_query"):
         if not hasattr(embedder, attribute):
-            raise ValueError(f"embedder must be a spec string or an Embedder (missing {attribute!r})")
+            raise InvalidArgument(f"embedder must be a spec string or an Embedder (missing {attribute!r})",
+                                  argument="embedder")
     return embedder
 
 
@@ -172,7 +173,8 @@ def _make_reranker(reranker: Any):
         return CohereReranker()
     if hasattr(reranker, "rerank"):
         return reranker
-    raise ValueError(f"reranker must be None, 'cohere' or an object with rerank(), not {reranker!r}")
+    raise InvalidArgument(f"reranker must be None, 'cohere' or an object with rerank(), not {reranker!r}",
+                          argument="reranker")
 
 
 def _make_llm(llm: Any):
@@ -183,13 +185,14 @@ def _make_llm(llm: Any):
     if isinstance(llm, str):
         provider, _, model = llm.partition(":")
         if provider != "openai":
-            raise ValueError(f"llm must be 'openai' or 'openai:<model>', not {llm!r}")
+            raise InvalidArgument(f"llm must be 'openai' or 'openai:<model>', not {llm!r}", argument="llm")
         from cogmem_graph.providers import OpenAIChat
 
         return OpenAIChat(model) if model else OpenAIChat()
     if hasattr(llm, "complete"):
         return llm
-    raise ValueError(f"llm must be None, 'openai:<model>' or an object with complete(), not {type(llm).__name__}")
+    raise InvalidArgument(f"llm must be None, 'openai:<model>' or an object with complete(), not {type(llm).__name__}",
+                          argument="llm")
 
 
 class MemoryStore:
@@ -309,7 +312,8 @@ class MemoryStore:
             identity = AgentIdentity(agent_id=agent_id, user_id=user_id, thread_id=thread_id,
                                      persona_id=persona_id, organization_id=organization_id)
         except ValidationError as exc:
-            raise ValueError(f"not a valid agent identity: {field_problems(exc.errors())}") from None
+            raise InvalidArgument(f"not a valid agent identity: {field_problems(exc.errors())}",
+                                  argument=first_field(exc.errors(), default="agent_id")) from None
         traits = as_traits(traits)
         mood = as_mood_source(mood)
         if traits is not None:
@@ -591,15 +595,18 @@ class MemoryStore:
         from cogmem_graph.between_turns import perspective
 
         if isinstance(witnesses, str | bytes) or not isinstance(witnesses, Sequence) or not witnesses:
-            raise ValueError("witnesses must be a non-empty list of agent handles or Witness objects")
+            raise InvalidArgument("witnesses must be a non-empty list of agent handles or Witness objects",
+                                  argument="witnesses")
         out: list[tuple[perspective.Witness, MemoryContext]] = []
         seen: set[str] = set()
         for index, item in enumerate(witnesses):
             witness = perspective.Witness(item) if isinstance(item, AgentMemory) else item
             if not isinstance(witness, perspective.Witness) or not isinstance(witness.agent, AgentMemory):
-                raise ValueError(f"witnesses[{index}] must be an agent handle or a Witness, not {type(item).__name__}")
+                raise InvalidArgument(f"witnesses[{index}] must be an agent handle or a Witness, "
+                                      f"not {type(item).__name__}", argument=f"witnesses[{index}]")
             if witness.agent.store is not self:
-                raise ValueError(f"witnesses[{index}] is an agent of another store")
+                raise InvalidArgument(f"witnesses[{index}] is an agent of another store",
+                                      argument=f"witnesses[{index}]")
             ctx = witness.agent.context()
             perspective.check_witness(index, witness, ctx, seen)
             out.append((witness, ctx))

@@ -42,6 +42,7 @@ from cogmem_graph.cognition.observation import (
     threshold_reached,
 )
 from cogmem_graph.cognition.prompt import PromptItem, estimate_tokens
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.model import MAX_CONTENT_CHARS, Scope, check_text, epoch_ms_of
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ def list_notes(ctx: MemoryContext, *, limit: int = 20, pending_only: bool = Fals
                all_agents: bool = False) -> list[ObservationNote]:
     """Notes the agent may see, newest first (its own unless `all_agents`)."""
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= NOTE_LIST_MAX:
-        raise ValueError(f"limit must be an integer in 1..{NOTE_LIST_MAX}, got {limit!r}")
+        raise InvalidArgument(f"limit must be an integer in 1..{NOTE_LIST_MAX}, got {limit!r}", argument="limit")
     found = ctx.graph.list_notes(ctx.visible_scope_keys, agent_id=None if all_agents else ctx.agent_id,
                                  pending_only=pending_only, limit=limit)
     return [note_from_props(props) for props in found]
@@ -124,7 +125,7 @@ def pending_note_tokens(ctx: MemoryContext) -> int:
 
 def _check_role(role: str) -> str:
     if not isinstance(role, str) or role.strip().lower() not in ROLES:
-        raise ValueError(f"role must be one of {ROLES}, got {role!r}")
+        raise InvalidArgument(f"role must be one of {ROLES}, got {role!r}", argument="role")
     return role.strip().lower()
 
 
@@ -133,7 +134,7 @@ def add_turn(ctx: MemoryContext, role: str, text: str, *, created_at: object = N
     role = _check_role(role)
     check_text(text, "text", allow_empty=False, max_len=MAX_CONTENT_CHARS)
     if not text.strip():
-        raise ValueError("text must not be blank")
+        raise InvalidArgument("text must not be blank", argument="text")
     if created_at is not None:
         created_at = epoch_ms_of(created_at, "created_at")
     now = ctx.clock.now_ms()

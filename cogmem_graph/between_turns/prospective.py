@@ -47,6 +47,7 @@ from cogmem_graph.cognition.prospective import (
     new_intention,
 )
 from cogmem_graph.config.prospective import ProspectiveConfig
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.graph.cypher_store.graph_store import require_scope_keys
 from cogmem_graph.graph.port import CueEmbedding, Firing, GraphStore
 from cogmem_graph.model import MAX_ID_CHARS, Scope, check_text
@@ -84,7 +85,7 @@ class ProspectiveMemory:
         keys = require_scope_keys(scope_keys)
         for name, value in (("skip", skip), ("limit", limit)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+                raise InvalidArgument(f"{name} must be a non-negative integer, got {value!r}", argument=name)
         found = self.graph.list_intentions(keys, include_inactive=include_inactive, skip=skip, limit=limit)
         return [Intention.from_props(props) for props in found]
 
@@ -93,7 +94,8 @@ class ProspectiveMemory:
         none by that id (unknown, another tenant's, already spent or cancelled)."""
         keys = require_scope_keys(scope_keys)
         if not isinstance(intention_id, str):
-            raise ValueError(f"reminder_id must be a string, got {type(intention_id).__name__}")
+            raise InvalidArgument(f"reminder_id must be a string, got {type(intention_id).__name__}",
+                                  argument="reminder_id")
         check_text(intention_id, "reminder_id", allow_empty=False, max_len=MAX_ID_CHARS)
         return self.graph.cancel_intention(intention_id, keys, self.clock.now_ms())
 
@@ -175,19 +177,19 @@ def unpack_vector(text: str) -> list[float]:
 def _turn_text(text: str) -> str:
     """The turn is only matched against, never stored: any string will do."""
     if not isinstance(text, str):
-        raise ValueError(f"text must be a string, got {type(text).__name__}")
+        raise InvalidArgument(f"text must be a string, got {type(text).__name__}", argument="text")
     return text
 
 
 def _events(events: Iterable[str]) -> tuple[str, ...]:
     items = [events] if isinstance(events, str) else list(events)
     if len(items) > MAX_EVENTS:
-        raise ValueError(f"events holds {len(items)} names; at most {MAX_EVENTS}")
+        raise InvalidArgument(f"events holds {len(items)} names; at most {MAX_EVENTS}", argument="events")
     for i, item in enumerate(items):
         if not isinstance(item, str):
-            raise ValueError(f"events[{i}] must be a string, got {item!r}")
+            raise InvalidArgument(f"events[{i}] must be a string, got {item!r}", argument=f"events[{i}]")
         if len(item) > MAX_EVENT_CHARS:
-            raise ValueError(f"events[{i}] is longer than {MAX_EVENT_CHARS} characters")
+            raise InvalidArgument(f"events[{i}] is longer than {MAX_EVENT_CHARS} characters", argument=f"events[{i}]")
     return tuple(items)
 
 
@@ -220,5 +222,6 @@ def _scope_key(ctx: MemoryContext, scope: Scope | str | None) -> str:
     try:
         chosen = Scope(scope)
     except ValueError:
-        raise ValueError(f"scope must be one of {[s.value for s in Scope]}, not {scope!r}") from None
+        raise InvalidArgument(f"scope must be one of {[s.value for s in Scope]}, not {scope!r}",
+                              argument="scope") from None
     return ctx.caller.scope_key(chosen)

@@ -38,7 +38,9 @@ EXIT_USAGE = 2
 
 
 class UsageProblem(ValueError):
-    """Bad input the user can fix (exit code 2)."""
+    """Bad input the user can fix (exit code 2). Internal to the command line: `handled` turns it
+    into the command's message and exit code, so no caller of the package catches it and it is
+    not under `CogmemError` (the package's own refusals of an argument are `InvalidArgument`)."""
 
 
 @dataclass

@@ -167,7 +167,8 @@ class IngestPlan:
 
 
 class _Empty(Exception):
-    """A message with nothing to store."""
+    """A message with nothing to store. Internal: caught in this module (the message is skipped),
+    so it is not under `CogmemError`."""
 
 
 def messages_to_items(messages: list[Any], source: str, *, line_numbers: list[int] | None = None) -> IngestPlan:

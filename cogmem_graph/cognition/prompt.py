@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from cogmem_graph.config.prompt import SECTION_NAMES, PromptConfig
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.model import Hexaco
 
 ELLIPSIS = "…"
@@ -355,7 +356,7 @@ def assemble_prompt(
     cfg = config or PromptConfig()
     budget = cfg.token_budget if token_budget is None else token_budget
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
-        raise ValueError(f"token_budget must be a non-negative integer, got {budget!r}")
+        raise InvalidArgument(f"token_budget must be a non-negative integer, got {budget!r}", argument="token_budget")
     if not isinstance(sections, PromptSections):
         raise ValueError("sections must be a PromptSections")
     style = prompt_style(traits, cfg)

@@ -31,6 +31,7 @@ from functools import lru_cache
 from typing import Any
 
 from cogmem_graph.config.prospective import ProspectiveConfig
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.model import MAX_EPOCH_MS, MAX_ID_CHARS, check_text, epoch_ms_of
 from cogmem_graph.text import stem, word_tokens
 
@@ -215,19 +216,21 @@ def duration_ms(value: int | timedelta, field: str, *, allow_zero: bool = False)
     if isinstance(value, timedelta):
         value = int(value.total_seconds() * 1000)
     elif isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{field} must be milliseconds (an int) or a timedelta, got {value!r}")
+        raise InvalidArgument(f"{field} must be milliseconds (an int) or a timedelta, got {value!r}", argument=field)
     if value < 0 or (value == 0 and not allow_zero):
-        raise ValueError(f"{field} must be {'non-negative' if allow_zero else 'positive'}, got {value!r}")
+        raise InvalidArgument(f"{field} must be {'non-negative' if allow_zero else 'positive'}, got {value!r}",
+                              argument=field)
     if value > MAX_EPOCH_MS:
-        raise ValueError(f"{field} must be at most {MAX_EPOCH_MS:,} ms (about 8,000 years), got {value!r}")
+        raise InvalidArgument(f"{field} must be at most {MAX_EPOCH_MS:,} ms (about 8,000 years), got {value!r}",
+                              argument=field)
     return int(value)
 
 
 def _unit(value: Any, field: str, *, low_open: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise ValueError(f"{field} must be a number, got {value!r}")
+        raise InvalidArgument(f"{field} must be a number, got {value!r}", argument=field)
     if not (0.0 < value <= 1.0 if low_open else 0.0 <= value <= 1.0):  # type: ignore[operator]  # numbers.Real is not typed for comparison
-        raise ValueError(f"{field} must be in {'(0, 1]' if low_open else '[0, 1]'}, got {value!r}")
+        raise InvalidArgument(f"{field} must be in {'(0, 1]' if low_open else '[0, 1]'}, got {value!r}", argument=field)
     return float(value)
 
 
@@ -236,19 +239,21 @@ def _keywords(value: str | Iterable[str]) -> tuple[str, ...]:
     try:
         items = list(items)
     except TypeError:
-        raise ValueError(f"on_keywords must be a list of strings, got {value!r}") from None
+        raise InvalidArgument(f"on_keywords must be a list of strings, got {value!r}", argument="on_keywords") from None
     if not items:
-        raise ValueError("on_keywords must name at least one keyword")
+        raise InvalidArgument("on_keywords must name at least one keyword", argument="on_keywords")
     if len(items) > MAX_KEYWORDS:
-        raise ValueError(f"on_keywords holds {len(items)} keywords; at most {MAX_KEYWORDS}")
+        raise InvalidArgument(f"on_keywords holds {len(items)} keywords; at most {MAX_KEYWORDS}",
+                              argument="on_keywords")
     out: list[str] = []
     for i, item in enumerate(items):
         name = f"on_keywords[{i}]"
         if not isinstance(item, str):
-            raise ValueError(f"{name} must be a string, got {item!r}")
+            raise InvalidArgument(f"{name} must be a string, got {item!r}", argument=name)
         check_text(item, name, allow_empty=False, max_len=MAX_KEYWORD_CHARS)
         if not keyword_terms(item):
-            raise ValueError(f"{name} ({item!r}) has no word to look for (only stopwords or single letters)")
+            raise InvalidArgument(f"{name} ({item!r}) has no word to look for (only stopwords or single letters)",
+                                  argument=name)
         if item.strip() not in out:
             out.append(item.strip())
     return tuple(out)
@@ -266,10 +271,10 @@ def new_intention(
     `at` / `every` → time_based. Every error names the argument at fault."""
     cfg = config or ProspectiveConfig()
     if not isinstance(content, str):
-        raise ValueError(f"content must be a string, got {type(content).__name__}")
+        raise InvalidArgument(f"content must be a string, got {type(content).__name__}", argument="content")
     check_text(content, "content", allow_empty=False, max_len=MAX_INTENTION_CHARS)
     if recurring is not None and not isinstance(recurring, bool):
-        raise ValueError(f"recurring must be True or False, got {recurring!r}")
+        raise InvalidArgument(f"recurring must be True or False, got {recurring!r}", argument="recurring")
     start = None if at is None else epoch_ms_of(at, "at")
     common: dict[str, Any] = {
         "id": intention_id or new_intention_id(), "scope_key": scope_key, "agent_id": agent_id,
@@ -280,29 +285,33 @@ def new_intention(
     check_text(common["id"], "intention_id", allow_empty=False, max_len=MAX_ID_CHARS)
 
     if on_keywords is not None and on_context is not None:
-        raise ValueError("give one trigger: on_keywords or on_context, not both")
+        raise InvalidArgument("give one trigger: on_keywords or on_context, not both", argument="on_keywords")
     if on_keywords is None and on_context is None:
         if cooldown is not None:
-            raise ValueError("cooldown applies to recurring keyword or context reminders; use every= for time")
+            raise InvalidArgument("cooldown applies to recurring keyword or context reminders; use every= for time",
+                                  argument="cooldown")
         if threshold is not None:
-            raise ValueError("threshold applies to context reminders (on_context=)")
+            raise InvalidArgument("threshold applies to context reminders (on_context=)", argument="threshold")
         return _time_intention(common, now, start, every, recurring)
 
     if every is not None:
-        raise ValueError("every applies to time reminders; a keyword or context reminder repeats with "
-                         "recurring=True (and an optional cooldown=)")
+        raise InvalidArgument("every applies to time reminders; a keyword or context reminder repeats with "
+                              "recurring=True (and an optional cooldown=)", argument="every")
     repeat = bool(recurring)
     if cooldown is not None and not repeat:
-        raise ValueError("cooldown applies to recurring reminders: pass recurring=True as well")
+        raise InvalidArgument("cooldown applies to recurring reminders: pass recurring=True as well",
+                              argument="cooldown")
     pause = cfg.cooldown_ms if cooldown is None else duration_ms(cooldown, "cooldown", allow_zero=True)
     cue_fields: dict[str, Any]
     if on_keywords is not None:
         if threshold is not None:
-            raise ValueError("threshold applies to context reminders (on_context=), not to on_keywords")
+            raise InvalidArgument("threshold applies to context reminders (on_context=), not to on_keywords",
+                                  argument="threshold")
         cue_fields = {"kind": TriggerKind.EVENT, "keywords": _keywords(on_keywords)}
     else:
         if not isinstance(on_context, str):
-            raise ValueError(f"on_context must be a string describing the situation, got {on_context!r}")
+            raise InvalidArgument(f"on_context must be a string describing the situation, got {on_context!r}",
+                                  argument="on_context")
         check_text(on_context, "on_context", allow_empty=False, max_len=MAX_CUE_CHARS)
         cue_fields = {
             "kind": TriggerKind.CONTEXT, "cue": on_context,
@@ -316,12 +325,13 @@ def new_intention(
 def _time_intention(common: dict[str, Any], now: int, start: int | None, every: Any, recurring: bool | None
                     ) -> Intention:
     if start is None and every is None:
-        raise ValueError("a reminder needs a trigger: at=, every=, on_keywords= or on_context=")
+        raise InvalidArgument("a reminder needs a trigger: at=, every=, on_keywords= or on_context=", argument="at")
     interval = None if every is None else duration_ms(every, "every")
     if recurring and interval is None:
-        raise ValueError("a recurring time reminder needs every= (its interval)")
+        raise InvalidArgument("a recurring time reminder needs every= (its interval)", argument="every")
     if recurring is False and interval is not None:
-        raise ValueError("every= makes a time reminder recurring; drop recurring=False or every=")
+        raise InvalidArgument("every= makes a time reminder recurring; drop recurring=False or every=",
+                              argument="every")
     first = start if start is not None else now + interval  # type: ignore[operator]  # every= is given if at= is not
     return Intention(**common, kind=TriggerKind.TIME, trigger_at=first, interval_ms=interval,
                      recurring=interval is not None, next_fire_at=first)

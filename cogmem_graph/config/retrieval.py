@@ -27,6 +27,7 @@ from cogmem_graph.clock import MS_PER_DAY
 from cogmem_graph.config.graph import _Config
 from cogmem_graph.config.multihop import GatherConfig, MultiHopConfig
 from cogmem_graph.config.query import QueryConfig
+from cogmem_graph.errors import InvalidArgument
 
 SIGNAL_NAMES: tuple[str, ...] = (
     "strength",
@@ -203,8 +204,8 @@ class RetrievalConfig(_Config):
     def checked_top_k(self, top_k: Any) -> int:
         """`top_k` if it is a positive integer within `max_top_k`, else a ValueError naming both."""
         if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
-            raise ValueError(f"top_k must be a positive integer, got {top_k!r}")
+            raise InvalidArgument(f"top_k must be a positive integer, got {top_k!r}", argument="top_k")
         if top_k > self.max_top_k:
-            raise ValueError(f"top_k must be at most {self.max_top_k:,} (config.retrieval.max_top_k), "
-                             f"got {top_k:,}")
+            raise InvalidArgument(f"top_k must be at most {self.max_top_k:,} (config.retrieval.max_top_k), "
+                                  f"got {top_k:,}", argument="top_k")
         return top_k

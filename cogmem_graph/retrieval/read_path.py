@@ -49,6 +49,7 @@ from cogmem_graph.cognition.validity import expired, held_at
 from cogmem_graph.config.multihop import GatherConfig, GatherQuestions
 from cogmem_graph.config.query import IntentRoute
 from cogmem_graph.config.retention import RetentionConfig
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.filters import (
     PAYLOAD_ENTITIES,
     MemoryFilter,
@@ -214,7 +215,7 @@ def _retrieve(
 ) -> RetrievalResult:
     """The stages in order: plan, candidates, expand, score, select, after-retrieval."""
     if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
+        raise InvalidArgument(f"strategy must be one of {STRATEGIES}, not {strategy!r}", argument="strategy")
     cfg = ctx.config.retrieval
     keys = list(where.scope_keys) if where is not None else ctx.visible_scope_keys
     if not keys:  # the filter's scopes are none the caller sees

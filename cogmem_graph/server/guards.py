@@ -107,7 +107,8 @@ class AddressLimiter:
 
 
 class _ClientGone(Exception):  # noqa: N818 - the client went away while sending its body
-    pass
+    """Internal: raised and caught in this module (nobody is left to answer), so it is not under
+    `CogmemError`."""
 
 
 def _holds_a_stream(scope: Scope) -> bool:

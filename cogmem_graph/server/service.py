@@ -7,8 +7,12 @@ entry in `cogmem_graph.operations`: an expired key is 401, the identity comes fr
 operation's subject), the key's role must be allowed the entry's role (a read-only key: the
 "read" entries, and its recall never reinforces), values no store keeps (non-finite numbers,
 lone surrogates) are 400 naming the field, the arguments are validated by the entry's
-model, and bad arguments come back as 400 with the facade's message; a memory the key
-cannot see is 404 (`MemoryNotFound`), never 403. Each entry is run by the `_op_<name>`
+model (400 naming each field), and an argument the facade refuses (`InvalidArgument`, a
+malformed backup) comes back as 400 with the facade's message naming it; a memory the key
+cannot see is 404 (`MemoryNotFound`), never 403; an unreachable backend or a closed store
+503. Only the package's own errors say the caller is at fault: any other failure, a plain
+ValueError included, is the server's, a 500 whose body carries an error id and nothing
+else of it, the traceback logged under that id. Each entry is run by the `_op_<name>`
 method here, given the validated model. An entry answering JSON Lines returns an iterator
 of text (`server.streams.stream_text`), whose first chunk is ready before `call` returns,
 so a refusal still comes back as a status.
@@ -17,8 +21,10 @@ so a refusal still comes back as a status.
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -27,7 +33,16 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ValidationError
 
 from cogmem_graph.audit import AuditLog
-from cogmem_graph.errors import ServiceError, field_problems
+from cogmem_graph.errors import (
+    BackendUnavailable,
+    InvalidArgument,
+    MemoryNotFound,
+    PortableFormatError,
+    ServiceError,
+    StoreClosed,
+    UnsendableArgument,
+    field_problems,
+)
 from cogmem_graph.operations import (
     IDENTITY_ARGUMENTS,
     MAX_BATCH,
@@ -67,12 +82,14 @@ if TYPE_CHECKING:
     from cogmem_graph.server.scheduler import ConsolidationScheduler
 
 __all__ = ["IDENTITY_ARGUMENTS", "KEY_EXPIRED", "MAX_BATCH", "MemoryService", "ServiceError",
-           "refuse_identity_arguments", "refuse_role", "refuse_unrepresentable"]
+           "internal_error", "refuse_identity_arguments", "refuse_role", "refuse_unrepresentable"]
 
 
 RETRY_AFTER_S = 1.0
 """A 503's `Retry-After` when the backend says nothing sooner or later: a restarted embedded
 graph server is back in well under a second, a restarted `cogmem serve` in a few."""
+
+log = logging.getLogger("cogmem.server")
 
 AUDITED_REFUSALS = frozenset({401, 403, 404})
 """Statuses that refuse a key what it asked (expired, not its role or identity, not visible to it)."""
@@ -107,6 +124,16 @@ def refuse_role(principal: Principal, op: str, role: str) -> None:
     if not principal.may(role):
         kind = "read-only" if principal.role == "read" else _a(principal.role) + " key"
         raise ServiceError(403, f"{op} is {_a(role)} operation; this key is {kind}")
+
+
+def internal_error(op: str, exc: BaseException) -> ServiceError:
+    """A 500 for a failure that is not the caller's: the traceback goes to the server log under
+    a fresh error id, and only the id goes back, so an operator can find it and no caller
+    reads the package's internals (paths, queries, values of other tenants)."""
+    error_id = uuid.uuid4().hex[:12]
+    log.error("error id %s: %s failed with %s", error_id, op, type(exc).__name__,
+              exc_info=(type(exc), exc, exc.__traceback__))
+    return ServiceError(500, f"{op}: internal error (error id {error_id}); the server log has the details")
 
 
 def refuse_unrepresentable(op: str, args: Any) -> None:
@@ -147,9 +174,6 @@ class MemoryService:
             raise
 
     def _call(self, principal: Principal, op: str, args: dict[str, Any] | None = None) -> Any:
-        from cogmem_graph.api.governance import MemoryNotFound
-        from cogmem_graph.errors import BackendUnavailable, StoreClosed
-
         if principal.expired:
             raise ServiceError(401, KEY_EXPIRED)
         args = {k: v for k, v in (args or {}).items() if v is not None}
@@ -161,20 +185,22 @@ class MemoryService:
         refuse_role(principal, op, entry.role)
         refuse_unrepresentable(op, args)
         try:
-            return self._ops[op](principal, entry.args.model_validate(args))
+            validated = entry.args.model_validate(args)
+        except ValidationError as exc:
+            raise ServiceError(400, f"{op}: {field_problems(exc.errors())}") from None
+        try:
+            return self._ops[op](principal, validated)
         except ServiceError:
             raise
         except MemoryNotFound as exc:
             raise ServiceError(404, str(exc)) from None
-        except TypeError as exc:
-            raise ServiceError(400, f"{op}: {exc}") from None
-        except ValidationError as exc:
-            raise ServiceError(400, f"{op}: {field_problems(exc.errors())}") from None
-        except ValueError as exc:
+        except (InvalidArgument, UnsendableArgument, PortableFormatError) as exc:
             raise ServiceError(400, f"{op}: {exc}") from None
         except (BackendUnavailable, StoreClosed) as exc:
             wait = getattr(exc, "retry_after_s", None)
             raise ServiceError(503, f"{op}: {exc}", retry_after_s=RETRY_AFTER_S if wait is None else wait) from None
+        except Exception as exc:  # the package's own fault, whatever its kind: never the caller's
+            raise internal_error(op, exc) from None
 
     # ------------------------------------------------------------ handles
 

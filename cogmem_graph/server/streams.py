@@ -26,7 +26,8 @@ _DONE = object()
 
 
 class _Stopped(Exception):  # noqa: N818 - a signal to the writer thread, not an error
-    """The reader went away: the writer stops."""
+    """The reader went away: the writer stops. Internal: raised and caught in this module, never
+    seen by a caller, so it is not under `CogmemError`."""
 
 
 class _Failed:

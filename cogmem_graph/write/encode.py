@@ -28,6 +28,7 @@ from cogmem_graph.cognition.decay import (
     current_strength,
     interference,
 )
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import Edge, Mention, NeighbourState
 from cogmem_graph.language.causality import refers_back_causally
@@ -270,7 +271,7 @@ def encode_many(ctx: MemoryContext, items: Iterable[Mapping[str, Any] | EncodeRe
     before it were stored. Either way the error names the item's index and field. What
     grows with the number of items is only the returned list of traces."""
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        raise InvalidArgument(f"batch_size must be a positive integer, got {batch_size!r}", argument="batch_size")
     size = min(batch_size, MAX_ENCODE_BATCH)
     if isinstance(items, Sequence) and not isinstance(items, str | bytes):
         if len(items) <= size:  # one batch: the requests checked are the batch, checked once

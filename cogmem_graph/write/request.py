@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from cogmem_graph.errors import field_problems
+from cogmem_graph.errors import InvalidArgument, field_problems, first_field
 from cogmem_graph.model import (
     MAX_CONTENT_CHARS,
     MAX_ENTITIES,
@@ -53,17 +53,18 @@ class EncodeRequest(BaseModel):
     @classmethod
     def _no_importance(cls, data: Any) -> Any:
         if isinstance(data, dict) and "importance" in data:
-            raise ValueError(
+            raise InvalidArgument(
                 "importance is not an encode field: a memory's strength comes from its content, the "
                 "mood and the agent's traits. Pass pinned=True for a fact that must never fade, or "
-                "confidence= (0 to 1) for how far its source is trusted")
+                "confidence= (0 to 1) for how far its source is trusted", argument="importance")
         return data
 
     @model_validator(mode="after")
     def _validity_ordered(self) -> EncodeRequest:
         start = self.valid_from if self.valid_from is not None else self.created_at
         if self.valid_until is not None and start is not None and self.valid_until <= start:
-            raise ValueError(f"valid_until ({self.valid_until}) must be after valid_from / created_at ({start})")
+            raise InvalidArgument(f"valid_until ({self.valid_until}) must be after valid_from / created_at ({start})",
+                                  argument="valid_until")
         return self
 
     @field_validator("tags", "entities", mode="before")
@@ -81,8 +82,8 @@ class EncodeRequest(BaseModel):
             except (TypeError, ValueError):
                 return v  # not JSON-shaped: the type check that follows names the problem
             if size > MAX_METADATA_CHARS:
-                raise ValueError(f"metadata is {size:,} characters as JSON; at most {MAX_METADATA_CHARS:,} "
-                                 "are allowed")
+                raise InvalidArgument(f"metadata is {size:,} characters as JSON; at most {MAX_METADATA_CHARS:,} "
+                                      "are allowed", argument="metadata")
         return v
 
     @field_validator("source_id")
@@ -99,8 +100,9 @@ class EncodeRequest(BaseModel):
             try:
                 json.dumps(v, allow_nan=False, ensure_ascii=False).encode("utf-8")
             except (TypeError, ValueError) as exc:
-                raise ValueError(
-                    f"structured_data must be JSON (finite numbers, strings, lists, maps): {exc}") from None
+                raise InvalidArgument(
+                    f"structured_data must be JSON (finite numbers, strings, lists, maps): {exc}",
+                                      argument="structured_data") from None
         return v
 
     @field_validator("content")
@@ -108,7 +110,7 @@ class EncodeRequest(BaseModel):
     def _content(cls, v: str) -> str:
         check_text(v, "content", allow_empty=False, max_len=MAX_CONTENT_CHARS)
         if not v.strip():
-            raise ValueError("content must not be blank")
+            raise InvalidArgument("content must not be blank", argument="content")
         return v
 
 
@@ -117,8 +119,10 @@ def as_request(item: Mapping[str, Any] | EncodeRequest, index: int) -> EncodeReq
     if isinstance(item, EncodeRequest):
         return item
     if not isinstance(item, Mapping):
-        raise TypeError(f"items[{index}] must be a mapping of encode fields, not {type(item).__name__}")
+        raise InvalidArgument(f"items[{index}] must be a mapping of encode fields, not {type(item).__name__}",
+                              argument=f"items[{index}]")
     try:
         return EncodeRequest.model_validate(dict(item))
     except ValidationError as exc:
-        raise ValueError(field_problems(exc.errors(), prefix=f"items[{index}].")) from None
+        raise InvalidArgument(field_problems(exc.errors(), prefix=f"items[{index}]."),
+                              argument=first_field(exc.errors(), f"items[{index}].", f"items[{index}]")) from None

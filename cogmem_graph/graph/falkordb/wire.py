@@ -59,7 +59,8 @@ _NULL, _STRING, _INTEGER, _BOOLEAN, _DOUBLE, _ARRAY, _MAP = 1, 2, 3, 4, 5, 6, 10
 
 
 class _Unsupported(Exception):
-    """A value of a type this reader leaves to the client."""
+    """A value of a type this reader leaves to the client. Internal: caught in this module, which
+    then leaves the whole reply to the client, so it is not under `CogmemError`."""
 
 
 def _text(value: Any) -> str:

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from cogmem_graph.cognition.embedding_space import cosine
-from cogmem_graph.errors import GraphQueryError
+from cogmem_graph.errors import GraphQueryError, InvalidArgument
 from cogmem_graph.language.query_names import (
     is_global_question,
     query_entity_keys,
@@ -87,10 +87,10 @@ PAGERANK_PROCEDURE = "gds.pageRank.stream"
 def check_arguments(query: Any, hops: Any, top_k: Any, config: RetrievalConfig) -> None:
     """Refuse a bad query, `hops` or `top_k` (past `config.max_top_k`) before any work."""
     if not isinstance(query, str) or not query.strip():
-        raise ValueError("query must be a non-empty string")
+        raise InvalidArgument("query must be a non-empty string", argument="query")
     max_hops = config.multi_hop.max_hops
     if isinstance(hops, bool) or not isinstance(hops, int) or not 1 <= hops <= max_hops:
-        raise ValueError(f"hops must be an integer from 1 to {max_hops}, got {hops!r}")
+        raise InvalidArgument(f"hops must be an integer from 1 to {max_hops}, got {hops!r}", argument="hops")
     config.checked_top_k(top_k)
 
 
