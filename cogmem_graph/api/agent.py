@@ -661,6 +661,22 @@ class AgentMemory:
             outdated=tuple(layout.outdated),
         )
 
+    def replacements(self, ids: Sequence[str], *, question: str = "") -> dict[str, MemoryTrace]:
+        """The newest visible memory that replaces each of `ids`, where one does: the reading
+        `assemble_for_prompt` marks "outdated" by (a correction or later contradiction in the
+        graph, and among `ids` a newer statement that contradicts an older one, or, given the
+        `question` they answer, gives another value of what it asks), so a person looking at
+        the same memories sees the same ones outdated. Reads only.
+
+        Raises:
+            StoreClosed: the store is closed.
+        """
+        wanted = list(dict.fromkeys(i for i in ids if isinstance(i, str) and i))
+        if not wanted:
+            return {}
+        shown = checked_context(self).graph.get_traces(wanted, self.visible_scope_keys)
+        return self._replacements(shown, [], question)
+
     def _replacements(self, shown: Sequence[MemoryTrace], on_mind: Sequence[str],
                       query: str) -> dict[str, MemoryTrace]:
         """The newest memory that replaces each shown (or held in mind) one, where one does:

@@ -219,6 +219,14 @@ class MemoryService:
     def _agent(self, principal: Principal) -> AgentMemory:
         return self._handle(principal).agent
 
+    def replacements(self, principal: Principal, ids: Sequence[str], question: str = "") -> dict[str, dict[str, Any]]:
+        """For the dashboard: the memory that replaced each of `ids` (`AgentMemory.replacements`),
+        read for the key's identity and scopes like `recall`, so a page marks outdated what a
+        prompt would, and never names a memory the key cannot see."""
+        refuse_role(principal, "recall", OPERATIONS["recall"].role)
+        found = self._agent(principal).replacements(ids, question=question)
+        return {old: to_jsonable(new) for old, new in found.items()}
+
     # ------------------------------------------------------------ operations (one per table entry)
 
     def _op_whoami(self, p: Principal, a: BaseModel) -> dict[str, Any]:
