@@ -17,6 +17,14 @@ from cogmem_graph.model import MemoryType, Scope
 from cogmem_graph.server.dashboard.retention import Projection, svg
 
 MEMORY_TYPES = tuple(t.value for t in MemoryType)
+WEAK_HIT_FLOOR = 0.65
+"""A search shows at first the hits scoring at least this share of the best one; the rest
+wait behind "show more". Measured on 24 everyday memories of one user and 10 questions about
+them (`recall`, 20 hits each, all-MiniLM-L6-v2): the best hit scores about 0.63 whatever the
+question, unrelated ones up to 0.49 (mostly 0.40 and under: the same person named, another
+errand). At 0.65 of the best, 6 of 187 unrelated hits stay in view and 2 of 13 relevant ones
+go behind "show more" (second answers at 0.63 and 0.38 of the best); at 0.5, 17 unrelated
+stay; at 0.8 none, with the same two relevant ones behind. The hash embedder: 11 and 1."""
 SCOPES = tuple(s.value for s in Scope)
 STATES = tuple(s.value for s in MemoryState)
 
@@ -43,7 +51,7 @@ def layout(title: str, body: str, *, who: Mapping[str, Any] | None = None, csrf:
             if who.get("identity") else []
         links += ['<a href="/ui/consolidation">Consolidation</a>', '<a href="/ui/stats">Statistics</a>']
         if who.get("role") == "owner":
-            links.append('<a href="/ui/health">Store health</a>')
+            links += ['<a href="/ui/health">Store health</a>', '<a href="/ui/users">Users</a>']
         ident = who.get("identity") or {}
         label = ", ".join(f"{k}={v}" for k, v in ident.items()) or "no identity"
         nav = (f'<nav>{" ".join(links)}<span class="who">{esc(who.get("role"))} key {esc(who.get("key_id"))} '
@@ -69,9 +77,11 @@ def login(problem: str | None = None) -> str:
 
 
 def _options(name: str, values: Iterable[str], chosen: Iterable[str]) -> str:
+    """A multiple choice tall enough for every option (none hidden behind a scroll bar)."""
+    values = tuple(values)
     picked = set(chosen)
     items = "".join(f'<option value="{esc(v)}"{" selected" if v in picked else ""}>{esc(v)}</option>' for v in values)
-    return f'<select name="{name}" multiple size="4">{items}</select>'
+    return f'<select name="{name}" multiple size="{len(values)}">{items}</select>'
 
 
 def filters_form(form: Mapping[str, list[str]]) -> str:
@@ -93,30 +103,82 @@ def filters_form(form: Mapping[str, list[str]]) -> str:
         '<button>Show</button></form>')
 
 
-def _trace_line(trace: Mapping[str, Any], extra: str = "") -> str:
+def _link(trace: Mapping[str, Any]) -> str:
+    return f'<a href="{esc(memory_href(trace["id"]))}">{esc(trace.get("content"))}</a>'
+
+
+def marks(trace: Mapping[str, Any], state: Any, replaced_by: Mapping[str, Any] | None, now_ms: int,
+          superseded_by: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """(kind, HTML) of what makes a memory no longer the one to believe, by the library's own
+    reading: replaced by a newer memory (`AgentMemory.replacements`, what a prompt marks
+    "outdated"), superseded (an older version, or the loser of a settled contradiction), its
+    stated validity over (the prompt's "held until"), contradicted by another memory, dormant."""
+    out: list[tuple[str, str]] = []
+    if replaced_by is not None:
+        day = when(replaced_by.get("valid_from") or replaced_by.get("created_at"))[:10]
+        out.append(("outdated", f"Outdated: replaced on {esc(day)} by {_link(replaced_by)}"))
+    elif state == "superseded":
+        newer = "".join(f' <a href="{esc(memory_href(i))}">the newer version</a>' for i in superseded_by)
+        out.append(("outdated", f"Superseded: kept for history, no longer recalled.{newer}"))
+    until = trace.get("valid_until")
+    if not out and isinstance(until, int | float) and until <= now_ms:
+        out.append(("outdated", f"Outdated: held until {esc(when(until - 1)[:10])}"))
+    against = [i for i in trace.get("contradicted_by") or [] if replaced_by is None or i != replaced_by.get("id")]
+    if against:
+        links = ", ".join(f'<a href="{esc(memory_href(i))}">memory {n}</a>' for n, i in enumerate(against, 1))
+        out.append(("contradicted", f"Contradicted by {links}"))
+    if state == "dormant" or (state is None and trace.get("dormant")):
+        out.append(("dormant", "Dormant: faded out of the default recall; a strong match still finds it"))
+    return out
+
+
+def _marks_html(found: Iterable[tuple[str, str]]) -> str:
+    return "".join(f'<p class="mark {kind}">{html}</p>' for kind, html in found)
+
+
+def _trace_line(trace: Mapping[str, Any], extra: str = "", found: Iterable[tuple[str, str]] = ()) -> str:
+    found = list(found)
     tags = "".join(f'<span class="tag">{esc(t)}</span>' for t in trace.get("tags") or [])
     pinned = '<span class="pin">pinned</span>' if trace.get("pinned") else ""
-    return (f'<li class="memory"><a href="{esc(memory_href(trace["id"]))}">{esc(trace.get("content"))}</a>'
+    kinds = "".join(f" {kind}" for kind in dict.fromkeys(kind for kind, _ in found))
+    return (f'<li class="memory{kinds}">{_link(trace)}{_marks_html(found)}'
             f'<div class="facts">{esc(trace.get("type"))} · {esc(trace.get("scope"))} · '
             f'{esc(when(trace.get("created_at")))} {pinned} {tags}</div>{extra}</li>')
 
 
 def memory_list(form: Mapping[str, list[str]], page: Mapping[str, Any], next_href: str | None, *,
-                timeline: bool = False) -> str:
-    """A page of memories; as a timeline, oldest first under a heading per day."""
+                timeline: bool = False, replaced: Mapping[str, Any] | None = None, now_ms: int = 0,
+                csrf: str = "") -> str:
+    """A page of memories, each marked as `marks` says, and how many; as a timeline, oldest
+    first under a heading per day."""
+    replaced = replaced or {}
     lines: list[str] = []
     day = None
     for r in page["items"]:
         if timeline and when(r["trace"].get("created_at"))[:10] != day:
             day = when(r["trace"].get("created_at"))[:10]
             lines.append(f'</ul><h3 class="day">{esc(day)}</h3><ul class="memories">')
+        found = marks(r["trace"], r.get("state"), replaced.get(r["trace"]["id"]), now_ms,
+                      r.get("superseded_by") or ())
         lines.append(_trace_line(r["trace"], f'<div class="facts">state {esc(r.get("state"))} · '
-                                             f'version {esc(r.get("version"))}</div>'))
+                                             f'version {esc(r.get("version"))}</div>', found))
     items = "".join(lines)
+    n = len(page["items"])
     more = f'<p><a href="{esc(next_href)}" rel="next">Next page</a></p>' if next_href else ""
+    count = (f'<p class="count">{n} memor{"y" if n == 1 else "ies"} on this page'
+             f'{", more on the next" if next_href else ""}</p>') if n else ""
     listing = (f'<ul class="memories{" timeline" if timeline else ""}">{items}</ul>' if items
                else message("No memories match."))
-    return filters_form(form) + listing + more
+    return filters_form(form) + export_form(csrf) + count + listing + more
+
+
+def export_form(csrf: str) -> str:
+    """The key's own memories as a JSON Lines download (the `export` operation): a POST like
+    every other form, from this origin with the session's CSRF token."""
+    if not csrf:
+        return ""
+    return (f'<form method="post" action="/ui/export" class="export"><input type="hidden" name="csrf" '
+            f'value="{esc(csrf)}"><button>Export my memories (JSON Lines)</button></form>')
 
 
 def _signals(signals: Mapping[str, Any]) -> str:
@@ -129,11 +191,41 @@ def _signals(signals: Mapping[str, Any]) -> str:
     return f'<table class="signals">{"".join(rows)}</table>' if rows else ""
 
 
-def search_results(form: Mapping[str, list[str]], result: Mapping[str, Any]) -> str:
-    hits = "".join(_trace_line(t["trace"], f'<div class="score">score <b>{t["score"]:.3f}</b></div>'
-                                           f'{_signals(t.get("signals") or {})}') for t in result["traces"])
-    listing = f'<ol class="memories hits">{hits}</ol>' if hits else message("Nothing found.")
-    return filters_form(form) + listing
+SOURCES = {"dense": "meaning (dense vectors)", "lexical": "words (BM25)", "activation": "spreading activation",
+           "gathered": "an entity the question names", "newer_version": "the newer version of a hit"}
+
+
+def _hit(t: Mapping[str, Any], found: list[tuple[str, str]]) -> str:
+    """One hit: its score, how retrieval found it (`ScoredTrace.sources`, as `recall` returns
+    them) and the signals its score was made of."""
+    ways = ", ".join(esc(SOURCES.get(s, s)) for s in t.get("sources") or [])
+    why = f'<div class="facts sources">found by: {ways}</div>' if ways else ""
+    return _trace_line(t["trace"], f'<div class="score">score <b>{t["score"]:.3f}</b></div>{why}'
+                                   f'{_signals(t.get("signals") or {})}', found)
+
+
+def search_results(form: Mapping[str, list[str]], result: Mapping[str, Any], *,
+                   replaced: Mapping[str, Any] | None = None, now_ms: int = 0) -> str:
+    """The hits, outdated ones marked; those under `WEAK_HIT_FLOOR` of the best wait behind
+    "show more" (a `<details>`, no script), in rank order."""
+    replaced = replaced or {}
+    traces = list(result["traces"])
+    if not traces:
+        return filters_form(form) + message("Nothing found.")
+    best = max(t["score"] for t in traces)
+    cut = next((i for i, t in enumerate(traces) if best > 0 and t["score"] < WEAK_HIT_FLOOR * best), len(traces))
+    strong, weak = traces[:cut], traces[cut:]
+
+    def lines(items: list[Mapping[str, Any]]) -> str:
+        return "".join(_hit(t, marks(t["trace"], None, replaced.get(t["trace"]["id"]), now_ms)) for t in items)
+
+    count = (f'<p class="count">{len(strong)} hit(s) scoring at least {WEAK_HIT_FLOOR:.0%} of the best'
+             + (f", {len(weak)} weaker" if weak else "") + "</p>")
+    listing = f'<ol class="memories hits">{lines(strong)}</ol>'
+    if weak:
+        listing += (f'<details class="more"><summary>Show {len(weak)} more (weaker matches)</summary>'
+                    f'<ol class="memories hits weak" start="{len(strong) + 1}">{lines(weak)}</ol></details>')
+    return filters_form(form) + count + listing
 
 
 def definition(rows: Iterable[tuple[str, str]]) -> str:
@@ -158,8 +250,10 @@ def strength(projection: Projection, state: Any) -> str:
 
 
 def memory(record: Mapping[str, Any], hood: Mapping[str, Any], versions: list[Mapping[str, Any]], *,
-           csrf: str, may_change: bool, projection: Projection | None = None) -> str:
+           csrf: str, may_change: bool, projection: Projection | None = None,
+           replaced_by: Mapping[str, Any] | None = None, now_ms: int = 0) -> str:
     trace = record["trace"]
+    found = marks(trace, record.get("state"), replaced_by, now_ms, record.get("superseded_by") or ())
     tid = trace["id"]
     href = memory_href(tid)
     facts = definition([
@@ -191,7 +285,7 @@ def memory(record: Mapping[str, Any], hood: Mapping[str, Any], versions: list[Ma
             f'<label>New version <textarea name="content" rows="3" required>{esc(trace.get("content"))}</textarea>'
             f'</label><button>Save as a new version</button></form>'
             f'<p><a class="danger" href="{esc(href)}/forget">Forget…</a></p></section>')
-    return (f'<blockquote class="content">{esc(trace.get("content"))}</blockquote>{facts}'
+    return (f'<blockquote class="content">{esc(trace.get("content"))}</blockquote>{_marks_html(found)}{facts}'
             f'<p><a class="graph-link" href="{esc(href)}/graph">Draw its graph</a></p>{actions}'
             + (strength(projection, record.get("state")) if projection is not None else "") +
             f'<h3>Versions</h3><ol class="versions">{history}</ol>'
@@ -219,21 +313,93 @@ def forget_confirm(record: Mapping[str, Any], hood: Mapping[str, Any], versions:
                 + f'<p><a href="{esc(href)}">Back</a></p>')
     edges = len(hood.get("edges", []))
     return (f'<p>Forget this memory for good?</p><blockquote class="content">{esc(trace.get("content"))}</blockquote>'
-            f'<p class="warning">Deleted: the memory, its {versions} version(s), its {edges} edge(s), its vectors, '
-            'any archived original and what was made from it. This cannot be undone.</p>'
+            f'<p class="warning">Forgetting it deletes the memory, its {versions} version(s), its {edges} edge(s) '
+            'to other memories, its vectors, any archived original and what was made from it. Nothing is deleted '
+            'until you confirm; then it cannot be undone.</p>'
             f'<form method="post" action="{esc(href)}/forget"><input type="hidden" name="csrf" value="{esc(csrf)}">'
             f'<button class="danger">Forget it</button> <a href="{esc(href)}">Cancel</a></form>')
 
 
+STORE_COUNTS = (("active_traces", "active memories"), ("dormant_traces", "dormant (among the active)"),
+                ("inactive_traces", "inactive (merged, superseded, forgotten)"),
+                ("unindexed_traces", "not yet indexed"), ("entities", "entities"))
+BACKENDS = (("graph", "graph database"), ("vectors", "vectors (the vector index)"), ("ready", "ready for requests"))
+
+
+def _duration(seconds: Any) -> str:
+    if not isinstance(seconds, int | float):
+        return ""
+    s = int(seconds)
+    return " ".join(f"{n} {unit}" for n, unit in ((s // 86400, "d"), (s // 3600 % 24, "h"), (s // 60 % 60, "min"),
+                                                  (s % 60, "s")) if n) or "0 s"
+
+
+def _num(value: Any) -> str:
+    return f'<span class="num">{esc(value)}</span>'
+
+
+def table(head: tuple[str, str], rows: Iterable[tuple[str, str]], cls: str = "counts") -> str:
+    """A two-column table; values arrive escaped (or as markup made here)."""
+    body = "".join(f"<tr><th>{esc(k)}</th><td>{v}</td></tr>" for k, v in rows)
+    return (f'<table class="{cls}"><thead><tr><th>{esc(head[0])}</th><th>{esc(head[1])}</th></tr></thead>'
+            f"<tbody>{body}</tbody></table>") if body else message("None.")
+
+
 def health(stats: Mapping[str, Any], ready: Mapping[str, Any]) -> str:
+    """The owner's view of the store: backends, the server, counts (never content), as labelled tables."""
     store = stats.get("store") or {}
-    rows = [(k, esc(v)) for k, v in sorted(store.items()) if not isinstance(v, dict | list)]
-    rows += [(k, f"<code>{esc(json.dumps(v, sort_keys=True))}</code>") for k, v in sorted(store.items())
-             if isinstance(v, dict | list)]
-    checks = [(k, esc(v)) for k, v in ready.items()]
-    general = [("uptime (s)", esc(stats.get("uptime_s"))), ("agent handles", esc(stats.get("agent_handles")))]
-    return ("<h3>Backends</h3>" + definition(checks) + "<h3>Server</h3>" + definition(general)
-            + "<h3>Store (counts only, no content)</h3>" + definition(rows))
+    status = {True: "yes", False: "no", "ok": "answers"}
+    checks = [(label, f'<span class="{"ok" if ready.get(k) in (True, "ok") else "bad"}">'
+                      f"{esc(status.get(ready.get(k), ready.get(k)))}</span>") for k, label in BACKENDS if k in ready]
+    checks += [(k, esc(v)) for k, v in ready.items() if k not in dict(BACKENDS)]
+    general = [("uptime", esc(_duration(stats.get("uptime_s")))),
+               ("agent handles open", esc(stats.get("agent_handles")))]
+    sched = stats.get("consolidation")
+    if isinstance(sched, Mapping):
+        every = sched.get("interval_s")
+        general += [("consolidation every", esc(_duration(every)) if every else "off"),
+                    ("consolidation runs since start", esc(sched.get("runs"))),
+                    ("next consolidation", esc(when(int(sched["next_at"] * 1000)) if isinstance(
+                        sched.get("next_at"), int | float) else "–"))]
+    counts = [(label, _num(store.get(k, 0))) for k, label in STORE_COUNTS]
+    by_type = [(k, _num(v)) for k, v in sorted((store.get("traces_by_type") or {}).items())]
+    edges = [(k, _num(v)) for k, v in sorted((store.get("edges_by_type") or {}).items())]
+    return ("<h3>Backends</h3>" + table(("backend", "state"), checks)
+            + "<h3>Server</h3>" + table(("", ""), general)
+            + "<h3>Store (counts only, no content)</h3>" + table(("what", "how many"), counts)
+            + "<h3>Memories by type</h3>" + table(("type", "memories"), by_type)
+            + "<h3>Edges by type</h3>" + table(("type", "edges"), edges))
+
+
+def users(csrf: str, *, problem: str | None = None, user_id: str = "", organization_id: str = "") -> str:
+    """The owner's forms for one user: export (a JSON Lines download) and erase (typing the
+    user id again to confirm). Both are POSTs with the session's CSRF token."""
+    hidden = f'<input type="hidden" name="csrf" value="{esc(csrf)}">'
+    who = (f'<label>User id <input name="user_id" value="{esc(user_id)}" required></label>'
+           f'<label>Organization id (when the user lives under one) <input name="organization_id" '
+           f'value="{esc(organization_id)}"></label>')
+    return ((message(problem) if problem else "")
+            + '<h3>Export one user</h3><p class="hint">Every memory of the user (their user and thread scopes) '
+              'as JSON Lines, the format <code>cogmem import</code> reads.</p>'
+            + f'<form method="post" action="/ui/users/export" class="user export-user">{hidden}{who}'
+              '<button>Download</button></form>'
+            + '<h3>Erase one user</h3><p class="warning">Deletes every memory, reminder and note of the user. '
+              'Nothing is deleted until you type the user id again below; then it cannot be undone.</p>'
+            + f'<form method="post" action="/ui/users/erase" class="user erase-user">{hidden}{who}'
+              '<label>Type the user id again to confirm <input name="confirm" autocomplete="off" required></label>'
+              '<label class="check"><input type="checkbox" name="include_shared" value="1"> also what they wrote '
+              'into shared scopes</label><button class="danger">Erase</button></form>')
+
+
+def receipt(title: str, counts: Mapping[str, Any], extra: Iterable[tuple[str, str]] = ()) -> str:
+    """What a change did, shown once it is done."""
+    rows = [(k.replace("_", " "), f'<span class="num">{esc(v)}</span>') for k, v in counts.items()]
+    return (f'<section class="done" role="status"><p><b>{esc(title)}</b></p>'
+            + (table(("", ""), [*extra, *rows]) if rows or extra else "") + "</section>")
+
+
+def notice(text: str) -> str:
+    return f'<p class="done" role="status">{esc(text)}</p>'
 
 
 def query_href(form: Mapping[str, list[str]], **changes: str) -> str:

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from cogmem_graph.server.dashboard import forms, graph_page, pages, report_pages, retention
@@ -32,6 +32,8 @@ COOKIE = "cogmem_session"
 PAGE_SIZE = 50
 SEARCH_TOP_K = 20
 GRAPH_NEIGHBOURS = 25
+EVERY_EDGE = 500  # the `memory` operation's largest limit: the forget page counts every edge, not the drawn 25
+NDJSON = "application/x-ndjson"
 REPORT_RUNS = 20
 REMINDERS = 100
 HEADERS = {
@@ -54,6 +56,13 @@ def page(html: str, status: int = 200, *, csp: str | None = None) -> HTMLRespons
 
 def redirect(to: str) -> RedirectResponse:
     return RedirectResponse(to, status_code=303, headers=HEADERS)
+
+
+def download(lines: Any, filename: str) -> StreamingResponse:
+    """A JSON Lines attachment, streamed as the service writes it, with the pages' headers."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in filename)[:120]
+    return StreamingResponse(lines, media_type=NDJSON,
+                             headers={**HEADERS, "Content-Disposition": f'attachment; filename="{safe}"'})
 
 
 def same_origin(request: Request) -> bool:
@@ -186,6 +195,18 @@ class Dashboard:
         assets = await run_in_threadpool(graph_page.nvl_assets)
         return Response(assets.style, media_type="text/css", headers=STATIC_HEADERS)
 
+    async def replacements(self, principal: Principal, ids: list[str], question: str = "") -> dict[str, Any]:
+        return await run_in_threadpool(self.service.replacements, principal, ids, question)
+
+    async def replaced_now(self, principal: Principal, query: dict[str, list[str]], ids: list[str],
+                           question: str = "") -> dict[str, Any]:
+        """What replaced each memory since, except in a view "as of" a day: there each shows as
+        it was then."""
+        return {} if forms.as_of_ms(query) is not None else await self.replacements(principal, ids, question)
+
+    def now_ms(self) -> int:
+        return self.service.store.clock.now_ms()
+
     # ------------------------------------------------------------ pages
 
     async def home(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
@@ -200,18 +221,23 @@ class Dashboard:
             result = await self.call(principal, "recall", {
                 "query": text, "top_k": SEARCH_TOP_K, "record_access": False, "where": forms.where_of(query),
                 "as_of": forms.as_of_ms(query), "timeline": timeline})
-            body = pages.search_results(query, result)
-            return page(pages.layout(f"Search: {text}", body, who=who, csrf=session.csrf))
+            replaced = await self.replaced_now(principal, query, [t["trace"]["id"] for t in result["traces"]], text)
+            body = pages.search_results(query, result, replaced=replaced, now_ms=self.now_ms())
+            return page(pages.layout(f"Search: {text}", session.take_done() + body, who=who, csrf=session.csrf))
         cursor = forms.first(query, "cursor") or None
         listing = await self.call(principal, "list", {"where": forms.listing_where(query), "limit": PAGE_SIZE,
                                                       "cursor": cursor, "order": "oldest" if timeline else "newest"})
         nxt = pages.query_href(query, cursor=listing["cursor"]) if listing.get("cursor") else None
-        body = pages.memory_list(query, listing, nxt, timeline=timeline)
-        return page(pages.layout("Timeline" if timeline else "Memories", body, who=who, csrf=session.csrf))
+        replaced = await self.replaced_now(principal, query, [r["trace"]["id"] for r in listing["items"]])
+        body = pages.memory_list(query, listing, nxt, timeline=timeline, replaced=replaced, now_ms=self.now_ms(),
+                                 csrf=session.csrf)
+        return page(pages.layout("Timeline" if timeline else "Memories", session.take_done() + body, who=who,
+                                 csrf=session.csrf))
 
-    async def _memory_parts(self, principal: Principal, trace_id: str) -> tuple[Any, Any, Any]:
+    async def _memory_parts(self, principal: Principal, trace_id: str,
+                            edges: int | None = None) -> tuple[Any, Any, Any]:
         record = await self.call(principal, "get", {"trace_id": trace_id})
-        hood = await self.call(principal, "memory", {"trace_id": trace_id})
+        hood = await self.call(principal, "memory", {"trace_id": trace_id, "limit": edges})
         versions = await self.call(principal, "history", {"trace_id": trace_id})
         return record, hood, versions
 
@@ -219,9 +245,12 @@ class Dashboard:
         record, hood, versions = await self._memory_parts(principal, request.path_params["trace_id"])
         store = self.service.store
         projection = retention.project(record["trace"], store.config, store.clock.now_ms())
+        replaced = await self.replacements(principal, [record["trace"]["id"]])
         body = pages.memory(record, hood, versions, csrf=session.csrf, may_change=not principal.read_only,
-                            projection=projection)
-        return page(pages.layout("A memory", body, who=principal.describe(), csrf=session.csrf))
+                            projection=projection, replaced_by=replaced.get(record["trace"]["id"]),
+                            now_ms=self.now_ms())
+        return page(pages.layout("A memory", session.take_done() + body, who=principal.describe(),
+                                 csrf=session.csrf))
 
     async def graph(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
         trace_id = request.path_params["trace_id"]
@@ -234,7 +263,7 @@ class Dashboard:
                     csp=graph_page.graph_csp(nonce))
 
     async def forget_page(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
-        record, hood, versions = await self._memory_parts(principal, request.path_params["trace_id"])
+        record, hood, versions = await self._memory_parts(principal, request.path_params["trace_id"], EVERY_EDGE)
         body = pages.forget_confirm(record, hood, len(versions), csrf=session.csrf)
         return page(pages.layout("Forget a memory", body, who=principal.describe(), csrf=session.csrf))
 
@@ -242,15 +271,20 @@ class Dashboard:
         trace_id, action = request.path_params["trace_id"], request.path_params["action"]
         if action in ("pin", "unpin"):
             await self.call(principal, action, {"ids": [trace_id]})
+            session.done = pages.notice("Pinned: decay and consolidation leave it as it is." if action == "pin"
+                                        else "Unpinned: it decays and consolidates like any other memory again.")
             return redirect(pages.memory_href(trace_id))
         if action == "edit":
             content = (form.get("content") or [""])[0]
             if not content.strip():
                 raise ValueError("content: write the new version's text")
             record = await self.call(principal, "update", {"trace_id": trace_id, "content": content})
+            session.done = pages.notice(f"Saved as version {record.get('version')}; the previous version is kept, "
+                                        "superseded.")
             return redirect(pages.memory_href(record["trace"]["id"]))
         if action == "forget":
-            await self.call(principal, "forget_one", {"trace_id": trace_id})
+            done = await self.call(principal, "forget_one", {"trace_id": trace_id})
+            session.done = pages.receipt("Forgotten. Deleted:", done.get("counts") or {})
             return redirect("/ui/memories")
         raise ServiceError(404, f"no action {action!r} (pin, unpin, edit, forget)")
 
@@ -259,6 +293,56 @@ class Dashboard:
         ready = await run_in_threadpool(self.service.store.health)
         return page(pages.layout("Store health", pages.health(stats, ready), who=principal.describe(),
                                  csrf=session.csrf))
+
+    async def export(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
+        """The key's own memories as a JSON Lines download."""
+        lines = await self.call(principal, "export")
+        return download(lines, "cogmem-export.jsonl")
+
+    async def users(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
+        if principal.role != "owner":
+            raise ServiceError(403, "export and erase of a user are owner operations; this key is not an owner key")
+        return page(pages.layout("Users: export and erase", session.take_done() + pages.users(session.csrf),
+                                 who=principal.describe(), csrf=session.csrf))
+
+    def _users_again(self, principal: Principal, session: Session, form: Any, problem: str, status: int) -> Response:
+        body = pages.users(session.csrf, problem=problem, user_id=forms.first(form, "user_id"),
+                           organization_id=forms.first(form, "organization_id"))
+        return page(pages.layout("Users: export and erase", body, who=principal.describe(), csrf=session.csrf), status)
+
+    @staticmethod
+    def _user_args(form: Any) -> dict[str, Any]:
+        return {"user_id": forms.first(form, "user_id"),
+                "organization_id": forms.first(form, "organization_id") or None}
+
+    async def export_user(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
+        """One user's memories as a JSON Lines download (owner keys); a refusal (no such user
+        under no organization, say) shows the form again with the service's message."""
+        args = self._user_args(form)
+        try:
+            lines = await self.call(principal, "export_user", args)
+        except ServiceError as exc:
+            if exc.status in (401, 403):
+                raise
+            return self._users_again(principal, session, form, exc.message, exc.status)
+        return download(lines, f"cogmem-export-{args['user_id']}.jsonl")
+
+    async def erase_user(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
+        """Erase one user once the owner typed the user id again; the receipt is shown after."""
+        args = self._user_args(form)
+        if not args["user_id"] or forms.first(form, "confirm") != args["user_id"]:
+            return self._users_again(principal, session, form, "Not erased: type the user id again, exactly, in "
+                                                               "the confirmation box.", 400)
+        args["include_shared"] = bool(forms.first(form, "include_shared"))
+        try:
+            done = await self.call(principal, "erase", args)
+        except ServiceError as exc:
+            if exc.status in (401, 403):
+                raise
+            return self._users_again(principal, session, form, f"Not erased: {exc.message}", exc.status)
+        session.done = pages.receipt(f"Erased user {done.get('user')}. Deleted:", done.get("counts") or {},
+                                     [("scopes", pages.esc(", ".join(done.get("scope_keys") or [])))])
+        return redirect("/ui/users")
 
     async def consolidation(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
         report = await self.call(principal, "consolidation_report",
@@ -289,6 +373,10 @@ class Dashboard:
             Route("/ui/", self.handler(self.home), methods=["GET"]),
             Route("/ui/memories", self.handler(self.memories), methods=["GET"]),
             Route("/ui/health", self.handler(self.health), methods=["GET"]),
+            Route("/ui/export", self.handler(self.export, change=True), methods=["POST"]),
+            Route("/ui/users", self.handler(self.users), methods=["GET"]),
+            Route("/ui/users/export", self.handler(self.export_user, change=True), methods=["POST"]),
+            Route("/ui/users/erase", self.handler(self.erase_user, change=True), methods=["POST"]),
             Route("/ui/consolidation", self.handler(self.consolidation), methods=["GET"]),
             Route("/ui/reminders", self.handler(self.reminders), methods=["GET"]),
             Route("/ui/stats", self.handler(self.stats), methods=["GET"]),

@@ -22,6 +22,12 @@ class Session:
     csrf: str
     opened_at: float
     seen_at: float
+    done: str = ""
+    """What the last change did, shown once on the page it leads to (HTML made by `pages`)."""
+
+    def take_done(self) -> str:
+        done, self.done = self.done, ""
+        return done
 
 
 class SessionStore:

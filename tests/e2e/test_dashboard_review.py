@@ -1,0 +1,233 @@
+"""The dashboard in a real browser (headless Chromium over `cdp.py`, a real `cogmem serve`):
+outdated and superseded memories are marked with what replaced them, in search, list and
+memory page; weak hits wait behind "show more"; a key exports its memories, an owner exports
+and erases a user (the erase typed twice, refused with the library's message without the
+organization), every change says what it did; the filter shows every option and the list
+its count; the owner's health page is tables, not raw keys."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from .cdp import Browser, chromium
+from .dashboard_harness import Seeded, start
+from .server_harness import add_key, auth
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+FLOOR = 0.65  # pages.WEAK_HIT_FLOOR, read from the page's own count line too
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Seeded]:
+    """The shared seed, plus Alice's old and new home (an unresolved correction) and a user
+    under an organization."""
+    home = tmp_path_factory.mktemp("dashboard-review") / "home"
+    seeded = start(home)
+    try:
+        url, maya = seeded.server.url, seeded.keys["maya"]
+        for name, body in (("lisbon", {"content": "Alice lives in Lisbon.", "created_at": 1_750_000_000_000}),
+                           ("porto", {"content": "Alice lives in Porto now."})):
+            answer = httpx.post(f"{url}/v1/memories", json=body, headers=auth(maya), timeout=60)
+            assert answer.status_code == 200, answer.text
+            seeded.ids[name] = answer.json()["id"]
+        seeded.keys["ana"] = add_key(home, "--agent", "desk", "--user", "ana", "--org", "acme")
+        answer = httpx.post(f"{url}/v1/memories", json={"content": "Ana runs the Kestrel pipeline at Acme."},
+                            headers=auth(seeded.keys["ana"]), timeout=60)
+        assert answer.status_code == 200, answer.text
+        yield seeded
+    finally:
+        seeded.server.stop()
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Browser]:
+    driven = Browser(chromium(), tmp_path / "profile")
+    try:
+        yield driven
+    finally:
+        driven.close()
+
+
+def text(browser: Browser) -> str:
+    return browser.evaluate("document.body.innerText")
+
+
+def login(browser: Browser, url: str, key: str) -> None:
+    browser.goto(f"{url}/ui/login")
+    browser.evaluate(f"document.querySelector('input[name=key]').value = {json.dumps(key)}")
+    browser.loads("document.querySelector('form.login button').click()")
+
+
+def downloaded(browser: Browser, folder: Path, click: str) -> str:
+    """Click a download button and return the file Chromium saved."""
+    folder.mkdir(exist_ok=True)
+    browser.call("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(folder)}, session=False)
+    before = set(folder.iterdir())
+    browser.evaluate(click)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        done = [p for p in set(folder.iterdir()) - before if not p.name.endswith(".crdownload")]
+        if done:
+            return done[0].read_text()
+        time.sleep(0.2)
+    raise AssertionError(f"nothing downloaded: {text(browser)[:500]}")
+
+
+MARKS = "[...document.querySelectorAll('li.memory')].filter(li => li.querySelector('a').textContent.includes({}))" \
+        ".map(li => [li.className, [...li.querySelectorAll('.mark')].map(m => m.textContent).join('|'), " \
+        "[...li.querySelectorAll('.mark a')].map(a => a.getAttribute('href'))])"
+
+
+def test_outdated_memories_are_marked_with_what_replaced_them(seeded, browser) -> None:
+    url, ids = seeded.server.url, seeded.ids
+    login(browser, url, seeded.keys["maya"])
+    porto_href = f"/ui/memories/{ids['porto']}"
+    browser.goto(f"{url}/ui/memories?q=Where+does+Alice+live")
+    lisbon = browser.evaluate(MARKS.format("'Lisbon'"))
+    assert len(lisbon) == 1, lisbon
+    cls, marks, links = lisbon[0]
+    assert "outdated" in cls and "Outdated: replaced on" in marks and "Porto" in marks, lisbon
+    assert porto_href in links
+    porto = browser.evaluate(MARKS.format("'Porto'"))
+    assert porto and "outdated" not in porto[0][0], porto
+
+    browser.goto(f"{url}/ui/memories")  # the list marks it too
+    cls, marks, links = browser.evaluate(MARKS.format("'Lisbon'"))[0]
+    assert "outdated" in cls and porto_href in links
+
+    browser.goto(f"{url}/ui/memories/{ids['lisbon']}")  # and its own page, linking to the replacement
+    assert "Outdated: replaced on" in text(browser)
+    browser.loads(f"document.querySelector('.mark.outdated a[href=\"{porto_href}\"]').click()")
+    assert browser.evaluate("location.pathname") == porto_href and "Outdated" not in text(browser)
+
+    # Berlin lost to Paris when consolidation settled the contradiction: superseded, pointing at Paris
+    browser.goto(f"{url}/ui/memories/{ids['berlin']}")
+    marks = browser.evaluate("[...document.querySelectorAll('.mark.outdated')].map(m => m.textContent)")
+    assert marks and "Paris" in marks[0], marks
+    browser.goto(f"{url}/ui/memories?view=timeline")
+    cls, marks, _ = browser.evaluate(MARKS.format("'Berlin'"))[0]
+    assert "outdated" in cls and "Paris" in marks
+
+
+def test_weak_hits_wait_behind_show_more_and_each_hit_says_how_it_was_found(seeded, browser) -> None:
+    url = seeded.server.url
+    login(browser, url, seeded.keys["maya"])
+    browser.goto(f"{url}/ui/memories?q=Docker+Compose+server")
+    shown = browser.evaluate("[...document.querySelectorAll('ol.hits:not(.weak) li .score b')]"
+                             ".map(b => +b.textContent)")
+    weak = browser.evaluate("[...document.querySelectorAll('ol.hits.weak li .score b')].map(b => +b.textContent)")
+    assert shown and weak, (shown, weak)
+    assert all(s >= FLOOR * shown[0] - 1e-3 for s in shown) and all(w < FLOOR * shown[0] for w in weak)
+    assert f"{len(shown)} hit(s) scoring at least 65% of the best, {len(weak)} weaker" in text(browser)
+    visible = "[...document.querySelectorAll('ol.hits.weak li')].filter(li => li.checkVisibility()).length"
+    assert browser.evaluate(visible) == 0, "the weak hits are folded away"
+    browser.evaluate("document.querySelector('details.more summary').click()")
+    assert browser.evaluate(visible) == len(weak), "show more reveals them"
+
+    # how each hit was found: the sources recall itself reports for the same query
+    answer = httpx.post(f"{url}/v1/recall", json={"query": "Docker Compose server", "top_k": 20,
+                                                  "record_access": False},
+                        headers=auth(seeded.keys["maya"]), timeout=60).json()
+    found_by = browser.evaluate("document.querySelector('ol.hits li .sources').textContent")
+    assert "words (BM25)" in found_by and "lexical" in answer["traces"][0]["sources"], found_by
+
+
+def test_filters_show_every_option_the_list_counts_and_cards_have_no_bullets(seeded, browser) -> None:
+    login(browser, seeded.server.url, seeded.keys["maya"])
+    hidden = browser.evaluate("[...document.querySelectorAll('form.filters select[multiple]')]"
+                              ".filter(s => s.scrollHeight > s.clientHeight + 1).map(s => s.name)")
+    assert hidden == [], f"options cut off in {hidden}"
+    count = browser.evaluate("document.querySelector('p.count').textContent")
+    cards = browser.evaluate("document.querySelectorAll('ul.memories li.memory').length")
+    assert count.startswith(f"{cards} memories on this page"), count
+    markers = browser.evaluate("[...document.querySelectorAll('li.memory')]"
+                               ".map(li => getComputedStyle(li).listStyleType).filter(t => t !== 'none')")
+    assert markers == [], markers
+
+
+def test_a_key_exports_its_memories_and_every_change_says_what_it_did(seeded, browser, tmp_path) -> None:
+    url, maya = seeded.server.url, seeded.keys["maya"]
+    login(browser, url, maya)
+    lines = downloaded(browser, tmp_path / "dl", "document.querySelector('form.export button').click()")
+    records = [json.loads(line) for line in lines.splitlines() if line.strip()]
+    dumped = json.dumps(records)
+    assert records and "Docker Compose" in dumped and "Biscuit" in dumped
+    assert "Nightjar" not in dumped and "Kestrel" not in dumped, "another user's memories in the export"
+
+    items = [{"content": f"Quokka survey note {i}: the Quokka colony on Rottnest, count {i}."} for i in range(30)]
+    answer = httpx.post(f"{url}/v1/memories/batch", json={"items": items}, headers=auth(maya), timeout=120)
+    assert answer.status_code == 200, answer.text
+    for _ in range(2):  # recalled together, they gain co-activation edges on top of the shared entity ones
+        answer_ = httpx.post(f"{url}/v1/recall", json={"query": "Quokka colony on Rottnest", "top_k": 40},
+                             headers=auth(maya), timeout=60)
+        assert answer_.status_code == 200, answer_.text
+    counted = {item["id"]: len(httpx.get(f"{url}/v1/memories/{item['id']}/neighbourhood", params={"limit": 500},
+                                         headers=auth(maya), timeout=60).json()["edges"]) for item in answer.json()}
+    target, edges = max(counted.items(), key=lambda kv: kv[1])
+    assert edges > 25, f"the test needs a memory of more than 25 edges, it has {edges}"
+
+    browser.goto(f"{url}/ui/memories/{target}")
+    browser.loads("document.querySelector('button[value=pin]').click()")
+    assert "Pinned: decay and consolidation leave it as it is." in text(browser)
+    browser.goto(f"{url}/ui/memories/{target}")
+    assert "Pinned:" not in text(browser), "the confirmation is shown once"
+    browser.loads("document.querySelector('button[value=unpin]').click()")
+    assert "Unpinned" in text(browser)
+
+    browser.loads("document.querySelector('a.danger').click()")
+    confirm = text(browser)
+    assert f"its {edges} edge(s)" in confirm, confirm
+    assert "Deleted" not in confirm and "Nothing is deleted until you confirm" in confirm
+    browser.loads("document.querySelector('button.danger').click()")
+    done = browser.evaluate("document.querySelector('.done').innerText")
+    assert "Forgotten" in done and re.search(r"traces\s+1", done), done
+
+    browser.goto(f"{url}/ui/memories/{seeded.ids['dog']}")
+    browser.evaluate("document.querySelector('textarea[name=content]').value = 'Biscuit is Maya\\'s old dog.'")
+    browser.loads("document.querySelector('form.edit button').click()")
+    assert "Saved as version 2" in text(browser)
+
+
+def test_an_owner_exports_and_erases_one_user(seeded, browser, tmp_path) -> None:
+    url = seeded.server.url
+    login(browser, url, seeded.keys["maya"])  # an agent key has no such page
+    browser.goto(f"{url}/ui/users")
+    assert "Refused" in text(browser) and "Erase" not in text(browser)
+    browser.loads("document.querySelector('nav form button').click()")  # log out
+
+    login(browser, url, seeded.keys["owner"])
+    browser.goto(f"{url}/ui/health")
+    health = text(browser)
+    assert browser.evaluate("document.querySelectorAll('main table.counts').length") >= 3
+    assert "active memories" in health and "graph database" in health
+    assert "active_traces" not in health and "{" not in health, "raw keys or JSON on the health page"
+
+    browser.loads("[...document.querySelectorAll('nav a')].find(a => a.textContent === 'Users').click()")
+    browser.evaluate("document.querySelector('form.export-user input[name=user_id]').value = 'tom'")
+    lines = downloaded(browser, tmp_path / "dl", "document.querySelector('form.export-user button').click()")
+    assert "Nightjar" in lines and "Biscuit" not in lines
+
+    def erase(user: str, org: str, confirm: str) -> str:
+        browser.goto(f"{url}/ui/users")
+        for name, value in (("user_id", user), ("organization_id", org), ("confirm", confirm)):
+            browser.evaluate(f"document.querySelector('form.erase-user input[name={name}]').value = "
+                             f"{json.dumps(value)}")
+        browser.loads("document.querySelector('form.erase-user button').click()")
+        return text(browser)
+
+    assert "Not erased: type the user id again" in erase("ana", "acme", "anna")
+    refused = erase("ana", "", "ana")
+    assert "Not erased" in refused and "organization" in refused, refused
+    ana = auth(seeded.keys["ana"])
+    assert "Kestrel" in httpx.get(f"{url}/v1/memories", headers=ana, timeout=60).text, "nothing erased yet"
+    done = erase("ana", "acme", "ana")
+    assert "Erased user acme/ana" in done and re.search(r"traces\s+1", done), done
+    assert "Kestrel" not in httpx.get(f"{url}/v1/memories", headers=ana, timeout=60).text
