@@ -25,7 +25,8 @@ import importlib
 import re
 from typing import TYPE_CHECKING, Any
 
-from cogmem_graph._version import VERSION as __version__  # noqa: F401 - the release, also in pyproject.toml
+__version__: str
+"""The release (`cogmem_graph._version`, also in pyproject.toml), read on first use."""
 
 if TYPE_CHECKING:
     from cogmem_graph.api.agent import AgentMemory as AgentMemory
@@ -85,6 +86,7 @@ if TYPE_CHECKING:
     from cogmem_graph.errors import ServiceError as ServiceError
     from cogmem_graph.errors import ServingFailed as ServingFailed
     from cogmem_graph.errors import StoreClosed as StoreClosed
+    from cogmem_graph.errors import StoreVersionTooNew as StoreVersionTooNew
     from cogmem_graph.errors import UnconfirmedWriteFailed as UnconfirmedWriteFailed
     from cogmem_graph.errors import UnsendableArgument as UnsendableArgument
     from cogmem_graph.errors import VectorStoreUnavailable as VectorStoreUnavailable
@@ -128,6 +130,10 @@ if not TYPE_CHECKING:  # type checkers see the names themselves, and flag a name
     def __getattr__(name: str) -> Any:
         if name == "__all__":
             return [*_table(), "__version__"]
+        if name == "__version__":  # (read on first use, like every public name)
+            from cogmem_graph._version import VERSION
+
+            return VERSION
         module = _table().get(name)
         if module is None:
             raise AttributeError(f"module 'cogmem_graph' has no attribute {name!r}")
@@ -136,4 +142,4 @@ if not TYPE_CHECKING:  # type checkers see the names themselves, and flag a name
         return value
 
     def __dir__() -> list[str]:
-        return sorted(set(globals()) | set(_table()))
+        return sorted(set(globals()) | set(_table()) | {"__version__"})

@@ -15,6 +15,7 @@ failed and what to do. An error that is also a builtin's kind keeps that base, s
     ├── InvalidArgument (ValueError)      a caller's argument is not acceptable (`.argument` names it)
     ├── StoreClosed                       the store was closed
     ├── HomeNotAccessible (PermissionError)  the memory home cannot be read or written (names the path)
+    ├── StoreVersionTooNew                a newer cogmem-graph wrote the home or graph (names which)
     ├── MemoryNotFound (LookupError)      no memory of that id visible to the caller
     ├── ArchiveError
     │   ├── ArchiveWriteError             the verbatim original could not be archived
@@ -153,6 +154,17 @@ class HomeNotAccessible(CogmemError, PermissionError):
 
 
 # ---------------------------------------------------------------- memories, archive, backups
+
+
+class StoreVersionTooNew(CogmemError):
+    """The home or graph was written by a newer version of cogmem-graph than this one: an older
+    library must not rewrite what it cannot read (`cogmem_graph.api.upgrade`)."""
+
+    def __init__(self, where: str, found: int, release: str, *, reads: int, version: str) -> None:
+        by = f" (written by cogmem-graph {release})" if release else ""
+        super().__init__(f"{where} holds data layout version {found}{by}; this cogmem-graph {version} reads "
+                         f"up to version {reads}: upgrade cogmem-graph (pip install -U cogmem-graph) to open it")
+        self.found = found
 
 
 class MemoryNotFound(CogmemError, LookupError):

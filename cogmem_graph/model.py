@@ -109,7 +109,7 @@ class NodeLabel(StrEnum):
     CONSOLIDATION_STATE = "ConsolidationState"
     """What consolidation remembers about one scope key between runs (the decay sweep's settings)."""
     STORE_VERSION = "StoreVersion"
-    """The version of the data layout the graph holds (`cogmem_graph.upgrade`)."""
+    """The version of the data layout the graph holds (`cogmem_graph.api.upgrade`)."""
 
 
 class LinkType(StrEnum):

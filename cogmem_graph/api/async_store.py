@@ -211,7 +211,8 @@ def _close_when_opened(opening: Future[MemoryStore]) -> None:
 def open_async(
     home: str | Path | None = None, *, graph: str | None = None, vectors: str | None = None,
     embedder: str | Embedder | None = None, reranker: Any = None, llm: Any = None,
-    config: CogmemConfig | None = None, clock: Clock | None = None, workers: int | None = None,
+    config: CogmemConfig | None = None, clock: Clock | None = None, upgrade: bool = True,
+    workers: int | None = None,
 ) -> OpeningStore:
     """Open a memory store whose methods are awaitables: `store = await cg.open_async(...)`, or
     `async with cg.open_async(...) as store:`. The store opens on a thread of its own, and
@@ -220,7 +221,7 @@ def open_async(
     here, rather than at a new user's first write).
 
     Args:
-        home, graph, vectors, embedder, reranker, llm, config, clock: as `cg.open()`.
+        home, graph, vectors, embedder, reranker, llm, config, clock, upgrade: as `cg.open()`.
         workers: the threads its calls run on (default `config.async_workers`, 4).
 
     Returns:
@@ -235,7 +236,7 @@ def open_async(
 
     def opening() -> MemoryStore:
         store = open_store(home, graph=graph, vectors=vectors, embedder=embedder, reranker=reranker, llm=llm,
-                           config=config, clock=clock)
+                           config=config, clock=clock, upgrade=upgrade)
         try:  # on this thread, not later under the event loop: see VectorIndex.make_ready
             store.vectors.make_ready()
             _import_call_paths()

@@ -25,6 +25,7 @@ from cogmem_graph import aio_bridge, telemetry
 from cogmem_graph.api import governance
 from cogmem_graph.api.agent import AgentMemory, MoodSource, as_mood_source, as_traits
 from cogmem_graph.api.consolidation_log import ConsolidationLog
+from cogmem_graph.api.upgrade import check_not_newer, upgrade_on_open
 from cogmem_graph.audit import AuditLog
 from cogmem_graph.between_turns.archive import MemoryArchive
 from cogmem_graph.clock import Clock, SystemClock
@@ -50,7 +51,6 @@ from cogmem_graph.providers import CachedEmbedder, Embedder, best_local_embedder
 from cogmem_graph.providers.embedders import gives_sentences
 from cogmem_graph.redact import redact_url, redact_urls
 from cogmem_graph.results import RepairResult
-from cogmem_graph.upgrade import check_not_newer, upgrade_on_open
 from cogmem_graph.vectors.port import VectorIndex
 from cogmem_graph.write.indexing import index_unindexed, reembed_all
 
@@ -707,7 +707,7 @@ def open(  # noqa: A001 - the public entry point is `cg.open()`
         config: a `CogmemConfig` (copied; `graph` and `vectors` override its URLs).
         clock: the clock decay and schedules read (default the system's).
         upgrade: upgrade a store an older version wrote, as it opens (a warning says what
-            was done); False leaves that to `cogmem_graph.upgrade.migrate` (`cogmem migrate`,
+            was done); False leaves that to `cogmem_graph.api.upgrade.migrate` (`cogmem migrate`,
             with a progress bar). A store a newer version wrote is refused either way.
 
     Returns:
@@ -768,7 +768,7 @@ def open(  # noqa: A001 - the public entry point is `cg.open()`
                         clock=clock, reranker=rer, llm=chat, home_hold=hold)
     try:
         # A store written by an older version is upgraded here, with a warning saying so; one
-        # written by a newer version is refused (cogmem_graph/upgrade.py).
+        # written by a newer version is refused (cogmem_graph/api/upgrade.py).
         if upgrade:
             upgrade_on_open(store)
         else:

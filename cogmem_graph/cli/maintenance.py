@@ -145,7 +145,7 @@ def migrate(
     bar. Opening the store does the same by itself; this runs it ahead of time. An interrupted
     run is run again; a store a newer version wrote is refused. An owner command: no identity."""
     import cogmem_graph as cg
-    from cogmem_graph import upgrade
+    from cogmem_graph.api import upgrade
 
     settings = settings_of(ctx)
     refuse_server(ctx, "migrate")

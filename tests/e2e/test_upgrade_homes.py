@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import cogmem_graph as cg
-from cogmem_graph import upgrade
+from cogmem_graph.api import upgrade
 from cogmem_graph.errors import MemoryNotFound
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "homes"
@@ -73,10 +73,10 @@ def test_an_older_home_opens_upgraded_with_every_memory(archive: Path, tmp_path:
     keys = {m["key"]: m for m in manifest["memories"]}
     ids = {m["id"]: m["key"] for m in manifest["memories"]}
 
-    with caplog.at_level(logging.WARNING, logger="cogmem_graph.upgrade"):
+    with caplog.at_level(logging.WARNING, logger="cogmem_graph.api.upgrade"):
         store = cg.open(home=home, embedder=manifest["embedder"])
     try:
-        said = [r.getMessage() for r in caplog.records if r.name == "cogmem_graph.upgrade"]
+        said = [r.getMessage() for r in caplog.records if r.name == "cogmem_graph.api.upgrade"]
         assert any("upgrading it to version 1" in m for m in said), said
         assert any("upgraded to data layout version 1" in m for m in said), said
         stamp = home / upgrade.STAMP_FILE
@@ -116,10 +116,10 @@ def test_an_older_home_opens_upgraded_with_every_memory(archive: Path, tmp_path:
         assert _files_holding(home, keys[key]["content"].encode()) == [], key
 
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="cogmem_graph.upgrade"), \
+    with caplog.at_level(logging.WARNING, logger="cogmem_graph.api.upgrade"), \
             cg.open(home=home, embedder=manifest["embedder"]) as again:
         assert {ids[r.id] for r in _agent(again, manifest).list(limit=100).items} == {"policy"}
-    assert [r for r in caplog.records if r.name == "cogmem_graph.upgrade"] == []
+    assert [r for r in caplog.records if r.name == "cogmem_graph.api.upgrade"] == []
 
 
 def test_cogmem_migrate_dry_run_then_run(tmp_path: Path) -> None:

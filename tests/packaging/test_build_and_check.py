@@ -47,7 +47,7 @@ def test_build_makes_an_sdist_and_a_wheel_that_twine_accepts(tmp_path: Path) -> 
     assert checked.stdout.count("PASSED") == 2, checked.stdout
 
     with zipfile.ZipFile(wheel) as whl:
-        assert "cogmem_graph/upgrade.py" in whl.namelist()
+        assert "cogmem_graph/api/upgrade.py" in whl.namelist()
         assert "cogmem_graph/_cypher/store_version_set.cypher" in whl.namelist()
     with tarfile.open(sdist) as tar:
         assert f"cogmem_graph-{version}/cypher/store_version_get.cypher" in tar.getnames()

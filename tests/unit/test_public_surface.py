@@ -65,8 +65,9 @@ for info in pkgutil.walk_packages(cg.__path__, "cogmem_graph."):
         continue
     try:
         module = importlib.import_module(info.name)
-    except ModuleNotFoundError as exc:  # an optional framework that is not installed
-        if (exc.name or "").startswith("cogmem_graph"):
+    except ImportError as exc:  # an optional framework that is not installed (`integrations.require` names it)
+        missing = exc if isinstance(exc, ModuleNotFoundError) else exc.__cause__
+        if not isinstance(missing, ModuleNotFoundError) or (missing.name or "").startswith("cogmem_graph"):
             raise
         continue
     for name, value in vars(module).items():

@@ -1,5 +1,5 @@
 """The graph's side of an upgrade: the version stamp of its data layout and the backfills
-of properties older versions did not write (`cogmem_graph.upgrade` decides what runs)."""
+of properties older versions did not write (`cogmem_graph.api.upgrade` decides what runs)."""
 
 from __future__ import annotations
 

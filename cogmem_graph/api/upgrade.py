@@ -28,12 +28,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from cogmem_graph._version import VERSION
-from cogmem_graph.errors import CogmemError
+from cogmem_graph.errors import CogmemError, StoreVersionTooNew
 from cogmem_graph.home import private_dir, write_private
 from cogmem_graph.metadata_props import metadata_graph_props
 
 if TYPE_CHECKING:
-    from cogmem_graph.api.store import MemoryStore
+    from cogmem_graph.api.ports import StorePort
 
 STORE_VERSION = 1
 """The data layout this code writes. 0: before stamps (releases up to 0.1.0)."""
@@ -45,17 +45,6 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int], None]
 """`on_progress(step, done, total)` after each batch of a step."""
-
-
-class StoreVersionTooNew(CogmemError):
-    """The home or graph was written by a newer version of cogmem-graph than this one."""
-
-    def __init__(self, where: str, found: int, release: str) -> None:
-        by = f" (written by cogmem-graph {release})" if release else ""
-        super().__init__(f"{where} holds data layout version {found}{by}; this cogmem-graph {VERSION} reads "
-                         f"up to version {STORE_VERSION}: upgrade cogmem-graph (pip install -U cogmem-graph) "
-                         f"to open it")
-        self.found = found
 
 
 @dataclass
@@ -108,23 +97,23 @@ def _write_home_stamp(home: Path) -> None:
                   (json.dumps({"version": STORE_VERSION, "release": VERSION}) + "\n").encode())
 
 
-def _home_holds_data(store: MemoryStore) -> bool:
+def _home_holds_data(store: StorePort) -> bool:
     """Whether the home holds an embedded graph or vectors (a store with both on servers
     makes no home until it writes its audit file, and needs no stamp there)."""
     return store.config.graph.uri is None or store.config.vectors.url is None
 
 
-def check_not_newer(store: MemoryStore) -> None:
+def check_not_newer(store: StorePort) -> None:
     """Refuse a home or graph stamped by a newer version than this code knows."""
     home = read_home_stamp(store.home)
     if home is not None and home[0] > STORE_VERSION:
-        raise StoreVersionTooNew(f"the memory home {store.home}", *home)
+        raise StoreVersionTooNew(f"the memory home {store.home}", *home, reads=STORE_VERSION, version=VERSION)
     graph = store.graph.store_version()
     if graph is not None and graph[0] > STORE_VERSION:
-        raise StoreVersionTooNew(f"the graph at {store.graph.url}", *graph)
+        raise StoreVersionTooNew(f"the graph at {store.graph.url}", *graph, reads=STORE_VERSION, version=VERSION)
 
 
-def plan(store: MemoryStore) -> Plan:
+def plan(store: StorePort) -> Plan:
     """The steps `migrate` would run on this store now (none: it is up to date)."""
     check_not_newer(store)
     home, graph = read_home_stamp(store.home), store.graph.store_version()
@@ -150,7 +139,7 @@ def plan(store: MemoryStore) -> Plan:
     return out
 
 
-def _graph_metadata(store: MemoryStore, total: int, report: Progress) -> None:
+def _graph_metadata(store: StorePort, total: int, report: Progress) -> None:
     done = 0
     seen: set[str] = set()
     while rows := store.graph.traces_without_meta(BATCH):
@@ -168,7 +157,7 @@ def _graph_metadata(store: MemoryStore, total: int, report: Progress) -> None:
         report("graph-metadata", done, total)
 
 
-def _vector_payloads(store: MemoryStore, total: int, report: Progress) -> None:
+def _vector_payloads(store: StorePort, total: int, report: Progress) -> None:
     from cogmem_graph.model import MemoryTrace
     from cogmem_graph.write.indexing import filter_payload
 
@@ -186,7 +175,7 @@ def _vector_payloads(store: MemoryStore, total: int, report: Progress) -> None:
             break
 
 
-def migrate(store: MemoryStore, *, on_progress: Progress | None = None) -> Plan:
+def migrate(store: StorePort, *, on_progress: Progress | None = None) -> Plan:
     """Run every step `plan` finds, then stamp the version in the graph and the home; the
     plan that ran. Safe to run again after an interruption: each step redoes only what is
     left or rewrites to the same result."""
@@ -209,7 +198,7 @@ def migrate(store: MemoryStore, *, on_progress: Progress | None = None) -> Plan:
     return todo
 
 
-def upgrade_on_open(store: MemoryStore) -> None:
+def upgrade_on_open(store: StorePort) -> None:
     """What `cg.open` does: refuse a newer layout, upgrade an older one (saying so in a
     warning), stamp a new store silently."""
     todo = plan(store)
