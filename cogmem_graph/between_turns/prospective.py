@@ -201,7 +201,8 @@ def memory_for(ctx: MemoryContext) -> ProspectiveMemory:
 
 
 def remind(
-    ctx: MemoryContext, content: str, *, at: int | datetime | None = None, every: int | timedelta | None = None,
+    ctx: MemoryContext, content: str, *, at: int | datetime | str | None = None,
+    every: int | timedelta | None = None,
     on_keywords: str | Iterable[str] | None = None, on_context: str | None = None, recurring: bool | None = None,
     cooldown: int | timedelta | None = None, threshold: float | None = None, importance: float | None = None,
     scope: Scope | str | None = None,

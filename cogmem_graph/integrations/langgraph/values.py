@@ -211,7 +211,7 @@ def _number(value: object) -> bool:
 def _finite(value: object) -> bool:
     """A number memory filters take: ±inf and NaN are compared on the value only, as Python
     compares them (everything is below inf; NaN equals nothing and no range holds for it)."""
-    return _number(value) and math.isfinite(value)
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _compare(actual: Any, operator: str, expected: Any) -> bool:
