@@ -13,7 +13,9 @@ how the change was worded is needed, only what the question is about. A pair of 
    question (its values and content words, not the words that ask: "when", "how much",
    "time"). Asked "When is the yoga class?", "The pottery class is on Wednesdays" lacks
    *yoga*: another class. Asked "How much does room 204 cost?", "Room 310 costs 120" lacks
-   the number: another room. One word names too little ("When are my classes?");
+   the number: another room. One word names too little ("When are my classes?"). An owner
+   and what it owns must be the question's words too: asked "Where does Alice live?",
+   "Alice's brother lives in Madrid" speaks of her brother;
 3. **they give different values of that kind**: the newer sentence holds a value of the
    asked kind the older one does not (the question's own words are never the value), and
    the older holds one;
@@ -136,6 +138,13 @@ def _values(sentence: str, tokens: tuple[Token, ...], kinds: frozenset[str], ask
     return frozenset(out)
 
 
+def _owners_asked(tokens: tuple[Token, ...], asked: frozenset[str]) -> bool:
+    """Whether every owner the sentence names, and what it owns, are words of the question:
+    asked "Where does Alice live?", "Alice's brother lives in Madrid" speaks of another person."""
+    return all(t.key in asked and tokens[t.position + 1].key in asked
+               for t in tokens if t.possessor and t.position + 1 < len(tokens))
+
+
 @lru_cache(maxsize=4_096)
 def _reading(text: str, asked: frozenset[str], kinds: frozenset[str]) -> _Reading | None:
     """The text's stating sentence that holds the most of the question's words and a value of
@@ -145,7 +154,7 @@ def _reading(text: str, asked: frozenset[str], kinds: frozenset[str]) -> _Readin
         if sentence.rstrip().endswith("?"):
             continue
         tokens = sentence_tokens(sentence)
-        if not states(tokens):
+        if not states(tokens) or not _owners_asked(tokens, asked):
             continue
         values = _values(sentence, tokens, kinds, asked)
         if not values:

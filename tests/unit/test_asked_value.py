@@ -115,3 +115,11 @@ def test_someone_who_holds_the_one_place_asked_about_is():
 def test_a_question_that_names_no_one_thing_replaces_nothing():
     assert _pairs("When are my classes?", "The yoga class is on Tuesdays.",
                   "The pottery class has been moved to Wednesdays.") == []
+
+
+def test_what_someone_owns_is_not_them():
+    assert _pairs("Where does Alice live?", "Alice's brother lives in Madrid.", "Alice lives in Porto now.") == []
+    assert _pairs("Where is my holiday flat?", "My sister's holiday flat is in Ghent.",
+                  "My holiday flat is in Leuven.") == []
+    assert _pairs("What time is our cat's vet appointment?", "Our cat's vet appointment is at 4 pm.",
+                  "The vet appointment for our cat is at 4:40 pm.") == [("m0", "m1")]
