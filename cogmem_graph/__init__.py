@@ -106,6 +106,7 @@ if TYPE_CHECKING:
     from cogmem_graph.results import AssembledContext as AssembledContext
     from cogmem_graph.results import RepairResult as RepairResult
     from cogmem_graph.results import RetrievalResult as RetrievalResult
+    from cogmem_graph.results import ScoreComposition as ScoreComposition
     from cogmem_graph.results import ScoredTrace as ScoredTrace
     from cogmem_graph.retrieval.multihop.results import EvidencePath as EvidencePath
     from cogmem_graph.retrieval.multihop.results import MultiHopResult as MultiHopResult

@@ -13,6 +13,29 @@ if TYPE_CHECKING:  # annotations only: a client that reads results need not load
 
 
 @dataclass(frozen=True)
+class ScoreComposition:
+    """How the read path composed a score, so a caller (or the dashboard) can show why a
+    memory ranked where it did without scoring it again.
+
+    `contributions` is what each signal added to `base`: they sum to it. With additive scoring
+    a signal adds weight x signal; with prior scoring (the default) a relevance signal adds
+    weight x signal x (1 - prior_weight) and a prior signal adds relevance x prior_weight x
+    weight x signal. `base` is the score the signals alone gave; the returned score differs
+    from it when a rule moved it (a category boost, a newer version ranked first).
+    """
+
+    scoring: str
+    """"prior" or "additive" (`RetrievalConfig.scoring`)."""
+    weights: dict[str, float]
+    """The weights used, personality-tilted and normalised (prior scoring normalises each part again)."""
+    contributions: dict[str, float]
+    base: float
+    fused_rank: int | None = None
+    """1-based rank in the fused dense/BM25/entity list; None when only the graph reached it."""
+    prior_weight: float = 0.0
+
+
+@dataclass(frozen=True)
 class ScoredTrace:
     """A retrieved memory with its composite score and the six signals behind it.
 
@@ -24,6 +47,8 @@ class ScoredTrace:
     score: float
     signals: dict[str, float]
     sources: tuple[str, ...] = ()
+    composition: ScoreComposition | None = None
+    """How the score was made (None for the plain dense and lexical strategies and multi-hop)."""
 
 
 @dataclass

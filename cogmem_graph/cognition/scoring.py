@@ -188,6 +188,25 @@ def prior_weighted_score(signals: Signals, weights: SignalWeights | None = None,
     return _clamp01(relevance * (1.0 - p + p * prior))
 
 
+def signal_contributions(signals: Signals, weights: SignalWeights, scoring: str,
+                         prior_weight: float = 0.3) -> dict[str, float]:
+    """What each signal added to `composite_score` or `prior_weighted_score`: the terms of
+    the same sum, so they add up to the score (before its clamp), for explaining a ranking.
+
+    Prior scoring is relevance x (1 - p) + relevance x p x prior: a relevance signal adds its
+    weighted value x (1 - p), a prior signal its weighted value x relevance x p.
+    """
+    if scoring != "prior":
+        return {n: getattr(weights, n) * _clamp01(getattr(signals, n)) for n in SIGNAL_NAMES}
+    p = _clamp01(_finite(prior_weight, "prior_weight"))
+    rel = {n: v * _clamp01(getattr(signals, n)) for n, v in _part_weights(weights, RELEVANCE_SIGNALS).items()}
+    relevance = sum(rel.values())
+    out = {n: v * (1.0 - p) for n, v in rel.items()}
+    out.update({n: relevance * p * v * _clamp01(getattr(signals, n))
+                for n, v in _part_weights(weights, PRIOR_SIGNALS).items()})
+    return {n: out[n] for n in SIGNAL_NAMES}
+
+
 # ---------------------------------------------------------------- many candidates at once
 #
 # Retrieval ranks ~100 candidates per query. The forms below compute the same formulas

@@ -43,6 +43,7 @@ from cogmem_graph.cognition.scoring import (
     modulated_weights,
     prior_weighted_scores,
     recency_signals,
+    signal_contributions,
     tip_of_tongue_mask,
 )
 from cogmem_graph.cognition.validity import expired, held_at
@@ -78,13 +79,14 @@ from cogmem_graph.lexical import bm25_query_vector
 from cogmem_graph.model import MemoryCategory, MemoryTrace, Mood, entity_key
 from cogmem_graph.providers.cache import CachedEmbedder
 from cogmem_graph.providers.embedders import gives_sentences
-from cogmem_graph.results import RetrievalResult, ScoredTrace
+from cogmem_graph.results import RetrievalResult, ScoreComposition, ScoredTrace
 from cogmem_graph.retrieval.fusion import fuse_hits, reciprocal_rank_fusion
 from cogmem_graph.retrieval.multihop import walk as multihop_walk
 from cogmem_graph.retrieval.query_plan import QueryPlan, plan_query, query_vector
 from cogmem_graph.vectors.port import VectorHit
 
 if TYPE_CHECKING:
+    from cogmem_graph.config.retrieval import SignalWeights
     from cogmem_graph.context import MemoryContext
     from cogmem_graph.providers.rerank import Reranker
 
@@ -383,14 +385,18 @@ def _ranked(ctx: MemoryContext, ask: _Ask, route: IntentRoute, found: _Found, no
                              replaced={o for o, _ in versions})
     vitals = found.vitals
     ranked = [vitals[tid] for tid in found.ids if tid in vitals and recallable(vitals[tid]) and valid(vitals[tid])]
-    table, scores, tip_of_tongue = _score(ctx, ranked, found.relevance, found.activation, cosine, mood, now)
+    table, scores, tip_of_tongue, weights = _score(ctx, ranked, found.relevance, found.activation, cosine, mood,
+                                                   now)
+    how = _How(ctx.config.retrieval.scoring, weights, ctx.config.retrieval.prior_weight,
+               {tid: rank for rank, tid in enumerate(found.fused_ids, 1)}, table, scores)
     boosts = _category_boosts(ctx, ask.query, route)
     if boosts:
         scores = _boost_categories(ranked, scores, boosts)
     if versions:
         scores = _current_first([v.id for v in ranked], scores, versions, ctx.config.retrieval.current_first_margin)
     scored = [
-        (_Candidate(v, score, table, i, found.sources[v.id]), RecallKind.TIP_OF_TONGUE if tot else RecallKind.RECALLED)
+        (_Candidate(v, score, table, i, found.sources[v.id], how),
+         RecallKind.TIP_OF_TONGUE if tot else RecallKind.RECALLED)
         for i, (v, score, tot) in enumerate(zip(ranked, scores, tip_of_tongue, strict=True))
     ]
     scored.sort(key=lambda pair: (-pair[0].score, pair[0].vitals.id))
@@ -635,9 +641,9 @@ def _diversified(ctx: MemoryContext, scored: list, top_k: int, depth: int, keys:
 def _score(
     ctx: MemoryContext, ranked: list[TraceVitals], relevance: dict[str, float], activation: dict[str, float],
     cosine: dict[str, float], mood: Mood, now: int,
-) -> tuple[SignalTable, list[float], list[bool]]:
+) -> tuple[SignalTable, list[float], list[bool], SignalWeights]:
     """The six signals, composite score and tip-of-the-tongue flag of every candidate,
-    computed over arrays (one element per candidate)."""
+    computed over arrays (one element per candidate), and the weights they were scored with."""
     cfg = ctx.config.retrieval
     ids = [v.id for v in ranked]
 
@@ -666,7 +672,7 @@ def _score(
     scores = prior_weighted_scores(table, weights, cfg.prior_weight) if cfg.scoring == "prior" \
         else composite_scores(table, weights)
     tip_of_tongue = tip_of_tongue_mask(column(cosine.get(tid, 0.0) for tid in ids), strength, confidence, config=cfg)
-    return table, scores.tolist(), tip_of_tongue.tolist()
+    return table, scores.tolist(), tip_of_tongue.tolist(), weights
 
 
 def _dormant_filter(retention: RetentionConfig, fused_ids: list[str], cosine: dict[str, float],
@@ -766,6 +772,19 @@ def newer_versions(ctx: MemoryContext, ids: Sequence[str]) -> list[tuple[str, st
 
 
 @dataclass(frozen=True)
+class _How:
+    """What one question's candidates were scored with: the explanation each returned memory
+    carries (`ScoreComposition`) is read from here, not worked out again."""
+
+    scoring: str
+    weights: SignalWeights
+    prior_weight: float
+    fused_rank: dict[str, int]
+    table: SignalTable
+    base: list[float]
+
+
+@dataclass(frozen=True)
 class _Candidate:
     """A ranked candidate before its whole trace is loaded."""
 
@@ -774,14 +793,22 @@ class _Candidate:
     table: SignalTable
     row: int
     sources: set[str]
+    how: _How | None = None
 
     @property
     def signals(self) -> Signals:
         return self.table.row(self.row)
 
     def scored(self, trace: MemoryTrace) -> ScoredTrace:
-        """The returned form (signals as a dict, sources sorted): built only for what is returned."""
-        return ScoredTrace(trace, self.score, self.signals.as_dict(), tuple(sorted(self.sources)))
+        """The returned form (signals as a dict, sources sorted, how the score was made): built
+        only for what is returned."""
+        signals = self.signals
+        how = self.how
+        composition = None if how is None else ScoreComposition(
+            scoring=how.scoring, weights=how.weights.as_dict(),
+            contributions=signal_contributions(signals, how.weights, how.scoring, how.prior_weight),
+            base=how.base[self.row], fused_rank=how.fused_rank.get(self.vitals.id), prior_weight=how.prior_weight)
+        return ScoredTrace(trace, self.score, signals.as_dict(), tuple(sorted(self.sources)), composition)
 
 
 def _rerank(

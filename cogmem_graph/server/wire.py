@@ -30,9 +30,11 @@ def to_jsonable(value: Any) -> Any:
 
 
 def scored_json(item: Any) -> dict[str, Any]:
-    """A retrieved memory: the trace, its score, the signals and how it was found."""
+    """A retrieved memory: the trace, its score, the signals, how it was found and how its
+    score was composed (`ScoreComposition`, null where the strategy composes none)."""
     return {"trace": to_jsonable(item.trace), "score": item.score,
-            "signals": dict(item.signals), "sources": list(item.sources)}
+            "signals": dict(item.signals), "sources": list(item.sources),
+            "composition": to_jsonable(getattr(item, "composition", None))}
 
 
 def retrieval_json(result: Any) -> dict[str, Any]:

@@ -28,6 +28,11 @@ def test_encode_then_retrieve_returns_the_memory_with_its_metadata(store) -> Non
     assert top.trace.tags == ["deployment"] and "Docker Compose" in top.trace.entities
     assert set(top.signals) == {"strength", "similarity", "recency", "emotional", "activation", "importance"}
     assert 0.0 <= top.score <= 1.0 and {"dense", "lexical"} <= set(top.sources)
+    how = top.composition
+    assert how is not None and how.scoring == "prior" and how.fused_rank == 1
+    assert set(how.contributions) == set(top.signals) and sum(how.weights.values()) == pytest.approx(1.0)
+    assert sum(how.contributions.values()) == pytest.approx(how.base) and how.base > 0
+    assert how.contributions["similarity"] > 0, "the question's words and meaning made most of the score"
 
 
 def test_agents_never_see_another_tenants_memory_but_share_their_organisation(store) -> None:

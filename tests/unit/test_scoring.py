@@ -20,8 +20,10 @@ from cogmem_graph.cognition.scoring import (
     importance_signals,
     is_tip_of_tongue,
     modulated_weights,
+    prior_weighted_score,
     recency_signal,
     recency_signals,
+    signal_contributions,
     tip_of_tongue_mask,
     trait_factor,
 )
@@ -300,3 +302,16 @@ def test_signal_table_refuses_non_finite_and_ragged_signals() -> None:
         SignalTable(ok, ok, np.array([0.0, math.nan, 0.0]), ok, ok, ok)
     with pytest.raises(ValueError, match="one value per candidate"):
         SignalTable(ok, ok, ok, ok, ok, np.zeros(2))
+
+
+@given(st.lists(_candidate, min_size=1, max_size=10), st.floats(min_value=0.0, max_value=1.0))
+def test_signal_contributions_add_up_to_the_score_they_explain(rows, prior_weight) -> None:
+    cfg = RetrievalConfig()
+    weights = modulated_weights(cfg.weights, Hexaco(openness=0.8), config=cfg)
+    for row in rows:
+        signals = Signals(*row[:6])
+        additive = signal_contributions(signals, weights, "additive")
+        assert sum(additive.values()) == pytest.approx(composite_score(signals, weights), abs=1e-12)
+        prior = signal_contributions(signals, weights, "prior", prior_weight)
+        assert set(prior) == set(additive)
+        assert sum(prior.values()) == pytest.approx(prior_weighted_score(signals, weights, prior_weight), abs=1e-12)
