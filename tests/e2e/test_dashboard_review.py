@@ -1,6 +1,7 @@
 """The dashboard in a real browser (headless Chromium over `cdp.py`, a real `cogmem serve`):
 outdated and superseded memories are marked with what replaced them, in search, list and
-memory page; weak hits wait behind "show more"; a key exports its memories, an owner exports
+memory page; weak hits wait behind "show more"; each hit and its page say why it was recalled;
+a key exports its memories, an owner exports
 and erases a user (the erase typed twice, refused with the library's message without the
 organization), every change says what it did; the filter shows every option and the list
 its count; the owner's health page is tables, not raw keys."""
@@ -138,6 +139,51 @@ def test_weak_hits_wait_behind_show_more_and_each_hit_says_how_it_was_found(seed
                         headers=auth(seeded.keys["maya"]), timeout=60).json()
     found_by = browser.evaluate("document.querySelector('ol.hits li .sources').textContent")
     assert "words (BM25)" in found_by and "lexical" in answer["traces"][0]["sources"], found_by
+
+
+WHY = """[...document.querySelectorAll('{root} .why')].map(w => ({{
+  sources: (w.querySelector('.sources') || {{}}).textContent || '',
+  words: (w.querySelector('.composition') || {{}}).textContent || '',
+  rows: [...w.querySelectorAll('table.composition tbody tr')].map(r => [r.querySelector('th').textContent,
+    +r.querySelector('meter.value').value, +r.querySelector('td.num.adds').textContent,
+    +r.querySelector('meter.adds').value, r.querySelector('meter.adds').getBoundingClientRect().width])}}))"""
+
+
+def test_each_hit_and_its_page_say_why_it_was_recalled_as_recall_does(seeded, browser) -> None:
+    """Which matchers found each hit and what each signal added to its score, in words and
+    bars, are those `recall` returns (`sources`, `composition`), on the hit and on its page."""
+    url = seeded.server.url
+    login(browser, url, seeded.keys["maya"])
+    browser.goto(f"{url}/ui/memories?q=Docker+Compose+server")
+    answer = httpx.post(f"{url}/v1/recall", json={"query": "Docker Compose server", "top_k": 20,
+                                                  "record_access": False},
+                        headers=auth(seeded.keys["maya"]), timeout=60).json()["traces"]
+    shown = browser.evaluate(WHY.format(root="ol.hits li"))
+    assert len(shown) == len(answer) > 1, (len(shown), len(answer))
+    for hit, api in zip(shown, answer, strict=True):
+        how = api["composition"]
+        assert how and hit["sources"].startswith("found by:"), hit
+        assert f"gave {how['base']:.3f}" in hit["words"], hit["words"]
+        assert ("rank " in hit["words"]) == isinstance(how["fused_rank"], int), hit["words"]
+        rows = {name: (value, added, bar) for name, value, added, bar, _ in hit["rows"]}
+        assert set(rows) == set(api["signals"]) == set(how["contributions"]), rows
+        for name, (value, added, bar) in rows.items():
+            assert value == pytest.approx(min(1.0, max(0.0, api["signals"][name])), abs=1e-4)
+            assert added == pytest.approx(how["contributions"][name], abs=1e-3)
+            assert bar == pytest.approx(max(0.0, how["contributions"][name]), abs=1e-5)
+        assert sum(a for _, a, _ in rows.values()) == pytest.approx(how["base"], abs=4e-3)
+    best = shown[0]["rows"]
+    assert best[0][0] == "similarity" and best[0][4] > 20, "the largest share is drawn as the widest bar"
+
+    # the hit's page, opened from the search, says the same
+    top = answer[0]["trace"]["id"]
+    browser.loads(f"document.querySelector('ol.hits li a[href^=\"/ui/memories/{top}?\"]').click()")
+    assert browser.evaluate("location.pathname") == f"/ui/memories/{top}"
+    assert "Why it was recalled for “Docker Compose server”" in text(browser)
+    page = browser.evaluate(WHY.format(root="section.why-recalled"))
+    assert len(page) == 1 and page[0]["rows"] == shown[0]["rows"] and page[0]["words"] == shown[0]["words"]
+    browser.goto(f"{url}/ui/memories/{top}")  # opened otherwise, it has no search to explain
+    assert browser.evaluate("document.querySelectorAll('section.why-recalled').length") == 0
 
 
 def test_filters_show_every_option_the_list_counts_and_cards_have_no_bullets(seeded, browser) -> None:

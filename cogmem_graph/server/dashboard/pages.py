@@ -27,6 +27,8 @@ go behind "show more" (second answers at 0.63 and 0.38 of the best); at 0.5, 17 
 stay; at 0.8 none, with the same two relevant ones behind. The hash embedder: 11 and 1."""
 SCOPES = tuple(s.value for s in Scope)
 STATES = tuple(s.value for s in MemoryState)
+FILTER_KEYS = ("type", "scope", "state", "tags", "metadata", "created_after", "created_before", "as_of", "view")
+"""The search form's fields besides `q`: a hit's link carries them so its page re-asks the same search."""
 
 
 def esc(value: Any) -> str:
@@ -103,8 +105,11 @@ def filters_form(form: Mapping[str, list[str]]) -> str:
         '<button>Show</button></form>')
 
 
-def _link(trace: Mapping[str, Any]) -> str:
-    return f'<a href="{esc(memory_href(trace["id"]))}">{esc(trace.get("content"))}</a>'
+def _link(trace: Mapping[str, Any], asked: str = "") -> str:
+    """A link to a memory's page; from a search hit it carries the search (`asked`, its query
+    string) so the page can say why the memory was recalled for it."""
+    href = memory_href(trace["id"]) + (f"?{asked}" if asked else "")
+    return f'<a href="{esc(href)}">{esc(trace.get("content"))}</a>'
 
 
 def marks(trace: Mapping[str, Any], state: Any, replaced_by: Mapping[str, Any] | None, now_ms: int,
@@ -136,12 +141,13 @@ def _marks_html(found: Iterable[tuple[str, str]]) -> str:
     return "".join(f'<p class="mark {kind}">{html}</p>' for kind, html in found)
 
 
-def _trace_line(trace: Mapping[str, Any], extra: str = "", found: Iterable[tuple[str, str]] = ()) -> str:
+def _trace_line(trace: Mapping[str, Any], extra: str = "", found: Iterable[tuple[str, str]] = (),
+                asked: str = "") -> str:
     found = list(found)
     tags = "".join(f'<span class="tag">{esc(t)}</span>' for t in trace.get("tags") or [])
     pinned = '<span class="pin">pinned</span>' if trace.get("pinned") else ""
     kinds = "".join(f" {kind}" for kind in dict.fromkeys(kind for kind, _ in found))
-    return (f'<li class="memory{kinds}">{_link(trace)}{_marks_html(found)}'
+    return (f'<li class="memory{kinds}">{_link(trace, asked)}{_marks_html(found)}'
             f'<div class="facts">{esc(trace.get("type"))} · {esc(trace.get("scope"))} · '
             f'{esc(when(trace.get("created_at")))} {pinned} {tags}</div>{extra}</li>')
 
@@ -192,16 +198,54 @@ def _signals(signals: Mapping[str, Any]) -> str:
 
 
 SOURCES = {"dense": "meaning (dense vectors)", "lexical": "words (BM25)", "activation": "spreading activation",
-           "gathered": "an entity the question names", "newer_version": "the newer version of a hit"}
+           "gathered": "an entity the question names", "newer_version": "the newer version of a hit",
+           "multi_hop": "a multi-hop path through the graph", "causal": "a cause or effect of a hit"}
+SIGNALS = {"similarity": "how well it matches the question", "activation": "activation spread through the graph",
+           "strength": "strength (decay since its last use)", "recency": "recency of its last use",
+           "emotional": "congruence with the current mood", "importance": "importance (its confidence)"}
+SCORINGS = {"prior": "relevance (similarity, activation) times a bounded prior (strength, recency, mood, "
+                     "importance)", "additive": "a weighted sum of the six signals"}
 
 
-def _hit(t: Mapping[str, Any], found: list[tuple[str, str]]) -> str:
-    """One hit: its score, how retrieval found it (`ScoredTrace.sources`, as `recall` returns
-    them) and the signals its score was made of."""
+def why_recalled(t: Mapping[str, Any]) -> str:
+    """Why a memory was recalled, from what `recall` returns for it and nothing worked out
+    again: the matchers that found it (`ScoredTrace.sources`) and how its score was composed
+    (`ScoredTrace.composition`: each signal's value, weight and share of the score, as bars)."""
     ways = ", ".join(esc(SOURCES.get(s, s)) for s in t.get("sources") or [])
-    why = f'<div class="facts sources">found by: {ways}</div>' if ways else ""
-    return _trace_line(t["trace"], f'<div class="score">score <b>{t["score"]:.3f}</b></div>{why}'
-                                   f'{_signals(t.get("signals") or {})}', found)
+    found = f'<div class="facts sources">found by: {ways}</div>' if ways else ""
+    how = t.get("composition")
+    if not isinstance(how, Mapping):
+        return found + _signals(t.get("signals") or {})
+    signals, weights, adds = t.get("signals") or {}, how.get("weights") or {}, how.get("contributions") or {}
+    base, score = float(how.get("base") or 0.0), float(t["score"])
+    rank = how.get("fused_rank")
+    where = (f"rank {esc(rank)} in the fused list of the text matchers" if isinstance(rank, int)
+             else "not in the text matchers' fused list: reached through the graph")
+    moved = score - base
+    rules = (f"; the ranking rules (a category boost, a newer version first) moved it by {moved:+.3f}"
+             if abs(moved) >= 5e-4 else "")
+    scoring = str(how.get("scoring"))
+    words = (f'<p class="composition">Score <b>{score:.3f}</b>: {esc(SCORINGS.get(scoring, scoring))} '
+             f'gave <b>{base:.3f}</b> ({where}){rules}.</p>')
+    rows = []
+    for name in sorted(adds, key=lambda n: (-float(adds[n]), n)):
+        value, added = float(signals.get(name, 0.0)), float(adds[name])
+        rows.append(
+            f'<tr><th title="{esc(SIGNALS.get(name, name))}">{esc(name)}</th>'
+            f'<td><meter class="value" min="0" max="1" value="{max(0.0, min(1.0, value)):.4f}"></meter></td>'
+            f'<td class="num">{value:.3f}</td><td class="num">× {float(weights.get(name, 0.0)):.2f}</td>'
+            f'<td><meter class="adds" min="0" max="{max(base, 1e-9):.6f}" value="{max(0.0, added):.6f}"></meter></td>'
+            f'<td class="num adds">+{added:.3f}</td></tr>')
+    table = ('<table class="signals composition"><thead><tr><th>signal</th><th colspan="2">value</th>'
+             '<th class="num">weight</th><th colspan="2">adds to the score</th></tr></thead>'
+             f'<tbody>{"".join(rows)}</tbody></table>')
+    return f'<div class="why">{found}{words}{table}</div>'
+
+
+def _hit(t: Mapping[str, Any], found: list[tuple[str, str]], asked: str = "") -> str:
+    """One hit: its score and why it was recalled (`why_recalled`)."""
+    return _trace_line(t["trace"], f'<div class="score">score <b>{t["score"]:.3f}</b></div>{why_recalled(t)}',
+                       found, asked)
 
 
 def search_results(form: Mapping[str, list[str]], result: Mapping[str, Any], *,
@@ -212,12 +256,14 @@ def search_results(form: Mapping[str, list[str]], result: Mapping[str, Any], *,
     traces = list(result["traces"])
     if not traces:
         return filters_form(form) + message("Nothing found.")
+    asked = urlencode([(k, v) for k in ("q", *FILTER_KEYS) for v in form.get(k, [])])
     best = max(t["score"] for t in traces)
     cut = next((i for i, t in enumerate(traces) if best > 0 and t["score"] < WEAK_HIT_FLOOR * best), len(traces))
     strong, weak = traces[:cut], traces[cut:]
 
     def lines(items: list[Mapping[str, Any]]) -> str:
-        return "".join(_hit(t, marks(t["trace"], None, replaced.get(t["trace"]["id"]), now_ms)) for t in items)
+        return "".join(_hit(t, marks(t["trace"], None, replaced.get(t["trace"]["id"]), now_ms), asked)
+                       for t in items)
 
     count = (f'<p class="count">{len(strong)} hit(s) scoring at least {WEAK_HIT_FLOOR:.0%} of the best'
              + (f", {len(weak)} weaker" if weak else "") + "</p>")
@@ -251,7 +297,7 @@ def strength(projection: Projection, state: Any) -> str:
 
 def memory(record: Mapping[str, Any], hood: Mapping[str, Any], versions: list[Mapping[str, Any]], *,
            csrf: str, may_change: bool, projection: Projection | None = None,
-           replaced_by: Mapping[str, Any] | None = None, now_ms: int = 0) -> str:
+           replaced_by: Mapping[str, Any] | None = None, now_ms: int = 0, why: str = "") -> str:
     trace = record["trace"]
     found = marks(trace, record.get("state"), replaced_by, now_ms, record.get("superseded_by") or ())
     tid = trace["id"]
@@ -285,7 +331,7 @@ def memory(record: Mapping[str, Any], hood: Mapping[str, Any], versions: list[Ma
             f'<label>New version <textarea name="content" rows="3" required>{esc(trace.get("content"))}</textarea>'
             f'</label><button>Save as a new version</button></form>'
             f'<p><a class="danger" href="{esc(href)}/forget">Forget…</a></p></section>')
-    return (f'<blockquote class="content">{esc(trace.get("content"))}</blockquote>{_marks_html(found)}{facts}'
+    return (f'<blockquote class="content">{esc(trace.get("content"))}</blockquote>{_marks_html(found)}{why}{facts}'
             f'<p><a class="graph-link" href="{esc(href)}/graph">Draw its graph</a></p>{actions}'
             + (strength(projection, record.get("state")) if projection is not None else "") +
             f'<h3>Versions</h3><ol class="versions">{history}</ol>'
@@ -303,6 +349,17 @@ def graph(hood: Mapping[str, Any], counts: Mapping[str, int], cap: int, drawing:
             f'{cap} of them: {counts.get("nodes", 0)} node(s) and {counts.get("relationships", 0)} edge(s) '
             f'drawn.</p>{drawing}<h3>Neighbours drawn</h3>'
             + (f'<ul class="neighbours">{captions}</ul>' if captions else message("No neighbours.")))
+
+
+def why_section(question: str, hit: Mapping[str, Any] | None, rank: int, searched: int) -> str:
+    """The memory page's answer to "why was this recalled?" for the search it was opened from:
+    the same recall re-asked (read-only), this memory's entry in it."""
+    title = f'<h3>Why it was recalled for “{esc(question)}”</h3>'
+    if hit is None:
+        return (f'<section class="why-recalled">{title}'
+                + message(f"It is not among the {searched} best for this search now.") + "</section>")
+    return (f'<section class="why-recalled">{title}<p class="hint">Hit {rank} of the search, score '
+            f'<b>{float(hit["score"]):.3f}</b>.</p>{why_recalled(hit)}</section>')
 
 
 def forget_confirm(record: Mapping[str, Any], hood: Mapping[str, Any], versions: int, *, csrf: str) -> str:

@@ -218,9 +218,7 @@ class Dashboard:
         text = forms.first(query, "q")
         timeline = forms.timeline(query)
         if text:
-            result = await self.call(principal, "recall", {
-                "query": text, "top_k": SEARCH_TOP_K, "record_access": False, "where": forms.where_of(query),
-                "as_of": forms.as_of_ms(query), "timeline": timeline})
+            result = await self.search(principal, query)
             replaced = await self.replaced_now(principal, query, [t["trace"]["id"] for t in result["traces"]], text)
             body = pages.search_results(query, result, replaced=replaced, now_ms=self.now_ms())
             return page(pages.layout(f"Search: {text}", session.take_done() + body, who=who, csrf=session.csrf))
@@ -234,6 +232,13 @@ class Dashboard:
         return page(pages.layout("Timeline" if timeline else "Memories", session.take_done() + body, who=who,
                                  csrf=session.csrf))
 
+    async def search(self, principal: Principal, query: dict[str, list[str]]) -> Any:
+        """The search page's recall (read-only, so looking does not reinforce); a memory page
+        opened from a hit asks it again to say why the memory was recalled."""
+        return await self.call(principal, "recall", {
+            "query": forms.first(query, "q"), "top_k": SEARCH_TOP_K, "record_access": False,
+            "where": forms.where_of(query), "as_of": forms.as_of_ms(query), "timeline": forms.timeline(query)})
+
     async def _memory_parts(self, principal: Principal, trace_id: str,
                             edges: int | None = None) -> tuple[Any, Any, Any]:
         record = await self.call(principal, "get", {"trace_id": trace_id})
@@ -243,12 +248,19 @@ class Dashboard:
 
     async def memory(self, request: Request, principal: Principal, session: Session, form: Any) -> Response:
         record, hood, versions = await self._memory_parts(principal, request.path_params["trace_id"])
+        query = {k: request.query_params.getlist(k) for k in request.query_params}
+        why = ""
+        if forms.first(query, "q"):
+            hits = (await self.search(principal, query))["traces"]
+            rank, hit = next(((i, t) for i, t in enumerate(hits, 1) if t["trace"]["id"] == record["trace"]["id"]),
+                             (0, None))
+            why = pages.why_section(forms.first(query, "q"), hit, rank, SEARCH_TOP_K)
         store = self.service.store
         projection = retention.project(record["trace"], store.config, store.clock.now_ms())
         replaced = await self.replacements(principal, [record["trace"]["id"]])
         body = pages.memory(record, hood, versions, csrf=session.csrf, may_change=not principal.read_only,
                             projection=projection, replaced_by=replaced.get(record["trace"]["id"]),
-                            now_ms=self.now_ms())
+                            now_ms=self.now_ms(), why=why)
         return page(pages.layout("A memory", session.take_done() + body, who=principal.describe(),
                                  csrf=session.csrf))
 
