@@ -5,8 +5,12 @@ and path, its MCP tool (or resource), its `cg.connect` method and its CLI comman
 a summary and the description a model reads to choose it. The surfaces follow from the
 table: `server.service` dispatches and checks the caller's role by it, `server.rest`
 generates one route per entry, `client.RemoteAgent.call` finds its route in it,
-`server.mcp_tools` registers each hand-written tool under the entry it serves, and
+`server.mcp_tools` generates each MCP tool from its entry (`mcp_args`, declared beside the
+entry with `tool_args`, when a tool shows fewer fields or a flat filter), and
 `tests/unit/test_operations_table.py` fails when a surface misses an entry.
+
+An argument's type, default and limit are its model field's, on every surface: a tool
+variant picks fields and may give its own default and description, never its own limit.
 
 Argument models forbid unknown fields. Whose memory an operation reaches is the API key's
 to say: a request naming one of the `IDENTITY_ARGUMENTS` is refused (403) unless the
@@ -25,9 +29,9 @@ the handle's working memory), so it is an "agent" operation.
 
 Adding an operation: an args model and an `Operation(...)` below; a `_op_<name>` method on
 `server.service.MemoryService`; a `RemoteAgent` method yielding `Send(name, ...)`
-(`client/agent.py`; `client=None`: reachable through `call` only); an MCP function decorated with
-`@tool("<name>")` in `server.mcp_tools` when the entry names `mcp`; a CLI command when it
-names `cli`. REST needs nothing more. An operation answering JSON Lines (`media_type=NDJSON`,
+(`client/agent.py`; `client=None`: reachable through `call` only); a CLI command when it
+names `cli`. REST and MCP need nothing more (a `tool_args` variant when the tool shows less than
+the model, a shape in `server.mcp_tools.SHAPES` when it answers less). An operation answering JSON Lines (`media_type=NDJSON`,
 an export) returns an iterator of text chunks from its `_op_<name>`; REST streams it and
 `RemoteAgent.call(name, args, out=...)` writes it to a file object.
 
@@ -68,6 +72,7 @@ NDJSON = "application/x-ndjson"
 MEDIA_TYPES = (JSON, NDJSON)
 
 MAX_BATCH = 500
+MAX_PAGE = 1000
 IDENTITY_ARGUMENTS = frozenset({
     "agent_id", "user_id", "thread_id", "persona_id", "organization_id",
     "agent", "user", "thread", "persona", "organization", "org", "scope_key", "scope_keys", "scope_id"})
@@ -104,7 +109,8 @@ Where = MemoryFilter | None
 
 class PageArgs(Args):
     order: Literal["newest", "oldest"] = Field("newest", description="by event time")
-    limit: int | None = Field(None, ge=1, description="memories per page (default 100, at most 1000)")
+    limit: int | None = Field(None, ge=1, le=MAX_PAGE,
+                              description=f"memories per page (default 100, at most {MAX_PAGE})")
     cursor: str | None = Field(None, min_length=1, description="the `cursor` of the previous page, for the next one")
 
 
@@ -238,6 +244,29 @@ class ConsolidationReportArgs(Args):
     contradictions: int = Field(50, ge=0, le=500, description="the newest settled contradictions")
 
 
+def tool_args(args: type[BaseModel], *fields: str, defaults: typing.Mapping[str, Any] | None = None,
+              descriptions: typing.Mapping[str, str] | None = None) -> type[Args]:
+    """The arguments an MCP tool shows of its operation's model `args`: the named `fields`, each with
+    its type and limits from `args` or, when `args` has no such field, from `MemoryFilter` (a flat
+    filter argument the tool gathers into `where`, as a tool's schema reads better without a nested
+    object). A tool may give its own default (None: the operation's own) and the words a model reads;
+    never its own type or limit, so a limit is the same on every surface."""
+    definitions: dict[str, Any] = {}
+    for name in fields:
+        source = args.model_fields.get(name) or MemoryFilter.model_fields[name]
+        annotation: Any = source.annotation
+        default = source.get_default(call_default_factory=True) if not source.is_required() else ...
+        if defaults and name in defaults:
+            default = defaults[name]
+            if default is None and type(None) not in typing.get_args(annotation):
+                annotation = annotation | None
+        description = (descriptions or {}).get(name, source.description)
+        if source.metadata:
+            annotation = typing.Annotated[(annotation, *source.metadata)]
+        definitions[name] = (annotation, Field(default, description=description))
+    return create_model(f"{args.__name__}Tool", __base__=Args, **definitions)
+
+
 # ---------------------------------------------------------------- the declaration
 
 
@@ -255,6 +284,8 @@ class Operation:
     description: what it does and when to use it, for a model choosing a tool (MCP) and the docs.
     mcp: the MCP tool's name, or the resource's name when `mcp_resource` is set; None: not on MCP.
     mcp_resource: the URI template of the MCP resource serving it (then it is not a tool).
+    mcp_args: the MCP tool's arguments when they are not all of `args` (`tool_args`: some of
+        them, flat filter fields, the tool's own defaults and descriptions); `mcp_arguments`.
     client: the `cg.connect` (`RemoteAgent`) method; None: reachable through `call(name, args)` only.
     cli: the `cogmem` command that runs it (with `--server` too); None: no command.
     result: the JSON shape of the answer (`dict` or `list`), the REST response model; `str`
@@ -271,6 +302,7 @@ class Operation:
     description: str
     mcp: str | None = None
     mcp_resource: str | None = None
+    mcp_args: type[BaseModel] | None = None
     client: str | None = None
     cli: str | None = None
     result: Any = dict
@@ -310,6 +342,13 @@ class Operation:
                                  "or use POST with a JSON body)")
         if self.mcp_resource is not None and self.mcp is None:
             raise ValueError(f"{where}: an MCP resource needs a name (mcp=...)")
+        if self.mcp_args is not None:
+            if self.mcp_tool is None:
+                raise ValueError(f"{where}: mcp_args needs an MCP tool (mcp=..., no mcp_resource)")
+            flat = set(self.mcp_args.model_fields) - set(self.args.model_fields)
+            if flat and ("where" not in self.args.model_fields or not flat <= set(MemoryFilter.model_fields)):
+                raise ValueError(f"{where}: MCP arguments {sorted(flat)} are neither fields of "
+                                 f"{self.args.__name__} nor filter fields it takes in `where`")
         if not self.summary.strip() or not self.description.strip():
             raise ValueError(f"{where}: summary and description are required")
 
@@ -321,6 +360,11 @@ class Operation:
     def mcp_tool(self) -> str | None:
         """The MCP tool's name, None when the entry is not a tool (no MCP, or a resource)."""
         return self.mcp if self.mcp_resource is None else None
+
+    @property
+    def mcp_arguments(self) -> type[BaseModel]:
+        """The model of the MCP tool's arguments: `mcp_args`, else `args`."""
+        return self.mcp_args or self.args
 
     @property
     def identity_fields(self) -> frozenset[str]:
@@ -402,7 +446,11 @@ OPERATIONS: dict[str, Operation] = _table(
             "scope: 'user' (default when the key has a user: only this user sees it), 'organization' "
             "(every agent of the organization sees it: shared knowledge), 'thread', 'agent', 'persona'. "
             "Returns the stored memory with its id; a near-duplicate reinforces the existing one instead."),
-        mcp="remember", client="encode"),
+        mcp="remember", client="encode",
+        mcp_args=tool_args(EncodeRequest, "content", "type", "scope", "tags", "entities", "confidence", "pinned",
+                           defaults=dict.fromkeys(("type", "tags", "entities", "confidence", "pinned")),
+                           descriptions={"content": "the memory, one self-contained statement",
+                                         "pinned": "a truth anchor that is never forgotten"})),
     Operation(
         "remember_many", BatchArgs, "agent", "POST", "/v1/memories/batch",
         summary="Remember many things in one batch",
@@ -432,7 +480,18 @@ OPERATIONS: dict[str, Operation] = _table(
             "scope, tags_any, tags_all, metadata, source_type, state, created/valid time windows, entity. "
             "Use to review or audit what is remembered, or to find ids to update or forget; use recall "
             "instead to find what answers a question."),
-        mcp="list_memories", client="list", cli="list"),
+        mcp="list_memories", client="list", cli="list",
+        mcp_args=tool_args(
+            ListArgs, "type", "tags_any", "tags_all", "scope", "state", "metadata", "entity", "created_after",
+            "created_before", "order", "limit", "cursor", defaults={"limit": 20}, descriptions={
+                "scope": "scopes, any of",
+                "state": ("any of: active, dormant (faded), superseded (replaced by a newer version), inactive "
+                          "(merged or pruned); default: every state"),
+                "metadata": "dotted key -> value, list of values, or {eq, in, gte, gt, lte, lt}",
+                "entity": "mentions one of these names",
+                "created_after": "event time at or after (ISO-8601 or epoch ms)",
+                "created_before": "event time before (ISO-8601 or epoch ms)",
+                "limit": "memories per page", "cursor": "the `cursor` of the previous page"})),
     Operation(
         "list_query", ListQueryArgs, "read", "GET", "/v1/memories",
         summary="A page of memories, the filter as query fields",
@@ -450,14 +509,19 @@ OPERATIONS: dict[str, Operation] = _table(
             "supersedes the old one (the old one stays in its history, and is what as_of and timeline "
             "questions about the past see); tags, metadata, pinned and type change in place. Returns the "
             "current version (with its new id when the content changed)."),
-        mcp="update_memory", client="update", cli="update"),
+        mcp="update_memory", client="update", cli="update",
+        mcp_args=tool_args(UpdateArgs, "trace_id", "content", "tags", "metadata", "pinned", "type", descriptions={
+            "trace_id": "the id of the memory to correct",
+            "content": "the corrected statement: a new version replaces the old one (kept in its history)",
+            "pinned": "pin (never forgotten) or unpin"})),
     Operation(
         "history", TraceArgs, "read", "GET", "/v1/memories/{trace_id}/history",
         summary="Every version of a memory, oldest first",
         description=(
             "Every version of a memory, oldest first: what it said, its state, and which agent changed it. "
             "Use to answer how a memory changed, or who corrected it."),
-        mcp="memory_history", client="history", cli="history", result=list),
+        mcp="memory_history", client="history", cli="history", result=list,
+        mcp_args=tool_args(TraceArgs, "trace_id", descriptions={"trace_id": "the id of any version of the memory"})),
     Operation(
         "forget", ForgetArgs, "agent", "POST", "/v1/memories/forget",
         summary="Delete memories for good, by ids or by a filter",
@@ -469,7 +533,10 @@ OPERATIONS: dict[str, Operation] = _table(
             "and do not forget a memory merely because it seems unimportant (unused memories fade by "
             "themselves). Find the ids with recall or list_memories first. Pinned memories are skipped "
             "unless force is true. Returns a receipt: forgotten ids, not_found, skipped_pinned, counts."),
-        mcp="forget", client="forget", cli="forget"),
+        mcp="forget", client="forget", cli="forget",
+        mcp_args=tool_args(ForgetArgs, "ids", "where", "force", descriptions={
+            "where": "instead of ids: delete every memory matching this filter (tags_any, type, metadata, ...)",
+            "force": "also delete pinned memories"})),
     Operation(
         "forget_one", ForgetOneArgs, "agent", "DELETE", "/v1/memories/{trace_id}",
         summary="Delete one memory for good",
@@ -505,7 +572,14 @@ OPERATIONS: dict[str, Operation] = _table(
             "each with its score, the signals behind it (relevance, recency, importance, ...) and "
             "`sources`: how it was found ('dense' meaning, 'lexical' words, 'activation' association "
             "through the memory graph). Use before answering questions about the user or past work."),
-        mcp="recall", client="retrieve", cli="recall"),
+        mcp="recall", client="retrieve", cli="recall",
+        mcp_args=tool_args(RecallArgs, "query", "top_k", "as_of", "timeline", "tags_any", "type", descriptions={
+            "query": "a question or a few keywords", "top_k": "how many memories",
+            "as_of": ("a moment (ISO-8601 date or date-time, or epoch milliseconds): answer as of then (what was "
+                      "known then and true then) instead of now"),
+            "timeline": ("true: every version of what matches, including replaced and expired ones, in the "
+                         "order it happened (for 'how did this change?' questions)"),
+            "tags_any": "only memories with at least one of these tags", "type": "only memories of these types"})),
     Operation(  # "agent": it fires reminders and moves the working memory (a read-only key may not)
         "context", ContextArgs, "agent", "POST", "/v1/context",
         summary="The memory context for a prompt, within a token budget",
@@ -513,7 +587,11 @@ OPERATIONS: dict[str, Operation] = _table(
             "Build the memory context to put in front of a reply: relevant facts, recent events, "
             "graph associations, working memory and reminders that this turn triggers, laid out in "
             "sections within a token budget. Use once per user turn with the user's message as query."),
-        mcp="build_context", client="assemble_for_prompt", cli="context"),
+        mcp="build_context", client="assemble_for_prompt", cli="context",
+        mcp_args=tool_args(ContextArgs, "query", "token_budget", "debug", descriptions={
+            "query": "the user's message or the task at hand",
+            "debug": ("true: the text also shows each memory's id and score, for inspecting the memory; leave it "
+                      "false for a context to answer from")})),
     Operation(
         "multi_hop", MultiHopArgs, "read", "POST", "/v1/multi-hop",
         summary="Multi-hop retrieval with evidence paths",
@@ -521,7 +599,9 @@ OPERATIONS: dict[str, Operation] = _table(
             "Answer a question that connects several things (\"where does the company Alice joined have "
             "its office?\") by walking the memory graph: entities the question names, memories that "
             "mention them, entities those mention. Each result has its evidence path from the question."),
-        mcp="multi_hop", client="multi_hop"),
+        mcp="multi_hop", client="multi_hop",
+        mcp_args=tool_args(MultiHopArgs, "query", "hops", "top_k",
+                           descriptions={"hops": "entity crossings, default 2"})),
     Operation(
         "observe", ObserveArgs, "agent", "POST", "/v1/observe",
         summary="Feed one conversation turn to the observer",
@@ -529,7 +609,7 @@ OPERATIONS: dict[str, Operation] = _table(
             "Feed one conversation turn to the observer, which distils buffered turns into notes and "
             "later into long-term memories on its own. Use to log a conversation without deciding "
             "yourself what is worth remembering."),
-        mcp="observe", client="observe"),
+        mcp="observe", client="observe", mcp_args=tool_args(ObserveArgs, "role", "text")),
     Operation(
         "remind", RemindArgs, "agent", "POST", "/v1/reminders",
         summary="Remember to bring something up later",
@@ -537,12 +617,16 @@ OPERATIONS: dict[str, Operation] = _table(
             "Set a reminder to bring something up later: at a time (`at`, epoch ms), every interval "
             "(`every`, ms), when a turn mentions words (`on_keywords`) or resembles a situation "
             "(`on_context`). Fired reminders appear in build_context's Reminders section."),
-        mcp="remind", client="remind"),
+        mcp="remind", client="remind",
+        mcp_args=tool_args(RemindArgs, "content", "at", "every", "on_keywords", "on_context", "scope", descriptions={
+            "at": "when it is due: an ISO-8601 date-time or epoch milliseconds",
+            "every": "milliseconds between occurrences"})),
     Operation(
         "reminders", RemindersArgs, "read", "GET", "/v1/reminders",
         summary="The reminders this key can see",
         description="List the pending reminders this agent can see (with their ids, to cancel one).",
-        mcp="list_reminders", client="reminders", result=list),
+        mcp="list_reminders", client="reminders", result=list,
+        mcp_args=tool_args(RemindersArgs, "include_inactive")),
     Operation(
         "cancel_reminder", CancelReminderArgs, "agent", "DELETE", "/v1/reminders/{reminder_id}",
         summary="Cancel a pending reminder",

@@ -5,12 +5,13 @@ request's headers (None on stdio) and the operation: in the HTTP server it authe
 the key in the headers and runs the service; on stdio it runs the service for the key
 the process was started with, or forwards to a remote server.
 
-The tools are written by hand, because their signatures are what the model sees, but each
-declares the entry of `cogmem_graph.operations` it serves: `@tool("recall")` registers the
-function under that entry's MCP name with its description (which says when to use the
-tool, because the model reads it to choose). `served(mcp)` lists which tool serves which
-entry, and the operations-table test fails when an entry with an MCP name has no tool or
-a tool serves no entry.
+The tools are generated from `cogmem_graph.operations`: each entry naming an MCP tool
+becomes one, named and described by the entry (the description says when to use the tool,
+because the model reads it to choose), its parameters the entry's `mcp_arguments` (the
+operation's own argument model, or the `tool_args` variant beside the entry: fewer fields,
+a flat filter in place of `where`, the words a model reads), so a type, default or limit
+is declared once. `SHAPES` says what a tool answers where it is less than REST's answer.
+`served(mcp)` lists which tool serves which entry.
 
 Three rules the SDK does not keep by itself, kept by `MemoryMCP`:
 - a tool call's arguments are the tool's parameters and nothing else: the SDK would drop
@@ -33,19 +34,18 @@ import inspect
 import json
 import math
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
+from pydantic.fields import FieldInfo
 from starlette.applications import Starlette
 
 from cogmem_graph._version import VERSION
-from cogmem_graph.filters import MemoryFilter
-from cogmem_graph.model import Moment
-from cogmem_graph.operations import OPERATIONS, Operation, identity_arguments, operation
+from cogmem_graph.operations import OPERATIONS, Operation, identity_arguments
 from cogmem_graph.server.guards import send_error
 from cogmem_graph.server.service import KEY_EXPIRED
 
@@ -59,11 +59,6 @@ INSTRUCTIONS = (
     "`update_memory`; when the user asks to delete or forget something, `forget` (permanent). "
     "Your identity is fixed by your API key."
 )
-
-Scope = Literal["agent", "thread", "user", "persona", "organization"]
-MemoryKind = Literal["episodic", "semantic", "procedural", "prospective", "relational"]
-State = Literal["active", "dormant", "superseded", "inactive"]
-
 
 def _headers(ctx: Context | None) -> Mapping[str, str] | None:
     if ctx is None:
@@ -101,12 +96,6 @@ def slim_record(record: Mapping[str, Any]) -> dict[str, Any]:
     if record.get("updated_by"):
         slim["updated_by"] = record["updated_by"]
     return slim
-
-
-def _where(**fields: Any) -> dict[str, Any] | None:
-    """The filter of a tool's flat arguments (None when none is given)."""
-    where = {k: v for k, v in fields.items() if v is not None}
-    return where or None
 
 
 def slim_multi_hop(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -205,10 +194,62 @@ class KeyBoundSessions:
         await self.app({**scope, "user": AuthenticatedUser(token)}, receive, send)
 
 
-def _parameters(fn: Callable[..., Any]) -> frozenset[str]:
-    """A tool function's argument names (what a call may pass), less its `Context`."""
-    return frozenset(name for name, p in inspect.signature(fn).parameters.items()
-                     if name != "ctx" and p.annotation not in (Context, "Context"))
+Shape = Callable[[Any], dict[str, Any]]
+SHAPES: dict[str, Shape] = {
+    "remember": slim_trace, "recall": slim_recall, "multi_hop": slim_multi_hop, "update": slim_record,
+    "list": lambda page: {"memories": [slim_record(r) for r in page["items"]], "cursor": page["cursor"]},
+    "history": lambda records: {"versions": [slim_record(r) for r in records]},
+    "forget": lambda receipt: {k: receipt[k] for k in ("forgotten", "not_found", "skipped_pinned")},
+}
+"""What a tool answers of its operation's answer, where it is less than REST's (a model reads it)."""
+
+
+def _parameter(name: str, field: FieldInfo) -> inspect.Parameter:
+    """A tool function's parameter for `field`: the SDK builds the tool's schema and validator from it."""
+    annotation: Any = field.annotation
+    if field.metadata or field.description:
+        annotation = Annotated[(annotation, *field.metadata, Field(description=field.description))]
+    default = inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default)
+
+
+def _signed(fn: Callable[..., Any], name: str, parameters: list[inspect.Parameter], returns: Any) -> None:
+    """Give `fn` the signature (and annotations, which the SDK reads to find the `Context`) of a tool."""
+    parameters = [*parameters, inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)]
+    fn.__signature__ = inspect.Signature(parameters, return_annotation=returns)  # type: ignore[attr-defined]
+    fn.__annotations__ = {**{p.name: p.annotation for p in parameters}, "return": returns}
+    fn.__name__ = fn.__qualname__ = name
+
+
+def tool_function(entry: Operation, run: Callable[..., Any]) -> Callable[..., Any]:
+    """The MCP tool of `entry`, its parameters the entry's `mcp_arguments`: it gathers the flat filter
+    arguments into `where`, runs the operation and shapes the answer (`SHAPES`)."""
+    own = entry.args.model_fields
+    shape = SHAPES.get(entry.name)
+
+    def tool(ctx: Context, **arguments: Any) -> Any:
+        values = {k: v.model_dump(mode="json", exclude_none=True) if isinstance(v, BaseModel) else v
+                  for k, v in arguments.items() if v is not None}
+        where = {k: v for k, v in values.items() if k not in own}
+        answer = run(ctx, entry.name, **{k: v for k, v in values.items() if k in own}, **(
+            {"where": where} if where else {}))
+        return shape(answer) if shape else answer
+
+    returns = dict[str, Any] if shape or entry.result is dict else list[dict[str, Any]]
+    _signed(tool, entry.mcp or entry.name, [_parameter(n, f) for n, f in entry.mcp_arguments.model_fields.items()],
+            returns)
+    return tool
+
+
+def resource_function(entry: Operation, run: Callable[..., Any]) -> Callable[..., Any]:
+    """The MCP resource of `entry`: the URI's parameters are the operation's arguments; JSON text."""
+
+    def resource(ctx: Context, **arguments: Any) -> str:
+        return json.dumps(run(ctx, entry.name, **arguments))
+
+    parameters = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, annotation=str) for n in entry.path_params]
+    _signed(resource, entry.mcp or entry.name, parameters, str)
+    return resource
 
 
 def served(mcp: MCPServer) -> dict[str, str]:
@@ -218,33 +259,10 @@ def served(mcp: MCPServer) -> dict[str, str]:
 
 
 def build_mcp(call: Caller, *, name: str = "cogmem") -> MemoryMCP:
+    """The MCP server: a tool (or resource) for each table entry naming one, generated from it."""
     mcp = MemoryMCP(name=name, instructions=INSTRUCTIONS, version=VERSION, log_level="WARNING")
     registered: dict[str, str] = {}
     setattr(mcp, SERVED_ATTRIBUTE, registered)
-
-    def serving(op_name: str, kind: str) -> Operation:
-        entry = operation(op_name)
-        if entry.mcp is None or (kind == "resource") != (entry.mcp_resource is not None):
-            raise ValueError(f"operation {op_name!r} declares no MCP {kind} (see cogmem_graph.operations)")
-        registered[entry.mcp] = op_name
-        return entry
-
-    def tool(op_name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Register the function as the MCP tool of operation `op_name`, named and described by its entry."""
-        entry = serving(op_name, "tool")
-        register = mcp.tool(name=entry.mcp, description=entry.description)
-
-        def registered_tool(fn: Callable[..., Any]) -> Callable[..., Any]:
-            mcp.tool_arguments[entry.mcp or op_name] = _parameters(fn)
-            return register(fn)
-
-        return registered_tool
-
-    def resource(op_name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Register the function as the MCP resource of operation `op_name`."""
-        entry = serving(op_name, "resource")
-        return mcp.resource(entry.mcp_resource or "", name=entry.mcp, mime_type="application/json",
-                            description=entry.description)
 
     def run(ctx: Context | None, op: str, **args: Any) -> Any:
         try:
@@ -257,178 +275,14 @@ def build_mcp(call: Caller, *, name: str = "cogmem") -> MemoryMCP:
             error = ResourceError if OPERATIONS[op].mcp_resource else ToolError
             raise error(f"{status}: {getattr(exc, 'message', exc)}") from None
 
-    @tool("remember")
-    def remember(
-        content: Annotated[str, Field(description="the memory, one self-contained statement")],
-        ctx: Context,
-        type: MemoryKind | None = None,  # noqa: A002 - the encode field's name
-        scope: Scope | None = None,
-        tags: list[str] | None = None,
-        entities: list[str] | None = None,
-        confidence: Annotated[float | None, Field(ge=0, le=1)] = None,
-        pinned: Annotated[bool | None, Field(description="a truth anchor that is never forgotten")] = None,
-    ) -> dict[str, Any]:
-        return slim_trace(run(ctx, "remember", content=content, type=type, scope=scope, tags=tags,
-                              entities=entities, confidence=confidence, pinned=pinned))
-
-    @tool("recall")
-    def recall(
-        query: Annotated[str, Field(min_length=1, description="a question or a few keywords")],
-        ctx: Context,
-        top_k: Annotated[int | None, Field(ge=1, le=100, description="how many memories")] = None,
-        as_of: Annotated[Moment | None, Field(description=(
-            "a moment (ISO-8601 date or date-time, or epoch milliseconds): answer as of then (what was known "
-            "then and true then) instead of now"))] = None,
-        timeline: Annotated[bool, Field(description=(
-            "true: every version of what matches, including replaced and expired ones, in the order it "
-            "happened (for 'how did this change?' questions)"))] = False,
-        tags_any: Annotated[list[str] | None, Field(
-            description="only memories with at least one of these tags")] = None,
-        type: Annotated[list[MemoryKind] | None, Field(  # noqa: A002 - the filter field's name
-            description="only memories of these types")] = None,
-    ) -> dict[str, Any]:
-        return slim_recall(run(ctx, "recall", query=query, top_k=top_k, as_of=as_of, timeline=timeline,
-                               where=_where(tags_any=tags_any, type=type)))
-
-    @tool("context")
-    def build_context(
-        query: Annotated[str, Field(min_length=1, description="the user's message or the task at hand")],
-        ctx: Context,
-        token_budget: Annotated[int | None, Field(ge=50, le=200_000)] = None,
-        debug: Annotated[bool, Field(description=(
-            "true: the text also shows each memory's id and score, for inspecting the memory; "
-            "leave it false for a context to answer from"))] = False,
-    ) -> dict[str, Any]:
-        return run(ctx, "context", query=query, token_budget=token_budget, debug=debug)
-
-    @tool("multi_hop")
-    def multi_hop(
-        query: Annotated[str, Field(min_length=1)], ctx: Context,
-        hops: Annotated[int | None, Field(ge=1, le=4, description="entity crossings, default 2")] = None,
-        top_k: Annotated[int | None, Field(ge=1, le=100)] = None,
-    ) -> dict[str, Any]:
-        return slim_multi_hop(run(ctx, "multi_hop", query=query, hops=hops, top_k=top_k))
-
-    @tool("observe")
-    def observe(role: Literal["user", "assistant", "system", "tool"], text: Annotated[str, Field(min_length=1)],
-                ctx: Context) -> dict[str, Any]:
-        return run(ctx, "observe", role=role, text=text)
-
-    @tool("remind")
-    def remind(
-        content: Annotated[str, Field(min_length=1)], ctx: Context,
-        at: Annotated[Moment | None, Field(description=(
-            "when it is due: an ISO-8601 date-time or epoch milliseconds"))] = None,
-        every: Annotated[int | None, Field(gt=0, description="milliseconds between occurrences")] = None,
-        on_keywords: list[str] | None = None, on_context: str | None = None,
-        scope: Scope | None = None,
-    ) -> dict[str, Any]:
-        return run(ctx, "remind", content=content, at=at, every=every, on_keywords=on_keywords,
-                   on_context=on_context, scope=scope)
-
-    @tool("reminders")
-    def list_reminders(ctx: Context, include_inactive: bool = False) -> list[dict[str, Any]]:
-        return run(ctx, "reminders", include_inactive=include_inactive)
-
-    @tool("consolidation_report")
-    def consolidation_report(
-        ctx: Context, runs: Annotated[int, Field(ge=1, le=100)] = 20, schemas: Annotated[int, Field(ge=0, le=200)] = 20,
-        members: Annotated[int, Field(ge=0, le=100)] = 10, contradictions: Annotated[int, Field(ge=0, le=500)] = 50,
-    ) -> dict[str, Any]:
-        return run(ctx, "consolidation_report", runs=runs, schemas=schemas, members=members,
-                   contradictions=contradictions)
-
-    @tool("memory_stats")
-    def memory_stats(ctx: Context) -> dict[str, Any]:
-        return run(ctx, "memory_stats")
-
-    @tool("cancel_reminder")
-    def cancel_reminder(reminder_id: Annotated[str, Field(min_length=1)], ctx: Context) -> dict[str, Any]:
-        return run(ctx, "cancel_reminder", reminder_id=reminder_id)
-
-    @tool("pin")
-    def pin(ids: list[str], ctx: Context) -> dict[str, Any]:
-        return run(ctx, "pin", ids=ids)
-
-    @tool("unpin")
-    def unpin(ids: list[str], ctx: Context) -> dict[str, Any]:
-        return run(ctx, "unpin", ids=ids)
-
-    @tool("list")
-    def list_memories(
-        ctx: Context,
-        type: Annotated[list[MemoryKind] | None, Field(description="memory types, any of")] = None,  # noqa: A002
-        tags_any: Annotated[list[str] | None, Field(description="at least one of these tags")] = None,
-        tags_all: Annotated[list[str] | None, Field(description="every one of these tags")] = None,
-        scope: Annotated[list[Scope] | None, Field(description="scopes, any of")] = None,
-        state: Annotated[list[State] | None, Field(description=(
-            "any of: active, dormant (faded), superseded (replaced by a newer version), inactive (merged or "
-            "pruned); default: every state"))] = None,
-        metadata: Annotated[dict[str, Any] | None, Field(description=(
-            "dotted key -> value, list of values, or {eq, in, gte, gt, lte, lt}"))] = None,
-        entity: Annotated[list[str] | None, Field(description="mentions one of these names")] = None,
-        created_after: Annotated[Moment | None, Field(description=(
-            "event time at or after (ISO-8601 or epoch ms)"))] = None,
-        created_before: Annotated[Moment | None, Field(description="event time before (ISO-8601 or epoch ms)")] = None,
-        order: Literal["newest", "oldest"] = "newest",
-        limit: Annotated[int, Field(ge=1, le=100, description="memories per page")] = 20,
-        cursor: Annotated[str | None, Field(min_length=1, description="the `cursor` of the previous page")] = None,
-    ) -> dict[str, Any]:
-        where = _where(type=type, tags_any=tags_any, tags_all=tags_all, scope=scope, state=state, metadata=metadata,
-                       entity=entity, created_after=created_after, created_before=created_before)
-        page = run(ctx, "list", where=where, order=order, limit=limit, cursor=cursor)
-        return {"memories": [slim_record(r) for r in page["items"]], "cursor": page["cursor"]}
-
-    @tool("update")
-    def update_memory(
-        trace_id: Annotated[str, Field(min_length=1, description="the id of the memory to correct")],
-        ctx: Context,
-        content: Annotated[str | None, Field(min_length=1, description=(
-            "the corrected statement: a new version replaces the old one (kept in its history)"))] = None,
-        tags: Annotated[list[str] | None, Field(description="the new tags (replace the old ones)")] = None,
-        metadata: Annotated[dict[str, Any] | None, Field(description="the new metadata (replaces the old)")] = None,
-        pinned: Annotated[bool | None, Field(description="pin (never forgotten) or unpin")] = None,
-        type: MemoryKind | None = None,  # noqa: A002 - the field's name
-    ) -> dict[str, Any]:
-        return slim_record(run(ctx, "update", trace_id=trace_id, content=content, tags=tags, metadata=metadata,
-                               pinned=pinned, type=type))
-
-    @tool("forget")
-    def forget(
-        ctx: Context,
-        ids: Annotated[list[str] | None, Field(description="the ids of the memories to delete")] = None,
-        where: Annotated[MemoryFilter | None, Field(description=(
-            "instead of ids: delete every memory matching this filter (tags_any, type, metadata, ...)"))] = None,
-        force: Annotated[bool, Field(description="also delete pinned memories")] = False,
-    ) -> dict[str, Any]:
-        receipt = run(ctx, "forget", ids=ids, force=force,
-                      where=where.model_dump(mode="json", exclude_none=True) if where is not None else None)
-        return {k: receipt[k] for k in ("forgotten", "not_found", "skipped_pinned")}
-
-    @tool("history")
-    def memory_history(
-        trace_id: Annotated[str, Field(min_length=1, description="the id of any version of the memory")], ctx: Context,
-    ) -> dict[str, Any]:
-        return {"versions": [slim_record(r) for r in run(ctx, "history", trace_id=trace_id)]}
-
-    @tool("whoami")
-    def whoami(ctx: Context) -> dict[str, Any]:
-        return run(ctx, "whoami")
-
-    @tool("consolidate")
-    def consolidate(ctx: Context) -> dict[str, Any]:
-        return run(ctx, "consolidate")
-
-    @tool("stats")
-    def stats(ctx: Context) -> dict[str, Any]:
-        return run(ctx, "stats")
-
-    @tool("repair")
-    def repair(ctx: Context, reembed: bool = False) -> dict[str, Any]:
-        return run(ctx, "repair", reembed=reembed)
-
-    @resource("memory")
-    def memory(trace_id: str, ctx: Context) -> str:
-        return json.dumps(run(ctx, "memory", trace_id=trace_id))
-
+    for entry in OPERATIONS.values():
+        if entry.mcp is None:
+            continue
+        registered[entry.mcp] = entry.name
+        if entry.mcp_resource is not None:
+            mcp.resource(entry.mcp_resource, name=entry.mcp, mime_type="application/json",
+                         description=entry.description)(resource_function(entry, run))
+        else:
+            mcp.tool_arguments[entry.mcp] = frozenset(entry.mcp_arguments.model_fields)
+            mcp.tool(name=entry.mcp, description=entry.description)(tool_function(entry, run))
     return mcp

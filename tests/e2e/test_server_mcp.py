@@ -177,7 +177,7 @@ def test_mcp_argument_errors_name_the_argument_and_never_echo_the_value(tmp_path
             async with stdio_session(args, key, errlog) as dana:
                 wrong = await tool_error(dana, "recall", query="desk", top_k=5000, as_of="yesterday")
                 assert wrong.startswith("400: recall: "), wrong
-                assert "top_k: Input should be less than or equal to 100" in wrong
+                assert "top_k: Input should be less than or equal to 1000" in wrong
                 assert "as_of must be an aware datetime, an ISO-8601 string or epoch milliseconds" in wrong
                 kind = await tool_error(dana, "remind", content="renew the certificate", at=[2030])
                 assert kind.startswith("400: remind: at must be an aware datetime"), kind

@@ -28,13 +28,16 @@ from pydantic import BaseModel
 from cogmem_graph.cli import app as cli_app
 from cogmem_graph.cli.invocation import LOCAL_ONLY
 from cogmem_graph.client import RemoteAgent
+from cogmem_graph.filters import MemoryFilter
 from cogmem_graph.operations import (
     IDENTITY_ARGUMENTS,
     OPERATIONS,
     BatchArgs,
+    MultiHopArgs,
     NoArgs,
     Operation,
     _table,
+    tool_args,
 )
 from cogmem_graph.server import rest
 from cogmem_graph.server.guards import Guard
@@ -412,42 +415,63 @@ def test_the_openapi_schema_of_the_real_app_has_every_entry(tmp_path: Path) -> N
         assert op.method.lower() in paths.get(op.path, {}), f"{op.name}: {op.method} {op.path} not in the schema"
 
 
-BOUND_KEYS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength")
+BOUND_KEYS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
+              "minItems", "maxItems")
 
 
 def _bounds(schema: dict[str, Any]) -> dict[str, Any]:
-    """The numeric and length bounds of one property's JSON schema (an optional value's too)."""
+    """The numeric, length and size bounds of one property's JSON schema (an optional value's too)."""
     found = {k: schema[k] for k in BOUND_KEYS if k in schema}
     for option in schema.get("anyOf", []):
         found.update({k: option[k] for k in BOUND_KEYS if k in option})
     return found
 
 
-def _within(tool: dict[str, Any], table: dict[str, Any]) -> list[str]:
-    """The table's bounds a tool's argument does not keep: a missing one, or a looser one."""
-    lower = ("minimum", "exclusiveMinimum", "minLength")
-    problems = []
-    for key, limit in table.items():
-        mine = tool.get(key)
-        if mine is None or (mine < limit if key in lower else mine > limit):
-            problems.append(f"{key} {mine} (table {limit})")
-    return problems
+def _default(schema: dict[str, Any]) -> Any:
+    return schema.get("default", "(required)")
 
 
-def test_mcp_tools_advertise_no_value_the_table_refuses() -> None:
-    """An argument a tool shares with its operation's model keeps the table's bounds (it may be
-    stricter for a model reading the answer: at most 100 memories), so a model never learns
-    from the tool's schema that a value is fine which the server then refuses."""
+def test_mcp_tools_take_the_table_s_arguments_with_its_limits() -> None:
+    """Each tool's parameters are its entry's `mcp_arguments`, and each keeps the bounds of the
+    operation's own field (or, for a flat filter argument, the filter's): one limit per argument,
+    on MCP as on REST, so no tool advertises a value the server refuses or refuses one it takes."""
     mcp = build_mcp(lambda *_: None)
     tools = {t.name: t for t in anyio.run(mcp.list_tools)}
+    filter_schema = MemoryFilter.model_json_schema()["properties"]
     problems, checked = [], 0
-    for name, op_name in served(mcp).items():
-        if name not in tools:
+    for op in ENTRIES:
+        if op.mcp_tool is None:
             continue
-        table = OPERATIONS[op_name].args.model_json_schema()["properties"]
-        for field, schema in tools[name].input_schema["properties"].items():
-            if field in table:
-                problems += [f"{name}.{field}: {p}" for p in _within(_bounds(schema), _bounds(table[field]))]
-                checked += 1
+        schema = tools[op.mcp_tool].input_schema
+        properties = schema.get("properties", {})
+        assert set(properties) == set(op.mcp_arguments.model_fields), op.name
+        assert set(schema.get("required", [])) == {n for n, f in op.mcp_arguments.model_fields.items()
+                                                   if f.is_required()}, op.name
+        table = op.args.model_json_schema()["properties"]
+        for field, tool_schema in properties.items():
+            own = table.get(field, filter_schema.get(field))
+            assert own is not None, f"{op.mcp_tool}.{field} is neither {op.args.__name__}'s nor a filter field"
+            if _bounds(tool_schema) != _bounds(own):
+                problems.append(f"{op.mcp_tool}.{field}: {_bounds(tool_schema)} (table {_bounds(own)})")
+            checked += 1
     assert not problems
-    assert checked > 10
+    assert checked > 40
+
+
+def test_a_tool_shows_the_table_s_defaults_unless_its_variant_gives_one() -> None:
+    tools = {t.name: t for t in anyio.run(build_mcp(lambda *_: None).list_tools)}
+    properties = {name: tool.input_schema.get("properties", {}) for name, tool in tools.items()}
+    assert _default(properties["recall"]["timeline"]) is False
+    assert _default(properties["recall"]["query"]) == "(required)"
+    assert _default(properties["list_memories"]["limit"]) == 20  # the tool's own: a page a model reads
+    assert _default(properties["consolidation_report"]["runs"]) == 20
+    assert properties["recall"]["top_k"]["anyOf"][0]["maximum"] == 1000
+
+
+def test_a_tool_variant_naming_what_its_operation_does_not_take_fails_when_the_table_is_built() -> None:
+    with pytest.raises(ValueError, match="neither fields"):
+        Operation("find", NoArgs, "read", "POST", "/v1/find", summary="s", description="d", mcp="find",
+                  mcp_args=tool_args(MultiHopArgs, "query"))
+    with pytest.raises(ValueError, match="needs an MCP tool"):
+        Operation("find", MultiHopArgs, "read", "POST", "/v1/find", summary="s", description="d",
+                  mcp_args=tool_args(MultiHopArgs, "query"))
