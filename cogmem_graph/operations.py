@@ -27,13 +27,17 @@ exactly those. `recall` qualifies because the server runs it without reinforceme
 (`record_access=False`) for a read-only key; `context` does not (it fires reminders and moves
 the handle's working memory), so it is an "agent" operation.
 
-Adding an operation: an args model and an `Operation(...)` below; a `_op_<name>` method on
-`server.service.MemoryService`; a `RemoteAgent` method yielding `Send(name, ...)`
-(`client/agent.py`; `client=None`: reachable through `call` only); a CLI command when it
-names `cli`. REST and MCP need nothing more (a `tool_args` variant when the tool shows less than
-the model, a shape in `server.mcp_tools.SHAPES` when it answers less). An operation answering JSON Lines (`media_type=NDJSON`,
-an export) returns an iterator of text chunks from its `_op_<name>`; REST streams it and
-`RemoteAgent.call(name, args, out=...)` writes it to a file object.
+Adding an operation is one entry, its handler and its tests: an args model and an
+`Operation(...)` below (with `mcp_args=tool_args(...)` when its MCP tool shows less than the
+model); a `_op_<name>` method on `server.service.MemoryService`; tests of what it does. REST
+and MCP follow from the entry (`server.mcp_tools.SHAPES` when the tool answers less than
+REST). An entry naming `client` or `cli` also needs that `RemoteAgent` method (a plan yielding
+`Send(name, ...)` in `client/agent.py`, which `AsyncRemoteAgent` runs too) or that command,
+written by hand for its caller; `tests/unit/test_operations_surfaces.py` fails when either
+takes an argument, default or limit the model does not declare. An operation answering JSON
+Lines (`media_type=NDJSON`, an export) returns an iterator of text chunks from its
+`_op_<name>`; REST streams it and `RemoteAgent.call(name, args, out=...)` writes it to a file
+object.
 
 This module sits below the facade (it imports pydantic, the domain model and the
 facade's `EncodeRequest` and `MemoryFilter`, nothing with I/O), so the server, the client,

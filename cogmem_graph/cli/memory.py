@@ -336,7 +336,8 @@ def unpin(
 def context(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(metavar="QUERY", help="what the prompt is about")],
-    budget: Annotated[int | None, typer.Option("--budget", min=1, help="token budget (default: config)")] = None,
+    budget: Annotated[int | None, typer.Option(
+        "--budget", min=1, max=200_000, help="token budget (default: config)")] = None,
     top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=MAX_TOP_K)] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON with token usage")] = False,
     debug: Annotated[bool, typer.Option(
