@@ -194,18 +194,41 @@ def write_viz(agent: AgentMemory, query: str, out: Path | str, *, top_k: int = 1
     return VizResult(path=path, nodes=counts["nodes"], relationships=counts["relationships"], retrieved=len(ids))
 
 
-def neighbourhood_graph(centre: dict[str, Any], edges: list[dict[str, Any]],
-                        neighbours: list[dict[str, Any]]) -> tuple[Any, dict[str, int]]:
+CAPTION_SIZE = 3
+"""NVL's font-to-radius ratio for node captions, at its largest: with nodes of radius 26 the
+captions are about 12 px at the zoom that fits a memory's neighbourhood (measured in Chromium)."""
+EDGE_CAPTION_SIZE = 2
+"""Twice NVL's edge caption size: about 12 px at that zoom instead of 6."""
+
+
+def neighbourhood_graph(centre: dict[str, Any], edges: list[dict[str, Any]], neighbours: list[dict[str, Any]],
+                        *, group_at: int | None = None,
+                        expand: Iterable[str] = ()) -> tuple[Any, dict[str, Any]]:
     """A `neo4j_viz.VisualizationGraph` of one memory, its edges and the neighbours at their
     other ends, from the JSON the `memory` operation answers (already scope-filtered). The
-    centre is drawn larger; each node's caption is its content, shortened."""
+    centre is drawn larger; each node's caption is its content, shortened, sized to stay
+    readable at the zoom that fits the drawing.
+
+    With `group_at`, the centre's edges of one type numbering at least that many (25 memories
+    sharing one person make a hairball) are drawn as one node and one edge captioned
+    "N × TYPE", unless the type is in `expand`; a neighbour reached only through grouped
+    edges is not drawn. The counts say which groups were made (`groups`: type → edges)."""
     from neo4j_viz import Node, Relationship, VisualizationGraph
 
     colours = palette()
+    tid = centre["id"]
+    per_type: dict[str, int] = {}
+    for edge in edges:
+        if tid in (edge["src"], edge["dst"]):
+            per_type[str(edge.get("type"))] = per_type.get(str(edge.get("type")), 0) + 1
+    opened = set(expand)
+    groups = {t: n for t, n in per_type.items() if group_at is not None and n >= group_at and t not in opened}
+    shown = [e for e in edges if str(e.get("type")) not in groups or tid not in (e["src"], e["dst"])]
+    reached = {tid} | {end for e in shown for end in (e["src"], e["dst"])}
     nodes: list[Node] = []
     type_counts: dict[str, int] = {}
     for trace in [centre, *neighbours]:
-        if any(n.id == trace["id"] for n in nodes):
+        if trace["id"] not in reached or any(n.id == trace["id"] for n in nodes):
             continue
         try:
             label = TYPE_LABELS[MemoryType(trace.get("type", "episodic"))]
@@ -215,12 +238,13 @@ def neighbourhood_graph(centre: dict[str, Any], edges: list[dict[str, Any]],
         info = {"label": label, "content": trace.get("content", ""), "scope": trace.get("scope"),
                 "strength": _round(trace.get("encoding_strength")), "created": _iso(trace.get("created_at"))}
         nodes.append(Node(id=trace["id"], caption=_caption(trace.get("content") or trace["id"]),
-                          size=30 if trace is centre else 18, color=colours.get(label, _FALLBACK_NODE),
+                          caption_size=CAPTION_SIZE, size=34 if trace is centre else 26,
+                          color=colours.get(label, _FALLBACK_NODE),
                           properties={k: v for k, v in info.items() if v not in (None, "")}))
     drawn = {n.id for n in nodes}
     relationships: list[Relationship] = []
     edge_counts: dict[str, int] = {}
-    for number, edge in enumerate(edges):
+    for number, edge in enumerate(shown):
         if edge["src"] not in drawn or edge["dst"] not in drawn:
             continue
         edge_type = str(edge.get("type"))
@@ -229,8 +253,18 @@ def neighbourhood_graph(centre: dict[str, Any], edges: list[dict[str, Any]],
         caption = edge_type if not isinstance(weight, int | float) else f"{edge_type} {float(weight):.2f}"
         width = 1 + 4 * float(weight) if isinstance(weight, int | float) else 1
         relationships.append(Relationship(id=f"r{number}", source=edge["src"], target=edge["dst"], caption=caption,
+                                          caption_size=EDGE_CAPTION_SIZE,
                                           color=colours.get(edge_type, _FALLBACK_NODE), width=width,
                                           properties={"type": edge_type, "weight": _round(weight)}))
+    for edge_type, count in sorted(groups.items()):
+        label = f"{count} × {edge_type}"
+        colour = colours.get(edge_type, _FALLBACK_NODE)
+        nodes.append(Node(id=f"group:{edge_type}", caption=label, caption_size=CAPTION_SIZE, size=26, color=colour,
+                          properties={"group": edge_type, "edges": count}))
+        relationships.append(Relationship(id=f"group:{edge_type}", source=tid, target=f"group:{edge_type}",
+                                          caption=label, caption_size=EDGE_CAPTION_SIZE, color=colour, width=3,
+                                          properties={"type": edge_type, "edges": count}))
+        edge_counts[edge_type] = edge_counts.get(edge_type, 0) + 1
     graph = VisualizationGraph(nodes=nodes, relationships=relationships)
     graph.set_legend(nodes=_legend(colours, type_counts), relationships=_legend(colours, edge_counts))
-    return graph, {"nodes": len(nodes), "relationships": len(relationships)}
+    return graph, {"nodes": len(nodes), "relationships": len(relationships), "groups": groups}

@@ -1,6 +1,7 @@
 """The dashboard in a real browser (headless Chromium over `cdp.py`, a real `cogmem serve`):
 outdated and superseded memories are marked with what replaced them, in search, list and
-memory page; weak hits wait behind "show more"; each hit and its page say why it was recalled;
+memory page; weak hits wait behind "show more"; each hit and its page say why it was recalled; the
+graph groups repeated edges, paints readable captions and alone loads its script;
 a key exports its memories, an owner exports
 and erases a user (the erase typed twice, refused with the library's message without the
 organization), every change says what it did; the filter shows every option and the list
@@ -277,3 +278,57 @@ def test_an_owner_exports_and_erases_one_user(seeded, browser, tmp_path) -> None
     done = erase("ana", "acme", "ana")
     assert "Erased user acme/ana" in done and re.search(r"traces\s+1", done), done
     assert "Kestrel" not in httpx.get(f"{url}/v1/memories", headers=ana, timeout=60).text
+
+
+CAPTIONS = """(() => { window.__captions = {}; const P = CanvasRenderingContext2D.prototype; const fill = P.fillText;
+  P.fillText = function (text, x, y, width) {
+    const c = this.canvas, t = this.getTransform(), px = parseFloat((this.font.match(/([0-9.]+)px/) || [0, 0])[1]);
+    window.__captions[text] = px * Math.hypot(t.a, t.b) * (c.width ? c.clientWidth / c.width : 1);
+    return fill.call(this, text, x, y, width); }; })()"""
+"""Records each text NVL paints on its canvas with its size on screen in CSS px: the font's
+size times the canvas transform's scale (the zoom) times the canvas's CSS-to-pixel ratio."""
+NVL = ("[...document.scripts].map(s => s.src).concat(performance.getEntriesByType('resource').map(e => e.name))"
+       ".filter(u => u.includes('nvl.js')).length")
+
+
+def drawn_captions(browser: Browser) -> dict[str, float]:
+    """The captions once NVL's layout has settled (the same sizes twice, half a second apart)."""
+    last = ""
+    for _ in range(40):
+        time.sleep(0.5)
+        now = browser.evaluate("JSON.stringify(window.__captions || {})")
+        if now not in ("{}", "") and now == last:
+            return json.loads(now)
+        last = now
+    raise AssertionError(f"NVL's captions did not settle: {last}")
+
+
+def test_the_graph_groups_repeated_edges_draws_readable_captions_and_alone_loads_its_script(seeded, browser) -> None:
+    url, dog = seeded.server.url, seeded.ids["dog"]
+    login(browser, url, seeded.keys["maya"])
+    for path in ("/ui/memories", "/ui/memories?q=Biscuit", f"/ui/memories/{dog}", "/ui/stats"):
+        browser.goto(url + path)
+        assert browser.evaluate(NVL) == 0, f"{path} loads the graph script"
+    browser.call("Page.addScriptToEvaluateOnNewDocument", {"source": CAPTIONS})
+    browser.goto(f"{url}/ui/memories/{dog}/graph")
+    assert browser.evaluate(NVL) >= 1
+    groups = browser.evaluate("[...document.querySelectorAll('ul.groups a.group')].map(a => a.textContent)")
+    assert any(g.endswith("× SHARED_ENTITY") for g in groups), groups
+    captions = drawn_captions(browser)
+    assert any(" × " in c for c in captions), f"the group is drawn on the canvas: {captions}"
+    small = {c: round(px, 1) for c, px in captions.items() if px < 11}
+    assert not small, f"captions under 11 px at the default zoom: {small}"
+
+    many = [g for g in groups if g.endswith("× SHARED_ENTITY")][0]
+    browser.loads("[...document.querySelectorAll('ul.groups a.group')]"
+                  ".find(a => a.textContent.endsWith('× SHARED_ENTITY')).click()")
+    assert "expand=SHARED_ENTITY" in browser.evaluate("location.search")
+    assert many not in browser.evaluate("document.querySelector('main').innerText")
+    assert browser.evaluate("document.querySelectorAll('a.collapse').length") == 1
+    expanded = drawn_captions(browser)
+    data = json.loads(browser.evaluate("document.getElementById('neo4j-viz-data').textContent"))
+    each = [r for r in data["relationships"] if r.get("properties", {}).get("type") == "SHARED_ENTITY"]
+    assert len(each) == int(many.split()[0]), "each edge of the group is drawn"
+    assert any(c.startswith("SHARE") for c in expanded), expanded
+    small = {c: round(px, 1) for c, px in expanded.items() if px < 11}
+    assert not small, f"captions under 11 px once expanded: {small}"

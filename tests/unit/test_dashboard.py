@@ -128,8 +128,25 @@ def test_the_nvl_bundle_comes_out_of_neo4j_viz_and_the_graph_data_is_escaped() -
         "edges": [{"src": "mt_1", "dst": "mt_2", "type": "SAME_TOPIC", "weight": 0.5},
                   {"src": "mt_1", "dst": "gone", "type": "SAME_TOPIC", "weight": 1}],
         "neighbours": [{"id": "mt_2", "content": "Biscuit", "type": "semantic"}]})
-    assert counts == {"nodes": 2, "relationships": 1}, "an edge to a node not drawn is left out"
+    assert counts == {"nodes": 2, "relationships": 1, "groups": {}}, "an edge to a node not drawn is left out"
     assert "<" not in data and "Biscuit" in data and "\\u003c/script>" in data
+
+
+def test_repeated_edges_of_one_type_are_drawn_as_one_group_until_expanded() -> None:
+    import json
+
+    centre = {"id": "c", "content": "Maya", "type": "episodic"}
+    many = graph_page.GROUP_AT + 3
+    hood = {"edges": [{"src": "c", "dst": f"n{i}", "type": "SHARED_ENTITY", "weight": 0.5} for i in range(many)]
+            + [{"src": "n0", "dst": "c", "type": "SAME_TOPIC", "weight": 0.4}],
+            "neighbours": [{"id": f"n{i}", "content": f"memory {i}", "type": "episodic"} for i in range(many)]}
+    data, counts = graph_page.graph_data(centre, hood)
+    drawn = json.loads(data)
+    assert counts["groups"] == {"SHARED_ENTITY": many}
+    assert {n["id"] for n in drawn["nodes"]} == {"c", "n0", "group:SHARED_ENTITY"}, "n0 has an edge of its own"
+    assert [r["caption"] for r in drawn["relationships"]] == ["SAME_TOPIC 0.40", f"{many} × SHARED_ENTITY"]
+    data, counts = graph_page.graph_data(centre, hood, ["SHARED_ENTITY"])
+    assert counts["groups"] == {} and len(json.loads(data)["relationships"]) == many + 1
 
 
 def test_the_graph_data_is_what_neo4j_viz_itself_would_write() -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from html import escape
@@ -77,11 +78,18 @@ def _data_block(page: str) -> str:
     return page[start + len(DATA_OPEN):end]
 
 
-def graph_data(centre: dict[str, Any], hood: dict[str, Any]) -> tuple[str, dict[str, int]]:
+GROUP_AT = 4
+"""The centre's edges of one type are drawn as one "N × TYPE" group from this many on."""
+
+
+def graph_data(centre: dict[str, Any], hood: dict[str, Any],
+               expand: Iterable[str] = ()) -> tuple[str, dict[str, Any]]:
     """The JSON block neo4j-viz writes for one memory's neighbourhood, `<` escaped as neo4j-viz
     escapes it: the graph's nodes, relationships and legend as neo4j-viz serialises them, with
-    the settings of `nvl_assets` (neo4j-viz's own render would read its 4 MB page again)."""
-    graph, counts = neighbourhood_graph(centre, hood.get("edges", []), hood.get("neighbours", []))
+    the settings of `nvl_assets` (neo4j-viz's own render would read its 4 MB page again).
+    Repeated edge types are grouped (`GROUP_AT`) but for those in `expand`."""
+    graph, counts = neighbourhood_graph(centre, hood.get("edges", []), hood.get("neighbours", []),
+                                        group_at=GROUP_AT, expand=expand)
     data = {"nodes": [n.to_dict() for n in graph.nodes], "relationships": [r.to_dict() for r in graph.relationships],
             **nvl_assets().settings, "legend": graph.legend.to_json()}
     return json.dumps(data).replace("<", "\\u003c"), counts

@@ -338,16 +338,27 @@ def memory(record: Mapping[str, Any], hood: Mapping[str, Any], versions: list[Ma
             f'<h3>Edges and neighbours</h3>' + (f'<ul class="edges">{edges}</ul>' if edges else message("No edges.")))
 
 
-def graph(hood: Mapping[str, Any], counts: Mapping[str, int], cap: int, drawing: str) -> str:
-    """One memory's graph: the drawing (NVL), what it bounds, and the nodes as a list too."""
+def graph(hood: Mapping[str, Any], counts: Mapping[str, Any], cap: int, drawing: str,
+          expand: Iterable[str] = ()) -> str:
+    """One memory's graph: the drawing (NVL), what it bounds, the grouped edge types (each a
+    link that draws it again with that group expanded) and the nodes as a list too."""
     trace = hood["trace"]
+    opened = list(dict.fromkeys(expand))
+    base = f'{memory_href(trace["id"])}/graph'
+    groups = "".join(
+        f'<li><a class="group" href="{esc(base + "?" + urlencode([("expand", t) for t in [*opened, kind]]))}">'
+        f'{esc(n)} × {esc(kind)}</a></li>' for kind, n in sorted((counts.get("groups") or {}).items()))
+    grouped = (f'<p class="hint">Repeated edges are drawn as one group; click one to draw each of its edges:</p>'
+               f'<ul class="groups">{groups}</ul>') if groups else ""
+    if opened:
+        grouped += f'<p class="hint"><a class="collapse" href="{esc(base)}">Group the repeated edges again</a></p>'
     captions = "".join(f'<li><a href="{esc(memory_href(n["id"]))}">{esc(n.get("content"))}</a></li>'
                        for n in hood.get("neighbours", []))
     return (f'<p><a href="{esc(memory_href(trace["id"]))}">Back to the memory</a></p>'
             f'<blockquote class="content">{esc(trace.get("content"))}</blockquote>'
             f'<p class="hint">The memory, its strongest edges and the neighbours at their other ends, at most '
             f'{cap} of them: {counts.get("nodes", 0)} node(s) and {counts.get("relationships", 0)} edge(s) '
-            f'drawn.</p>{drawing}<h3>Neighbours drawn</h3>'
+            f'drawn.</p>{grouped}{drawing}<h3>Neighbours</h3>'
             + (f'<ul class="neighbours">{captions}</ul>' if captions else message("No neighbours.")))
 
 

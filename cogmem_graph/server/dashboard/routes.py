@@ -268,9 +268,11 @@ class Dashboard:
         trace_id = request.path_params["trace_id"]
         hood = await self.call(principal, "memory", {"trace_id": trace_id, "limit": GRAPH_NEIGHBOURS})
         assets = await run_in_threadpool(graph_page.nvl_assets)
-        data, counts = await run_in_threadpool(graph_page.graph_data, hood["trace"], hood)
+        expand = request.query_params.getlist("expand")
+        data, counts = await run_in_threadpool(graph_page.graph_data, hood["trace"], hood, expand)
         nonce = graph_page.new_nonce()
-        body = pages.graph(hood, counts, GRAPH_NEIGHBOURS, graph_page.graph_body(data, nonce, assets.container_id))
+        body = pages.graph(hood, counts, GRAPH_NEIGHBOURS, graph_page.graph_body(data, nonce, assets.container_id),
+                           expand)
         return page(pages.layout("Graph of a memory", body, who=principal.describe(), csrf=session.csrf),
                     csp=graph_page.graph_csp(nonce))
 
