@@ -195,8 +195,8 @@ def write_viz(agent: AgentMemory, query: str, out: Path | str, *, top_k: int = 1
 
 
 CAPTION_SIZE = 3
-"""NVL's font-to-radius ratio for node captions, at its largest: with nodes of radius 26 the
-captions are about 12 px at the zoom that fits a memory's neighbourhood (measured in Chromium)."""
+"""NVL's font-to-radius ratio for node captions, at its largest: with nodes of radius 32 the
+captions are 11 px or more at the zoom that fits a memory's neighbourhood (measured in Chromium)."""
 EDGE_CAPTION_SIZE = 2
 """Twice NVL's edge caption size: about 12 px at that zoom instead of 6."""
 
@@ -238,7 +238,7 @@ def neighbourhood_graph(centre: dict[str, Any], edges: list[dict[str, Any]], nei
         info = {"label": label, "content": trace.get("content", ""), "scope": trace.get("scope"),
                 "strength": _round(trace.get("encoding_strength")), "created": _iso(trace.get("created_at"))}
         nodes.append(Node(id=trace["id"], caption=_caption(trace.get("content") or trace["id"]),
-                          caption_size=CAPTION_SIZE, size=34 if trace is centre else 26,
+                          caption_size=CAPTION_SIZE, size=40 if trace is centre else 32,
                           color=colours.get(label, _FALLBACK_NODE),
                           properties={k: v for k, v in info.items() if v not in (None, "")}))
     drawn = {n.id for n in nodes}
@@ -259,7 +259,7 @@ def neighbourhood_graph(centre: dict[str, Any], edges: list[dict[str, Any]], nei
     for edge_type, count in sorted(groups.items()):
         label = f"{count} × {edge_type}"
         colour = colours.get(edge_type, _FALLBACK_NODE)
-        nodes.append(Node(id=f"group:{edge_type}", caption=label, caption_size=CAPTION_SIZE, size=26, color=colour,
+        nodes.append(Node(id=f"group:{edge_type}", caption=label, caption_size=CAPTION_SIZE, size=32, color=colour,
                           properties={"group": edge_type, "edges": count}))
         relationships.append(Relationship(id=f"group:{edge_type}", source=tid, target=f"group:{edge_type}",
                                           caption=label, caption_size=EDGE_CAPTION_SIZE, color=colour, width=3,

@@ -141,10 +141,11 @@ def test_log_in_search_open_pin_edit_and_forget(seeded, browser, tmp_path) -> No
     browser.evaluate("document.querySelector('input[name=q]').value = 'Docker Compose server'")
     browser.loads("document.querySelector('form.filters button').click()")
     assert "Nightjar" not in listed(browser)
-    signals = browser.evaluate("[...document.querySelectorAll('ol.hits li:first-child table.signals th')]"
+    signals = browser.evaluate("[...document.querySelectorAll('ol.hits li:first-child table.signals tbody th')]"
                                ".map(th => th.textContent)")
     assert {"similarity", "recency", "strength"} <= set(signals)
-    assert browser.evaluate("document.querySelectorAll('ol.hits li:first-child meter').length") == len(signals)
+    assert browser.evaluate("document.querySelectorAll('ol.hits li:first-child meter.value').length") == len(signals)
+    assert browser.evaluate("document.querySelectorAll('ol.hits li:first-child meter.adds').length") == len(signals)
     assert "Docker Compose" in browser.evaluate("document.querySelector('ol.hits li a').textContent")
     shot(browser, tmp_path, "search")
 
