@@ -49,6 +49,7 @@ CASES: dict[str, list[tuple[list[str], str]]] = {
     "consolidation-report": [(["--runs", "5"], "server")],
     "erase": [(["--user", "u1"], "server")],
     "import": [(["{backup}"], "refuse")],
+    "migrate": [([], "refuse")],
     "serve": [([], "refuse"), (["--stdio"], "server")],
     "keys add": [(["--agent", "a1"], "refuse")],
     "keys list": [([], "refuse")],
