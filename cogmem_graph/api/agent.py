@@ -624,7 +624,7 @@ class AgentMemory:
             ValueError: an empty query, a bad top_k, filter, events or debug.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.cognition.prompt import Injection, assemble_prompt, injection_level
+        from cogmem_graph.cognition.prompt import Injection, assemble_prompt, far_below_best, injection_level
         from cogmem_graph.retrieval import read_path
 
         if not isinstance(debug, bool):
@@ -637,6 +637,8 @@ class AgentMemory:
         gate = self.store.config.prompt.injection
         levels = {item.trace.id: injection_level(item.score, full_at=gate.full_at, abbreviated_at=gate.abbreviated_at)
                   if gate.enabled else Injection.FULL for item in result.traces}
+        weak = far_below_best([item.score for item in result.traces], self.store.config.prompt.min_share_of_best)
+        levels.update({item.trace.id: Injection.LEFT_OUT for item, far in zip(result.traces, weak, strict=True) if far})
         shown = [item for item in result.traces if levels[item.trace.id] is not Injection.LEFT_OUT]
         short = {tid for tid, level in levels.items() if level is Injection.ABBREVIATED}
         left_out = tuple(tid for tid, level in levels.items() if level is Injection.LEFT_OUT)

@@ -117,6 +117,13 @@ def injection_level(confidence: float, *, full_at: float = 0.7, abbreviated_at: 
     return Injection.LEFT_OUT
 
 
+def far_below_best(scores: Sequence[float], share: float) -> list[bool]:
+    """For each score, whether it lies below `share` of the best: a match that weak beside the
+    answer is filler, whatever its absolute value (scores are comparable within one query only)."""
+    best = max(scores, default=0.0)
+    return [best > 0.0 and score < share * best for score in scores]
+
+
 def abbreviate(text: str, max_chars: int) -> str:
     """The first sentence of `text` when it fits in `max_chars`, else its first `max_chars`
     characters cut at a word boundary, with an ellipsis."""

@@ -93,6 +93,11 @@ class PromptConfig(_Config):
         16, ge=1, le=10_000, description="an item is cut to fit only if at least this much of its text survives"
     )
     injection: InjectionGate = Field(default_factory=InjectionGate)
+    min_share_of_best: float = Field(
+        0.2, ge=0.0, le=1.0,
+        description="a retrieved memory scoring below this share of the best match is left out of the prompt "
+        "(counted in `AssembledContext.left_out`): a filler line at a tenth of the answer's score only costs "
+        "tokens; 0 shows every retrieved memory")
     replacement_quote_chars: int = Field(
         60, ge=16, le=10_000,
         description="a memory marked outdated quotes its replacement in at most this many characters, when the "

@@ -160,3 +160,20 @@ def test_an_expired_memory_is_marked_with_its_last_day(store, clock) -> None:
     line = next(line for line in then.text.splitlines() if stay.content in line)
     assert line.endswith("(outdated: held until 2026-03-06)")  # Friday, the last day it held
     assert then.outdated == (stay.id,)
+
+
+def test_a_memory_far_below_the_best_match_is_left_out(store) -> None:
+    agent = store.agent("helper", user_id="u1", thread_id="t1")
+    agent.encode_many([{**m, "scope": "user"} for m in MEMORIES])
+    found = agent.retrieve("How do we deploy the billing service with Helm charts?", top_k=6, record_access=False)
+    best = found.traces[0].score
+    weak = [h.trace for h in found.traces if h.score < store.config.prompt.min_share_of_best * best]
+    assert weak, "the query finds memories far weaker than its answer"
+    ctx = agent.assemble_for_prompt("How do we deploy the billing service with Helm charts?", token_budget=600, top_k=6)
+    assert "Helm charts" in ctx.text
+    assert set(ctx.left_out) >= {t.id for t in weak}
+    assert not any(t.content in ctx.text for t in weak)
+    store.config.prompt.min_share_of_best = 0.0
+    everything = agent.assemble_for_prompt("How do we deploy the billing service with Helm charts?",
+                                           token_budget=600, top_k=6)
+    assert not set(everything.left_out) & {t.id for t in weak}

@@ -82,6 +82,9 @@ def test_a_prompt_shows_strong_matches_whole_weak_ones_short_and_leaves_out_the_
     assert ctx.text.count("Our team deploys every Tuesday") == 1, "once, not again under Active Context"
     assert all(content[tid][:20] not in ctx.text for tid in ctx.left_out)
     assert all(content[tid] not in ctx.text for tid in ctx.abbreviated if len(content[tid]) > gate.abbreviated_chars)
-    store.config.prompt.injection.enabled = False
+    store.config.prompt.injection.enabled = False  # the gate off: only what lies far below the best is left out
     plain = agent.assemble_for_prompt(query, token_budget=600, top_k=4)
-    assert plain.left_out == () and plain.abbreviated == ()
+    floor = store.config.prompt.min_share_of_best * max(scores.values())
+    assert set(plain.left_out) == {tid for tid, s in scores.items() if s < floor} and plain.abbreviated == ()
+    store.config.prompt.min_share_of_best = 0.0
+    assert agent.assemble_for_prompt(query, token_budget=600, top_k=4).left_out == ()

@@ -184,7 +184,8 @@ def test_a_later_run_in_a_new_thread_is_given_what_the_user_said(kind, entry, me
     result = session("session-2", later, QUESTION)
     assert later.messages == [[QUESTION]]                          # no history: the fact comes from memory
     assert later.instructions[0].startswith("Be brief.\n\n<memory>\n") and FACT in later.instructions[0]
-    assert "The assistant said: Nice, Porto is a lovely city." in later.instructions[0]
+    kept = [r.trace.content for r in memory.agent(f"pa-{uid}", user_id=f"u-{uid}").list(limit=50).items]
+    assert "The assistant said: Nice, Porto is a lovely city." in kept  # the model's reply is remembered too
     assert result.output == "In Porto."
 
 

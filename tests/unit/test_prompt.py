@@ -280,3 +280,12 @@ def test_a_cut_item_keeps_its_note_and_a_reference_shows_among_the_tags():
     assert body == "- [mt_1, score=0.71] Lost the demo"  # plain style: tags only with a reference
     structured = assemble_prompt(PromptSections(recent_episodic=[tagged]), traits=Hexaco(conscientiousness=0.9))
     assert structured.text.split("\n", 1)[1] == "- [episodic, score=0.71, mt_1] Lost the demo"
+
+
+def test_far_below_best_is_relative_to_the_best_score() -> None:
+    from cogmem_graph.cognition.prompt import far_below_best
+
+    assert far_below_best([0.6, 0.5, 0.2, 0.08], 0.25) == [False, False, False, True]
+    assert far_below_best([0.06, 0.05, 0.01], 0.25) == [False, False, True]
+    assert far_below_best([0.6, 0.08], 0.0) == [False, False]
+    assert far_below_best([], 0.25) == [] and far_below_best([0.0, 0.0], 0.25) == [False, False]
