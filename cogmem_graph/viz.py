@@ -197,8 +197,9 @@ def write_viz(agent: AgentMemory, query: str, out: Path | str, *, top_k: int = 1
 CAPTION_SIZE = 3
 """NVL's font-to-radius ratio for node captions, at its largest: with nodes of radius 32 the
 captions are 11 px or more at the zoom that fits a memory's neighbourhood (measured in Chromium)."""
-EDGE_CAPTION_SIZE = 2
-"""Twice NVL's edge caption size: about 12 px at that zoom instead of 6."""
+EDGE_CAPTION_SIZE = 2.5
+"""Two and a half times NVL's edge caption size: about 15 px at that zoom instead of 6, and
+still 11 px or more when a group of 25 edges is drawn one by one (twice gave 10.3 px there)."""
 
 
 def neighbourhood_graph(centre: dict[str, Any], edges: list[dict[str, Any]], neighbours: list[dict[str, Any]],

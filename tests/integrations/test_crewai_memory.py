@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import importlib.util
 import os
 from typing import Any
 
 import pytest
 
-os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")   # nothing leaves the machine
-os.environ.setdefault("OTEL_SDK_DISABLED", "true")
+# Only where CrewAI is installed (its own environment), and before it is imported: set at
+# collection, these reach every process the suite starts, and OTEL_SDK_DISABLED would silence
+# the server's operation spans that another test checks.
+if importlib.util.find_spec("crewai") is not None:
+    os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")   # nothing leaves the machine
+    os.environ.setdefault("OTEL_SDK_DISABLED", "true")
 pytest.importorskip("crewai.memory.unified_memory", reason="the crewai extra is not installed")
 
 from crewai import Agent, Crew, Task  # noqa: E402
