@@ -3,7 +3,8 @@ on threads only, on the embedded default.
 
 A home is filled once; then rounds alternate the two ways (which goes first alternates too),
 each opening the home with `cg.open_async` and sending `--calls` concurrent calls (four in five
-a `retrieve`, one in five an `encode`) from `--tasks` tasks at a time. For each way: calls per
+a `retrieve`, one in five an `encode`; `--retrieve-only`: every one a `retrieve`) from
+`--tasks` tasks at a time. For each way: calls per
 second, the latency of one call, the event loop's lag (how late a task that sleeps 5 ms again
 and again wakes up) and the most threads the process ran.
 
@@ -93,7 +94,7 @@ def _p(values: list[float], q: float) -> float:
 
 
 async def one_round(home: Path, graph: str | None, native_calls: int | None, calls: int, tasks: int, workers: int,
-                    offset: int) -> dict[str, float]:
+                    offset: int, writes: bool = True) -> dict[str, float]:
     config = CogmemConfig() if native_calls is None else CogmemConfig(async_native_calls=native_calls)
     async with cg.open_async(home, graph=graph, embedder="hash", clock=ManualClock(START_MS), config=config,
                              workers=workers) as store:
@@ -120,7 +121,7 @@ async def one_round(home: Path, graph: str | None, native_calls: int | None, cal
             async with turns:
                 agent = agents[i % len(agents)]
                 began = time.perf_counter()
-                if i % 5 == 4:
+                if writes and i % 5 == 4:
                     await agent.encode(fact(offset + i), scope="user")
                 else:
                     await agent.retrieve(TOPICS[i % len(TOPICS)] + f" day {i % 90}", top_k=10)
@@ -147,6 +148,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     parser.add_argument("--native", type=int, help="calls on the loop at once (default: config.async_native_calls)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--home", type=Path, help="keep the home here (default: a temporary folder)")
+    parser.add_argument("--retrieve-only", action="store_true", help="every call a retrieve (no encode)")
     parser.add_argument("--rtt-ms", type=float, default=0.0,
                         help="a graph server this far away (a relay's delay); 0: the embedded server")
     args = parser.parse_args(argv)
@@ -168,13 +170,14 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
                     offset = 10_000_000 + (r * len(WAYS) + order.index(way)) * args.calls
                     native = (args.native if way == "on the loop" else 0)
                     rows[way].append(asyncio.run(one_round(home, graph, native, args.calls, args.tasks,
-                                                           args.workers, offset)))
+                                                           args.workers, offset, writes=not args.retrieve_only)))
         finally:
             if server is not None:
                 release_embedded(server)
 
     where = f"a graph server {args.rtt_ms:g} ms away" if args.rtt_ms > 0 else "the embedded graph"
-    table = Table(title=f"{args.calls} concurrent calls ({args.tasks} at a time) on {args.traces:,} traces, "
+    kind = "retrievals" if args.retrieve_only else "calls"
+    table = Table(title=f"{args.calls} concurrent {kind} ({args.tasks} at a time) on {args.traces:,} traces, "
                         f"{where}, {args.workers} worker threads: medians of {args.rounds} interleaved rounds")
     columns = ["calls/s", "p50 ms", "p95 ms", "lag p99 ms", "lag max ms", "threads"]
     table.add_column("calls run")
