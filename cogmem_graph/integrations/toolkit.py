@@ -5,11 +5,14 @@ prompt written for one reads the same answers in another."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
+from cogmem_graph.errors import field_problems
+from cogmem_graph.integrations.calls import acall
 from cogmem_graph.results import RetrievalResult
 
 MAX_RECALL = 50
@@ -68,3 +71,45 @@ def forgot(receipt: Any) -> str:
     if receipt.skipped_pinned:
         said += f" Pinned, kept: {', '.join(receipt.skipped_pinned)}."
     return said
+
+
+@dataclass(frozen=True)
+class MemoryTool:
+    """One memory tool as an async framework calls it: its name, description and argument
+    model, and what it does with validated arguments (the handle's call, awaited)."""
+
+    name: str
+    description: str
+    model: type[BaseModel]
+    run: Callable[[Any], Awaitable[str]]
+
+    async def answer(self, arguments: Mapping[str, Any] | str) -> str:
+        """The text the model reads back: the call's answer, or why its arguments (a mapping,
+        or JSON text) were refused, by the argument model or by the memory, naming the field."""
+        try:
+            args = (self.model.model_validate_json(arguments or "{}") if isinstance(arguments, str)
+                    else self.model.model_validate(arguments))
+        except ValidationError as exc:
+            return field_problems(exc.errors())
+        try:
+            return await self.run(args)
+        except ValueError as exc:          # refused by the memory: a bad argument, said why
+            return str(exc)
+
+
+def memory_tools_for(agent: Any) -> dict[str, MemoryTool]:
+    """`remember`, `recall` and `forget` acting as `agent` (a sync handle runs on a worker
+    thread, an async one is awaited: `calls.acall`)."""
+
+    async def remember(args: RememberArgs) -> str:
+        return remembered(await acall(agent, "encode", args.content, type=args.type, tags=list(args.tags)))
+
+    async def recall(args: RecallArgs) -> str:
+        return recalled(await acall(agent, "retrieve", args.query, top_k=args.top_k))
+
+    async def forget(args: ForgetArgs) -> str:
+        return forgot(await acall(agent, "forget", list(args.ids)))
+
+    return {tool.name: tool for tool in (MemoryTool("remember", REMEMBER, RememberArgs, remember),
+                                         MemoryTool("recall", RECALL, RecallArgs, recall),
+                                         MemoryTool("forget", FORGET, ForgetArgs, forget))}

@@ -10,68 +10,36 @@ sync one runs on a worker thread.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
 from pydantic_ai import Tool
 
-from cogmem_graph.errors import field_problems
-from cogmem_graph.integrations.calls import acall
-from cogmem_graph.integrations.toolkit import (
-    FORGET,
-    RECALL,
-    REMEMBER,
-    ForgetArgs,
-    RecallArgs,
-    RememberArgs,
-    checked_agent,
-    forgot,
-    recalled,
-    remembered,
-)
-
-Args = TypeVar("Args", bound=BaseModel)
+from cogmem_graph.integrations.toolkit import MemoryTool, checked_agent, memory_tools_for
 
 
-def _tool(name: str, description: str, model: type[Args], run: Callable[[Args], Awaitable[str]]) -> Tool[Any]:
+def _tool(tool: MemoryTool) -> Tool[Any]:
     async def invoke(**arguments: Any) -> str:
-        try:
-            args = model.model_validate(arguments)
-        except ValidationError as exc:
-            return field_problems(exc.errors())
-        try:
-            return await run(args)
-        except ValueError as exc:          # refused by the memory: a bad argument, said why
-            return str(exc)
+        return await tool.answer(arguments)
 
-    # Pydantic AI skips its own validation for a schema given as is: the model above validates.
-    return Tool.from_schema(invoke, name=name, description=description, json_schema=model.model_json_schema())
+    # Pydantic AI skips its own validation for a schema given as is: `MemoryTool.answer` validates.
+    return Tool.from_schema(invoke, name=tool.name, description=tool.description,
+                            json_schema=tool.model.model_json_schema())
 
 
 def remember_tool(agent: Any) -> Tool[Any]:
-    async def remember(args: RememberArgs) -> str:
-        return remembered(await acall(agent, "encode", args.content, type=args.type, tags=list(args.tags)))
-
-    return _tool("remember", REMEMBER, RememberArgs, remember)
+    return _tool(memory_tools_for(agent)["remember"])
 
 
 def recall_tool(agent: Any) -> Tool[Any]:
-    async def recall(args: RecallArgs) -> str:
-        return recalled(await acall(agent, "retrieve", args.query, top_k=args.top_k))
-
-    return _tool("recall", RECALL, RecallArgs, recall)
+    return _tool(memory_tools_for(agent)["recall"])
 
 
 def forget_tool(agent: Any) -> Tool[Any]:
-    async def forget(args: ForgetArgs) -> str:
-        return forgot(await acall(agent, "forget", list(args.ids)))
-
-    return _tool("forget", FORGET, ForgetArgs, forget)
+    return _tool(memory_tools_for(agent)["forget"])
 
 
 def memory_tools(agent: Any) -> list[Tool[Any]]:
     """`remember`, `recall` and `forget` for one agent handle: `store.agent(...)`, an async one
     (`cg.open_async`), or a server's (`cg.connect`, `cg.connect_async`)."""
     checked_agent(agent, ("encode", "retrieve", "forget"))
-    return [remember_tool(agent), recall_tool(agent), forget_tool(agent)]
+    return [_tool(tool) for tool in memory_tools_for(agent).values()]
