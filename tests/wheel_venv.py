@@ -32,11 +32,8 @@ BUILD_INPUTS = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "cogme
 PROJECT = "cogmem-graph"
 
 
-def build_wheel(scratch: Path) -> Path:
-    """A wheel of this checkout, built in `scratch` from a copy of the build's inputs (setuptools
-    reuses a `build/` folder left in the source tree, which could hide a file the build itself
-    no longer copies)."""
-    source = scratch / "source"
+def copy_build_inputs(source: Path) -> Path:
+    """`source`, made to hold a copy of what the build reads (`BUILD_INPUTS`) and nothing else."""
     source.mkdir(parents=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build", "dist")
     for name in BUILD_INPUTS:
@@ -45,6 +42,14 @@ def build_wheel(scratch: Path) -> Path:
             shutil.copytree(path, source / name, ignore=ignore)
         else:
             shutil.copy2(path, source / name)
+    return source
+
+
+def build_wheel(scratch: Path) -> Path:
+    """A wheel of this checkout, built in `scratch` from a copy of the build's inputs (setuptools
+    reuses a `build/` folder left in the source tree, which could hide a file the build itself
+    no longer copies)."""
+    source = copy_build_inputs(scratch / "source")
     out = scratch / "wheel"
     out.mkdir()
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",

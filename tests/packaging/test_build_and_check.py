@@ -6,7 +6,6 @@ no `wheel` package since 70, hence no check of the declared build requirements).
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -14,7 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from wheel_venv import BUILD_INPUTS, ROOT
+from wheel_venv import copy_build_inputs
 
 import cogmem_graph
 
@@ -22,15 +21,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_build_makes_an_sdist_and_a_wheel_that_twine_accepts(tmp_path: Path) -> None:
-    source = tmp_path / "source"
-    source.mkdir()
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build", "dist")
-    for name in BUILD_INPUTS:
-        path = ROOT / name
-        if path.is_dir():
-            shutil.copytree(path, source / name, ignore=ignore)
-        else:
-            shutil.copy2(path, source / name)
+    source = copy_build_inputs(tmp_path / "source")
     dist = tmp_path / "dist"
     built = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--skip-dependency-check",
                             "--outdir", str(dist), str(source)], capture_output=True, text=True, timeout=600)
