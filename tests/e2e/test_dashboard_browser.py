@@ -14,23 +14,13 @@ import shutil
 import struct
 import time
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from .cdp import Browser, chromium
+from .cdp import Browser
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Browser]:
-    driven = Browser(chromium(), tmp_path / "profile")
-    try:
-        yield driven
-    finally:
-        driven.close()
 
 
 def shot(browser: Browser, tmp_path: Path, name: str) -> None:

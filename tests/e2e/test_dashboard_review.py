@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from .cdp import Browser, chromium
+from .cdp import Browser
 from .dashboard_harness import Seeded, start
 from .server_harness import add_key, auth
 
@@ -47,15 +47,6 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Seeded]:
         yield seeded
     finally:
         seeded.server.stop()
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Browser]:
-    driven = Browser(chromium(), tmp_path / "profile")
-    try:
-        yield driven
-    finally:
-        driven.close()
 
 
 def text(browser: Browser) -> str:
