@@ -19,6 +19,7 @@ from langgraph.store.memory import InMemoryStore  # noqa: E402
 from cogmem_graph.clock import MS_PER_SECOND  # noqa: E402
 from cogmem_graph.filters import MemoryState  # noqa: E402
 from cogmem_graph.integrations.langgraph import CogmemStore  # noqa: E402
+from cogmem_graph.model import EdgeType, Hexaco  # noqa: E402
 from cogmem_graph.providers.embedders import HashEmbedder  # noqa: E402
 from tests.integrations.conftest import START_MS  # noqa: E402
 
@@ -310,6 +311,30 @@ def test_other_memories_merge_into_an_item_and_the_key_keeps_it(store, clock) ->
     assert lg.get(("notes",), "printer").value == {"content": text}
     current = agent.list({"state": [MemoryState.ACTIVE, MemoryState.DORMANT]}).items
     assert [r.trace.metadata.get("langgraph", {}).get("key") for r in current] == ["printer"]
+
+
+def test_a_contradiction_settled_at_night_leaves_the_item_gettable_and_marks_it_outdated(store, clock) -> None:
+    """The newer memory wins a contradiction with an item, as with any memory: the item is
+    then ranked below it and shown outdated, but its key is a key-value entry and stays
+    gettable until it is put again or deleted."""
+    lg = CogmemStore(store, agent_id="keeper")
+    lg.put(("memories", "ana"), "home", {"content": "I live in Paris"})
+    clock.advance(days=1)
+    agent = store.agent("keeper", user_id="ana", traits=Hexaco(honesty=0.8))  # the newer side wins
+    berlin = agent.encode("I moved to Berlin")
+    paris = lg.history(("memories", "ana"), "home")[-1]
+    assert any(e.type is EdgeType.CONTRADICTS and e.dst == paris.id
+               for e in store.graph.get_edges([berlin.id], agent.visible_scope_keys))
+    clock.advance(hours=1)
+    store.consolidate()
+    edges = store.graph.get_edges([berlin.id], agent.visible_scope_keys)
+    assert any(e.type is EdgeType.SUPERSEDES and e.dst == paris.id for e in edges), "settled: Berlin won"
+    item = lg.get(("memories", "ana"), "home")
+    assert item is not None and item.value == {"content": "I live in Paris"}
+    assert lg.history(("memories", "ana"), "home")[-1].state is not MemoryState.SUPERSEDED
+    contents = [hit.trace.content for hit in agent.retrieve("Where do I live?", top_k=5).traces]
+    assert contents.index("I moved to Berlin") < contents.index("I live in Paris")
+    assert store.consolidate().conflicts_resolved == 0, "settled once, not read again every night"
 
 
 # ---------------------------------------------------------------- what is indexed

@@ -193,12 +193,13 @@ class ConsolidationStatements(StatementRunner):
 
     def resolve_contradictions(self, resolutions: Sequence[Resolution], scope_key: str, *, now: int, reason: str,
                                weight: float, keep_loser: bool) -> list[str]:
-        """Each winner SUPERSEDES its loser (kept dormant, or deactivated); the losers."""
+        """Each winner SUPERSEDES its loser (kept dormant, or deactivated; a keyed loser is only
+        linked and stays current); the losers replaced."""
         rows = [{"winner": r.winner, "loser": r.loser} for r in resolutions]
         out = self.run("resolve_contradictions", {"rows": rows, "scopeKey": scope_key, "now": now,
                                                   "reason": reason, "weight": weight, "keepLoser": keep_loser},
                        write=True)
-        return [r["loser"] for r in out]
+        return [r["loser"] for r in out if r["replaced"]]
 
     # ------------------------------------------------------------ schemas
 
