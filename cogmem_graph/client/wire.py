@@ -10,6 +10,7 @@ or `RequestRejected`, `unreachable` a transport failure into `BackendUnavailable
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
@@ -20,7 +21,7 @@ from cogmem_graph.filters import MemoryFilter, as_filter
 from cogmem_graph.model import MemoryTrace
 from cogmem_graph.operations import MAX_BATCH, OPERATIONS, value_problems
 from cogmem_graph.redact import redact_url
-from cogmem_graph.results import ScoredTrace
+from cogmem_graph.results import ScoreComposition, ScoredTrace
 
 if TYPE_CHECKING:
     from cogmem_graph.api.governance import EraseReceipt, ForgetReceipt, MemoryPage, MemoryRecord
@@ -159,7 +160,29 @@ def trace_from_json(data: Mapping[str, Any]) -> MemoryTrace:
 
 
 def scored_from_json(data: Mapping[str, Any]) -> ScoredTrace:
-    return ScoredTrace(trace_from_json(data["trace"]), data["score"], dict(data["signals"]), tuple(data["sources"]))
+    return ScoredTrace(trace_from_json(data["trace"]), data["score"], dict(data["signals"]), tuple(data["sources"]),
+                       composition_from_json(data.get("composition")))
+
+
+def composition_from_json(data: Mapping[str, Any] | None) -> ScoreComposition | None:
+    """How a hit's score was composed, with the types the in-process `ScoredTrace.composition`
+    has (floats, a 1-based int rank or None); None where the strategy composes none. A number
+    the server sent as null (it was not finite, which JSON cannot carry) comes back as nan."""
+    if data is None:
+        return None
+    rank = data.get("fused_rank")
+    return ScoreComposition(scoring=str(data["scoring"]), weights=_floats(data["weights"]),
+                            contributions=_floats(data["contributions"]), base=_float(data["base"]),
+                            fused_rank=None if rank is None else int(rank),
+                            prior_weight=_float(data.get("prior_weight", 0.0)))
+
+
+def _floats(values: Mapping[str, Any]) -> dict[str, float]:
+    return {str(k): _float(v) for k, v in values.items()}
+
+
+def _float(value: Any) -> float:
+    return math.nan if value is None else float(value)
 
 
 def where_json(where: MemoryFilter | Mapping[str, Any] | None) -> dict[str, Any] | None:

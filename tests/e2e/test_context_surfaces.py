@@ -2,7 +2,8 @@
 httpx for REST, the official MCP client over streamable HTTP, `cg.connect`, and the `cogmem`
 CLI through `--server` and on a local home. `debug` shows each memory's id and score in the
 text, as the in-process handle's `debug=True` does, and only when asked; the answer carries
-what the handle's `AssembledContext` carries: `outdated`, `abbreviated` and `left_out`.
+what the handle's `AssembledContext` carries: `outdated`, `abbreviated` and `left_out`. A
+retrieval through `cg.connect` carries each hit's `composition` as the handle returns it.
 
 The server runs in this process (uvicorn in a thread, the app `cogmem serve` runs, over a real
 socket), on a store this module opened: confidence-gated injection is on, so that some
@@ -179,6 +180,29 @@ def test_connect_returns_the_handle_s_lists_and_debug_text(served) -> None:
     assert lists(debug) == lists(expected)
     assert_plain_text(plain.text)
     assert_debug_text(debug.text, debug.trace_ids, debug.left_out)
+
+
+def test_connect_retrieve_carries_each_hit_s_composition_as_the_handle_returns_it(served) -> None:
+    """`ScoredTrace.composition` over HTTP, sync and async: equal to the handle's for the same
+    query on the same store (the clock stands still, access is not recorded), with its types."""
+    expected = served.handle().retrieve(QUERY, top_k=TOP_K, record_access=False)
+    compositions = [hit.composition for hit in expected.traces]
+    assert compositions and all(isinstance(c, cg.ScoreComposition) for c in compositions)
+    with cg.connect(served.url, served.key) as remote:
+        got = remote.retrieve(QUERY, top_k=TOP_K, record_access=False)
+
+    async def over_async() -> cg.RetrievalResult:
+        async with cg.connect_async(served.url, served.key) as remote:
+            return await remote.retrieve(QUERY, top_k=TOP_K, record_access=False)
+
+    for result in (got, anyio.run(over_async)):
+        assert [hit.trace.id for hit in result.traces] == expected.ids
+        assert [hit.composition for hit in result.traces] == compositions
+        for hit, mine in zip(result.traces, compositions, strict=True):
+            theirs = hit.composition
+            assert isinstance(theirs, cg.ScoreComposition) and mine is not None
+            assert {k: type(v) for k, v in vars(theirs).items()} == {k: type(v) for k, v in vars(mine).items()}
+            assert all(type(v) is float for v in (*theirs.weights.values(), *theirs.contributions.values()))
 
 
 # ---------------------------------------------------------------- MCP
