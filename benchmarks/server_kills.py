@@ -105,13 +105,23 @@ def graph_server_pids(server: subprocess.Popen) -> list[int]:
 
 
 def tracebacks(logs: list[Path]) -> list[str]:
-    lines: list[str] = []
+    """Each logged traceback, shortened to its last frames and the exception it ends with."""
+    blocks: list[str] = []
     for log in logs:
-        text = log.read_text(errors="replace") if log.exists() else ""
-        for at, line in enumerate(text.splitlines()):
-            if "Traceback" in line or "Exception in ASGI application" in line:
-                lines.append(f"{log.name}:{at + 1}: " + "\n".join(text.splitlines()[at:at + 40]))
-    return lines
+        lines = log.read_text(errors="replace").splitlines() if log.exists() else []
+        at = 0
+        while at < len(lines):
+            if not lines[at].startswith("Traceback"):
+                at += 1
+                continue
+            end = at + 1  # a traceback ends at its first line that is not indented (the exception)
+            while end < len(lines) and (lines[end].startswith(" ") or lines[end].startswith("Traceback")):
+                end += 1
+            block = lines[max(at - 1, 0):end + 1]
+            shown = block if len(block) <= 24 else [*block[:2], "  ...", *block[-20:]]
+            blocks.append(f"{log.name}:{at + 1}:\n" + "\n".join(shown))
+            at = end + 1
+    return blocks
 
 
 def read_back(url: str, clients: list[Client]) -> list[str]:
@@ -200,7 +210,7 @@ def run(args: argparse.Namespace, home: Path, logs: Path) -> int:
     print(f"not allowed: {len(not_allowed)}")
     for line in not_allowed[:10]:
         print(f"  {line}")
-    for block in tracebacks(server_logs)[:3]:
+    for block in tracebacks(server_logs)[-6:]:
         print(block)
     print(f"acknowledged memories: {acked}, missing or not whole after the kills: {len(problems)}")
     for line in problems[:10]:

@@ -144,6 +144,7 @@ def serve(
 
     settings = settings_of(ctx)
     _warn_secrets_in_arguments(ctx)
+    runner.configure_log()
     if stdio and settings.server:
         with handled():
             require_key(dataclasses.replace(settings, key=key or settings.key))

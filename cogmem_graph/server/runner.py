@@ -51,6 +51,23 @@ MIN_CONNECTIONS = 16
 """Fewer connections than this left by the file-descriptor limit: the server refuses to start."""
 
 
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+"""One line a record, then a traceback as Python prints it: whole, whatever the log's width."""
+
+
+def configure_log(level: int = logging.INFO) -> None:
+    """The server's log on stderr, plain. Without it the MCP SDK sets up the root logger with
+    its own pretty handler, which boxes a traceback into 80 columns and cuts off the lines
+    that say what failed. A process that configured its own logging keeps it."""
+    root = logging.getLogger()
+    if root.handlers:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    root.addHandler(handler)
+    root.setLevel(level)
+
+
 def bind(host: str, port: int, backlog: int = socket.SOMAXCONN) -> list[socket.socket]:
     """Listening sockets for `host`:`port` (each address `host` resolves to), or
     ServerStartError naming the port when one cannot be bound. (Serving sets the queue
