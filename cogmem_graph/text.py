@@ -7,6 +7,7 @@ so "what counts as a word" has a single answer.
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 
 import snowballstemmer
@@ -22,7 +23,15 @@ STOPWORDS = frozenset(
 
 MAX_TERMS = 32
 
-_stemmer = snowballstemmer.stemmer("english")
+class _ThreadStemmers(threading.local):
+    """A Snowball stemmer per thread: one keeps the word it is stemming in its own fields, so
+    two threads sharing one corrupt each other's word (a wrong stem, or an IndexError)."""
+
+    def __init__(self) -> None:
+        self.english = snowballstemmer.stemmer("english")
+
+
+_stemmers = _ThreadStemmers()
 
 
 def query_terms(text: str, max_terms: int | None = MAX_TERMS) -> list[str]:
@@ -60,4 +69,4 @@ def stem(term: str) -> str:
 
 @lru_cache(maxsize=65_536)
 def _snowball_stem(term: str) -> str:
-    return _stemmer.stemWord(term)
+    return _stemmers.english.stemWord(term)
