@@ -379,6 +379,23 @@ def user_scopes(store: StorePort, user_id: str | None, organization_id: str | No
     return qualified, sorted(set(keys) | {user_key})
 
 
+def users(store: StorePort, organization_id: str | None = None) -> list[str]:
+    """The ids of the users who hold memories, in their user scope or one of their threads,
+    sorted: those outside every organization, or with `organization_id` that organization's
+    (ids are qualified by their organization, as `user_scopes` says). Read from the scope keys
+    that hold active or dormant memories, never from the memories' content: the owner's view."""
+    if organization_id is not None and (not isinstance(organization_id, str) or not organization_id.strip()
+                                        or SEPARATOR in organization_id):
+        raise InvalidArgument(f"organization_id must be a non-empty id without {SEPARATOR!r}, got {organization_id!r}",
+                              argument="organization_id")
+    found = set()
+    for key in checked_context(store).graph.scope_keys_with_active_traces():
+        who = identity_of_scope_key(key)
+        if "user_id" in who and who.get("organization_id") == organization_id:
+            found.add(who["user_id"])
+    return sorted(found)
+
+
 MAX_NAMED_ORGANIZATIONS = 10
 
 

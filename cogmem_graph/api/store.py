@@ -429,6 +429,24 @@ class MemoryStore:
         return governance.erase(self, user_id, organization_id=organization_id, include_shared=include_shared,
                                 compact=compact, on_progress=on_progress)
 
+    def users(self, *, organization_id: str | None = None) -> list[str]:
+        """The ids of the users who hold memories (in their user scope or one of their
+        threads), sorted: an owner operation, as `erase` and `export` of a user are.
+
+        Args:
+            organization_id: that organization's users; without it, the users outside every
+                organization (a user id is qualified by its organization, as in `erase`).
+
+        Returns:
+            The user ids, without their organization.
+
+        Raises:
+            ValueError: an invalid `organization_id`.
+            StoreClosed: the store is closed.
+        """
+        self._check_open()
+        return governance.users(self, organization_id)
+
     def export(self, out: TextIO, *, user_id: str | None = None, organization_id: str | None = None,
                on_progress: Any = None) -> Any:
         """Write JSON Lines that `import` reads: the whole store, or one user's scopes (their

@@ -83,8 +83,10 @@ class Target:
             if fields is not None:
                 index["fields"] = fields
             return InMemoryStore(index=index)
-        return CogmemStore(self.memory, agent_id=f"lg-{self.uid}-{next(self._stores)}",
-                           index=None if fields is None else {"fields": fields})
+        n = next(self._stores)
+        owner = {"every_user": True, "organization_id": f"org-{self.uid}-{n}"} if self.kind == "owner" else {}
+        return CogmemStore(self.memory, agent_id=f"lg-{self.uid}-{n}",
+                           index=None if fields is None else {"fields": fields}, **owner)
 
     def with_fields(self, fields: list[str]) -> Target:
         """Another empty store of the same kind, with these `index` fields."""
@@ -626,6 +628,22 @@ def test_cogmem_store_does_the_same_or_the_listed_difference(conformance: Case, 
     assert conformance.run(Target("cogmem", mode, store, uid)) == want
 
 
+OWNER_CONFORMS = frozenset({"a_read_without_a_user_sees_the_shared_namespaces"})
+"""The listed differences a store opened with `every_user=True` does not have."""
+
+
+@pytest.mark.parametrize("handle", ["sync-store", "async-store"])
+@pytest.mark.parametrize("conformance", CASES, ids=[c.name for c in CASES])
+def test_cogmem_store_as_owner_does_the_same_or_the_listed_difference(conformance: Case, mode: str, handle: str,
+                                                                      memory, async_memory, uid) -> None:
+    """`CogmemStore(..., every_user=True)` (each store in an organization of its own, so that
+    it reaches only its case's users): a read naming no user reaches every user's namespaces."""
+    want = conformance.cogmem if conformance.differs and conformance.name not in OWNER_CONFORMS \
+        else conformance.expected
+    store = memory if handle == "sync-store" else async_memory
+    assert conformance.run(Target("owner", mode, store, uid)) == want
+
+
 def test_the_docs_list_every_difference_and_give_the_counts() -> None:
     """docs/integrations.md names each listed difference's case and states the counts."""
     text = " ".join(DOCS.read_text(encoding="utf-8").split())
@@ -637,3 +655,8 @@ def test_the_docs_list_every_difference_and_give_the_counts() -> None:
     assert counts, "the docs state the conformance counts"
     assert tuple(map(int, counts.groups())) == (len(CASES), len(CASES), len(CASES) - len(differing),
                                                 len(differing))
+    owner = re.search(r"opened with `every_user=True`, it passes (\d+) as the reference does and (\d+) as a listed "
+                      r"difference", text)
+    assert owner, "the docs state the counts of a store opened with every_user=True"
+    owner_differing = [name for name in differing if name not in OWNER_CONFORMS]
+    assert tuple(map(int, owner.groups())) == (len(CASES) - len(owner_differing), len(owner_differing))

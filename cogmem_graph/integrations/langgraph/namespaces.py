@@ -4,7 +4,9 @@ A store maps namespaces with one pattern, by default `("memories", "{user_id}")`
 whose leading labels match it names a user, and its items are memories of that user's scope
 (`("memories", "u1", ...)` → `user:u1`). Any other namespace is the agent's shared memory
 (the agent scope), seen by every user of the store's agent. A read names one user at most:
-each read runs with one identity's scope keys, so no prefix reaches two users' memories.
+each read runs with one identity's scope keys, so no prefix reaches two users' memories;
+only a store opened as the memory store's owner (`every_user=True`) runs a read whose
+prefix names no user once per user as well (`NamespaceScopes.reaches_users`).
 
 A namespace is kept on its memories as a path: its labels joined by "." behind a leading
 "." (`("memories", "u1")` → `.memories.u1`, the root is `.`). LangGraph refuses "." inside
@@ -114,6 +116,11 @@ class NamespaceScopes:
     def is_hidden(self, place: Place) -> bool:
         """A user's namespace that a store bound to another user may not touch."""
         return place.user_id is not None and self.bound_user is not None and place.user_id != self.bound_user
+
+    def reaches_users(self, prefix: Sequence[str]) -> bool:
+        """A prefix that names no user but could lead to users' namespaces (`()`,
+        `("memories",)`, `("memories", "*")` with the default pattern)."""
+        return self.user_named_by(prefix) is None and self._leads_like_pattern(prefix)
 
     def read_view(self, prefix: Sequence[str]) -> ReadView:
         """What a read under `prefix` sees: the named user's scope; else the shared scope, and

@@ -16,7 +16,7 @@ import asyncio
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from langgraph.store.base import (
     BaseStore,
@@ -38,6 +38,7 @@ from cogmem_graph.integrations.calls import Blocking, bridged, is_async
 from cogmem_graph.integrations.langgraph import values
 from cogmem_graph.integrations.langgraph.namespaces import (
     DEFAULT_USER_NAMESPACE,
+    USER_LABEL,
     WILDCARD,
     NamespaceScopes,
     Place,
@@ -57,6 +58,9 @@ PAGE = 1000
 MAX_HANDLES = 256
 """Agent handles kept for the users a store has served lately (each holds a working memory)."""
 DEFAULT_NAMESPACE_SCAN = 10_000
+DEFAULT_USERS_PER_SEARCH = 100
+"""Users one search of a store opened with `every_user=True` reaches at most (a retrieval or
+a listing per user)."""
 ASYNC_METHODS = "the store's async method (aget, aput, asearch, ...)"
 """What a sync call on an async store inside a running event loop is told to await instead."""
 WIDER_POOL = 4
@@ -74,6 +78,13 @@ class CogmemStore(BaseStore):
       namespaces are memories of that user's scope, any other is the agent's shared memory.
     - `user_id`: bind the store to one user: it reads that user's and the shared memories
       only, and refuses to write another user's namespace.
+    - `every_user`: the store acts as the memory store's owner: a read whose prefix names no
+      user (`search(())`, `list_namespaces()`) reaches every user's namespaces too (of
+      `organization_id`, else the users outside every organization), as LangGraph's
+      `InMemoryStore` lists and searches every namespace. Each user is one more read, so one
+      search reaches at most `max_users_per_search` users (else ValueError: give a prefix
+      naming the user); `list_namespaces` stays bounded by `namespace_scan_limit`. Not with
+      `user_id`. Writes are as without it.
     - `index`: `{"fields": [...]}`, the value's JSON paths whose text a memory is found by
       (default: a "content" or "text" field, else the whole value). cogmem embeds with the
       memory store's own embedder, so `dims` and `embed` are not taken.
@@ -85,7 +96,8 @@ class CogmemStore(BaseStore):
     def __init__(self, memory: MemoryStore, *, agent_id: str = "langgraph", user_id: str | None = None,
                  organization_id: str | None = None, user_namespace: Sequence[str] = DEFAULT_USER_NAMESPACE,
                  index: Mapping[str, Any] | None = None, memory_type: MemoryType | str = MemoryType.SEMANTIC,
-                 pinned: bool = False, namespace_scan_limit: int = DEFAULT_NAMESPACE_SCAN) -> None:
+                 pinned: bool = False, namespace_scan_limit: int = DEFAULT_NAMESPACE_SCAN,
+                 every_user: bool = False, max_users_per_search: int = DEFAULT_USERS_PER_SEARCH) -> None:
         if not callable(getattr(memory, "agent", None)) or not hasattr(memory, "clock"):
             raise ValueError(f"memory must be a cogmem MemoryStore (cg.open() or cg.open_async()), "
                              f"not {type(memory).__name__}")
@@ -93,6 +105,16 @@ class CogmemStore(BaseStore):
         self._async = is_async(memory, "health")
         self.agent_id = agent_id
         self.organization_id = organization_id
+        if not isinstance(every_user, bool):
+            raise ValueError(f"every_user must be True or False, got {every_user!r}")
+        if every_user and user_id is not None:
+            raise ValueError("every_user=True reads every user's namespaces and user_id binds the store to one user: "
+                             "pass every_user or user_id, not both")
+        self.every_user = every_user
+        if isinstance(max_users_per_search, bool) or not isinstance(max_users_per_search, int) \
+                or max_users_per_search < 1:
+            raise ValueError(f"max_users_per_search must be a positive integer, got {max_users_per_search!r}")
+        self.max_users_per_search = max_users_per_search
         self.namespaces = NamespaceScopes(user_namespace, bound_user=user_id)
         self.fields = _index_fields(index)
         try:
@@ -113,7 +135,7 @@ class CogmemStore(BaseStore):
 
     def __repr__(self) -> str:
         return (f"CogmemStore(agent_id={self.agent_id!r}, user_namespace={self.namespaces.pattern!r}, "
-                f"user_id={self.namespaces.bound_user!r})")
+                f"user_id={self.namespaces.bound_user!r}, every_user={self.every_user!r})")
 
     # ------------------------------------------------------------ BaseStore
 
@@ -217,27 +239,37 @@ class CogmemStore(BaseStore):
         if op.query is not None and not isinstance(op.query, str):
             raise ValueError(f"query must be a string (or None to list without ranking), not {type(op.query).__name__}")
         query = op.query if op.query and op.query.strip() else None  # "" and blanks list, as None does
-        view = self.namespaces.read_view(prefix)
-        if not view.scopes or limit == 0:
+        if limit == 0:
+            return []
+        views = self._read_views(prefix, search=True)
+        if not views:
             return []
         pushed, whole = values.pushed_filter(conditions)
         if len(pushed) > MAX_METADATA_CONDITIONS - 1:
             pushed, whole = dict(list(pushed.items())[:MAX_METADATA_CONDITIONS - 1]), False
-        where = _where(view, {values.PREFIXES_FIELD: namespace_path(prefix), **pushed})
-        handle = self._handle(view.user_id)
+        metadata = {values.PREFIXES_FIELD: namespace_path(prefix), **pushed}
         wanted = offset + limit
         found: list[tuple[MemoryTrace, float | None]]
         if query is None:
-            found = [(t, None) for t in self._scan(handle, where, conditions, wanted)]
+            found = [(t, None) for t in self._scan_views(views, metadata, conditions, wanted)]
         else:
-            found = self._ranked(handle, query, where, conditions, wanted, whole, op.refresh_ttl)
+            # One retrieval's similarity is relative to its best match; across users (one retrieval
+            # each) items are ranked by their embedding's cosine to the query, the same for all.
+            strategy: Literal["full", "dense"] = "full" if len(views) == 1 else "dense"
+            found = []
+            for view in views:
+                found += self._ranked(self._handle(view.user_id), query, _where(view, metadata), conditions, wanted,
+                                      whole, op.refresh_ttl, strategy)
+            if len(views) > 1:  # stable: shared, then users by id, among equal matches
+                found = sorted(found, key=lambda hit: -(hit[1] or 0.0))[:wanted]
             if len(found) < wanted:  # as LangGraph's stores do: unindexed items after the ranked, unscored
-                unindexed = {**where, "metadata": {**where["metadata"], values.UNINDEXED_FIELD: {"eq": True}}}
-                found += [(t, None) for t in self._scan(handle, unindexed, conditions, wanted - len(found))]
+                unindexed = {**metadata, values.UNINDEXED_FIELD: {"eq": True}}
+                found += [(t, None) for t in self._scan_views(views, unindexed, conditions, wanted - len(found))]
         return [values.search_item_of(t, score) for t, score in found[offset:wanted]]
 
     def _ranked(self, handle: AgentMemory, query: str, where: dict[str, Any], conditions: dict[str, Any],
-                wanted: int, whole: bool, record_access: bool) -> list[tuple[MemoryTrace, float | None]]:
+                wanted: int, whole: bool, record_access: bool,
+                strategy: Literal["full", "dense"] = "full") -> list[tuple[MemoryTrace, float | None]]:
         """The items cogmem's retrieval finds for `query`, by how well each matches it (its
         `similarity` signal: two items that match equally tie), cogmem's composite order
         (strength, recency, activation, ...) among equals. A retrieved memory is strengthened as
@@ -246,14 +278,17 @@ class CogmemStore(BaseStore):
         Items put with `index=False`, or with no text at their index fields, are left out: not
         indexed means not found by meaning. A
         query the pre-retrieval gate takes for small talk ("thanks!") is still a lookup here,
-        so it is retrieved by its embedding alone instead of answered with nothing."""
+        so it is retrieved by its embedding alone instead of answered with nothing. With
+        `strategy="dense"` every item is found by its embedding alone, its cosine to the query
+        its score."""
         most = self.memory.config.retrieval.max_top_k
         if wanted > most:
             raise ValueError(f"offset + limit must be at most {most} (retrieval.max_top_k) for a search with a query, "
                              f"got {wanted}")
         top_k = min(most, wanted * WIDER_POOL)  # unindexed items are dropped after retrieval
-        result = handle.retrieve(query, top_k=top_k, where=where, record_access=bool(record_access))
-        if result.gated:
+        result = handle.retrieve(query, top_k=top_k, where=where, record_access=bool(record_access),
+                                 strategy=strategy)
+        if result.gated and strategy != "dense":
             result = handle.retrieve(query, top_k=top_k, where=where, record_access=bool(record_access),
                                      strategy="dense")
         seen: set[tuple[tuple[str, ...], str]] = set()
@@ -263,6 +298,16 @@ class CogmemStore(BaseStore):
                 out.append((hit.trace, hit.signals.get("similarity", hit.score)))
         out.sort(key=lambda found: -(found[1] or 0.0))  # stable: cogmem's order among equal matches
         return out[:wanted]
+
+    def _scan_views(self, views: list[ReadView], metadata: dict[str, Any], conditions: dict[str, Any],
+                    wanted: int) -> list[MemoryTrace]:
+        """`_scan` under each view, merged newest first as one listing orders them (event time,
+        then id)."""
+        scans = [self._scan(self._handle(view.user_id), _where(view, metadata), conditions, wanted) for view in views]
+        if len(scans) == 1:
+            return scans[0]
+        merged = sorted((t for scan in scans for t in scan), key=lambda t: (t.created_at, t.id), reverse=True)
+        return merged[:wanted]
 
     def _scan(self, handle: AgentMemory, where: dict[str, Any], conditions: dict[str, Any],
               wanted: int) -> list[MemoryTrace]:
@@ -300,21 +345,20 @@ class CogmemStore(BaseStore):
                 raise ValueError(f"match_type must be 'prefix' or 'suffix', not {match_type!r}")
         prefix = next((path for kind, path in conditions if kind == "prefix"), ())
         fixed = prefix[:prefix.index(WILDCARD)] if WILDCARD in prefix else prefix
-        view = self.namespaces.read_view(prefix)
-        if not view.scopes:
-            return []
-        where = _where(view, {values.PREFIXES_FIELD: namespace_path(fixed)})
-        found = self._namespaces(self._handle(view.user_id), where)
+        found: set[tuple[str, ...]] = set()
+        read = 0
+        for view in self._read_views(prefix, search=False):
+            where = _where(view, {values.PREFIXES_FIELD: namespace_path(fixed)})
+            read = self._namespaces(self._handle(view.user_id), where, found, read)
         kept = {ns for ns in found if all(_namespace_matches(kind, path, ns) for kind, path in conditions)}
         if op.max_depth is not None:
             kept = {ns[:op.max_depth] for ns in kept}
         return sorted(kept)[offset:offset + limit]
 
-    def _namespaces(self, handle: AgentMemory, where: dict[str, Any]) -> set[tuple[str, ...]]:
-        """The namespaces of the memories `where` selects, reading at most `namespace_scan_limit`."""
-        found: set[tuple[str, ...]] = set()
+    def _namespaces(self, handle: AgentMemory, where: dict[str, Any], found: set[tuple[str, ...]], read: int) -> int:
+        """Add to `found` the namespaces of the memories `where` selects; how many memories the
+        listing has read with these (`read` before them), at most `namespace_scan_limit`."""
         cursor: str | None = None
-        read = 0
         while True:
             page = handle.list(where, limit=PAGE, cursor=cursor)
             read += len(page.items)
@@ -326,9 +370,29 @@ class CogmemStore(BaseStore):
                       for r in page.items if values.is_item(r.trace)}
             cursor = page.cursor
             if cursor is None:
-                return found
+                return read
 
     # ------------------------------------------------------------ identities
+
+    def _read_views(self, prefix: tuple[str, ...], *, search: bool) -> list[ReadView]:
+        """What a read under `prefix` runs as: one view; on a store opened with `every_user`, a
+        prefix naming no user that could lead to users' namespaces also reads each user's scope
+        (a search reaches at most `max_users_per_search` of them)."""
+        view = self.namespaces.read_view(prefix)
+        views = [view] if view.scopes else []
+        if not (self.every_user and self.namespaces.reaches_users(prefix)):
+            return views
+        owner = Blocking(self.memory, instead=ASYNC_METHODS) if self._async else self.memory
+        users = cast("list[str]", owner.users(organization_id=self.organization_id))
+        if search and len(users) > self.max_users_per_search:
+            raise ValueError(
+                f"this search would reach {len(users):,} users, more than the store's max_users_per_search "
+                f"({self.max_users_per_search:,}): give a prefix naming the user, such as "
+                f"{self._user_prefix_example()}, or open the store with a larger max_users_per_search")
+        return views + [ReadView(user, (Scope.USER,)) for user in users]
+
+    def _user_prefix_example(self) -> str:
+        return repr(tuple("<user_id>" if label == USER_LABEL else label for label in self.namespaces.pattern))
 
     def _writable(self, namespace: tuple[str, ...]) -> Place:
         place = self.namespaces.place_of(namespace)
