@@ -213,7 +213,8 @@ def neighbourhood_graph(centre: dict[str, Any], edges: list[dict[str, Any]], nei
     With `group_at`, the centre's edges of one type numbering at least that many (25 memories
     sharing one person make a hairball) are drawn as one node and one edge captioned
     "N × TYPE", unless the type is in `expand`; a neighbour reached only through grouped
-    edges is not drawn. The counts say which groups were made (`groups`: type → edges)."""
+    edges is not drawn. The counts say which groups were made (`groups`: type → edges) and
+    which would have been but were expanded (`expanded`: type → edges)."""
     from neo4j_viz import Node, Relationship, VisualizationGraph
 
     colours = palette()
@@ -223,7 +224,8 @@ def neighbourhood_graph(centre: dict[str, Any], edges: list[dict[str, Any]], nei
         if tid in (edge["src"], edge["dst"]):
             per_type[str(edge.get("type"))] = per_type.get(str(edge.get("type")), 0) + 1
     opened = set(expand)
-    groups = {t: n for t, n in per_type.items() if group_at is not None and n >= group_at and t not in opened}
+    many = {t: n for t, n in per_type.items() if group_at is not None and n >= group_at}
+    groups = {t: n for t, n in many.items() if t not in opened}
     shown = [e for e in edges if str(e.get("type")) not in groups or tid not in (e["src"], e["dst"])]
     reached = {tid} | {end for e in shown for end in (e["src"], e["dst"])}
     nodes: list[Node] = []
@@ -268,4 +270,5 @@ def neighbourhood_graph(centre: dict[str, Any], edges: list[dict[str, Any]], nei
         edge_counts[edge_type] = edge_counts.get(edge_type, 0) + 1
     graph = VisualizationGraph(nodes=nodes, relationships=relationships)
     graph.set_legend(nodes=_legend(colours, type_counts), relationships=_legend(colours, edge_counts))
-    return graph, {"nodes": len(nodes), "relationships": len(relationships), "groups": groups}
+    return graph, {"nodes": len(nodes), "relationships": len(relationships), "groups": groups,
+                   "expanded": {t: n for t, n in many.items() if t in opened}}

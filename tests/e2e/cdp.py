@@ -122,6 +122,15 @@ class Browser:
         self.evaluate(expression)
         self.wait_for("Page.loadEventFired")
 
+    def click(self, x: float, y: float, *, loads: bool = False) -> None:
+        """A left click of the mouse at (x, y), CSS px of the viewport, as a person's: moved
+        there, pressed, released. With `loads`, wait for the page the click loads."""
+        self._drain()
+        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
+        if loads:
+            self.wait_for("Page.loadEventFired")
+
     def goto(self, url: str) -> None:
         self._drain()
         self.call("Page.navigate", {"url": url})

@@ -159,11 +159,12 @@ def test_the_graph_page_runs_only_its_own_nonced_script(seeded) -> None:
             assert "default-src 'none'" in policy and "frame-ancestors 'none'" in policy
             tags = SCRIPT_TAG.findall(page.text)
             assert tags == ['<script type="application/json" id="neo4j-viz-data">',
-                            f'<script type="module" nonce="{nonce}" src="/ui/static/nvl.js">'], tags
+                            f'<script type="module" nonce="{nonce}" src="/ui/static/nvl.js">',
+                            f'<script type="module" nonce="{nonce}" src="/ui/static/graph.js">'], tags
             nonces.append(nonce)
         assert nonces[0] != nonces[1], "a nonce serves one response"
         xss = client.get(f"/ui/memories/{seeded.ids['xss']}/graph")
-        assert xss.status_code == 200 and len(SCRIPT_TAG.findall(xss.text)) == 2 and "&lt;script&gt;" in xss.text
+        assert xss.status_code == 200 and len(SCRIPT_TAG.findall(xss.text)) == 3 and "&lt;script&gt;" in xss.text
         other_pages = [client.get(p) for p in ("/ui/memories", f"/ui/memories/{seeded.ids['docker']}",
                                                 "/ui/consolidation", "/ui/reminders", "/ui/stats")]
         for other in other_pages:
@@ -173,6 +174,9 @@ def test_the_graph_page_runs_only_its_own_nonced_script(seeded) -> None:
     bundle = httpx.get(f"{seeded.server.url}/ui/static/nvl.js")
     assert bundle.status_code == 200 and bundle.headers["content-type"].startswith("text/javascript")
     assert httpx.get(f"{seeded.server.url}/ui/static/nvl.css").status_code == 200
+    handler = httpx.get(f"{seeded.server.url}/ui/static/graph.js")
+    assert handler.status_code == 200 and handler.headers["content-type"].startswith("text/javascript")
+    assert "neo4j-viz-event" in handler.text and "http" not in handler.text
 
 
 def test_the_new_pages_show_each_key_its_own_scopes_only(seeded) -> None:

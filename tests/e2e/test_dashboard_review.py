@@ -1,7 +1,8 @@
 """The dashboard in a real browser (headless Chromium over `cdp.py`, a real `cogmem serve`):
 outdated and superseded memories are marked with what replaced them, in search, list and
 memory page; weak hits wait behind "show more"; each hit and its page say why it was recalled; the
-graph groups repeated edges, paints readable captions and alone loads its script;
+graph groups repeated edges, paints readable captions and alone loads its script, and a
+click on a group in the drawing expands it (one on its edges groups it again);
 a key exports its memories, an owner exports
 and erases a user (the erase typed twice, refused with the library's message without the
 organization), every change says what it did; the filter shows every option and the list
@@ -309,6 +310,91 @@ def drawn_captions(browser: Browser) -> dict[str, float]:
             return json.loads(now)
         last = now
     raise AssertionError(f"NVL's captions did not settle: {last}")
+
+
+WHERE_DRAWN = """((colour, inner, outer) => {
+  const want = [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16));
+  let best = null;
+  for (const c of document.querySelectorAll(".graph canvas")) {
+    const w = c.width, h = c.height, px = c.getContext("2d").getImageData(0, 0, w, h).data;
+    const mine = new Int32Array((w + 1) * (h + 1)), other = new Int32Array((w + 1) * (h + 1));
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
+      const i = (y * w + x) * 4;
+      const off = Math.abs(px[i] - want[0]) + Math.abs(px[i + 1] - want[1]) + Math.abs(px[i + 2] - want[2]);
+      const at = (y + 1) * (w + 1) + x + 1, up = y * (w + 1) + x + 1, left = at - 1, corner = up - 1;
+      mine[at] = (px[i + 3] > 250 && off < 12 ? 1 : 0) + mine[up] + mine[left] - mine[corner];
+      other[at] = (px[i + 3] > 0 && off > 60 ? 1 : 0) + other[up] + other[left] - other[corner];
+    }
+    const box = (s, x, y, r) => {
+      const x0 = Math.max(0, x - r), y0 = Math.max(0, y - r), x1 = Math.min(w, x + r + 1), y1 = Math.min(h, y + r + 1);
+      return s[y1 * (w + 1) + x1] - s[y0 * (w + 1) + x1] - s[y1 * (w + 1) + x0] + s[y0 * (w + 1) + x0];
+    };
+    const rect = c.getBoundingClientRect(), scale = c.clientWidth / w;
+    for (let y = inner; y < h - inner; y++) for (let x = inner; x < w - inner; x++) {
+      if (box(mine, x, y, inner) < (2 * inner + 1) ** 2) continue;
+      const ink = outer ? box(other, x, y, outer) : 0;
+      if (!best || ink < best.ink) best = {ink, x: rect.left + (x + 0.5) * scale, y: rect.top + (y + 0.5) * scale};
+    }
+  }
+  return best;
+})"""
+"""Where on the screen (viewport CSS px) the drawing paints `colour`: the point whose square of
+side 2 inner + 1 is all that colour and whose square of side 2 outer + 1 holds the least ink of
+any other colour (a node's disc with inner 5; the middle of an edge's line with inner 1, outer
+10); null when no square is all that colour."""
+
+
+def where_drawn(browser: Browser, colour: str, inner: int, outer: int) -> dict | None:
+    """`WHERE_DRAWN` once NVL's layout has settled (the same answer twice, half a second apart)."""
+    browser.evaluate("document.querySelector('.graph').scrollIntoView()")
+    last: object = "none yet"
+    for _ in range(40):
+        time.sleep(0.5)
+        now = browser.evaluate(f"({WHERE_DRAWN})({json.dumps(colour)}, {inner}, {outer})")
+        if now == last and browser.evaluate(CANVAS_PAINTED):
+            return now
+        last = now
+    raise AssertionError(f"NVL's drawing did not settle: {last}")
+
+
+CANVAS_PAINTED = ("[...document.querySelectorAll('.graph canvas')].some(c => c.getContext('2d')"
+                  ".getImageData(0, 0, c.width, c.height).data.some((v, i) => i % 4 === 3 && v > 0))")
+
+
+def graph_data(browser: Browser) -> dict:
+    return json.loads(browser.evaluate("document.getElementById('neo4j-viz-data').textContent"))
+
+
+def test_a_click_on_a_group_in_the_drawing_expands_it_and_one_on_its_edges_groups_it_again(seeded, browser) -> None:
+    """The mouse, not the links: a click where the drawing paints the group's node loads the
+    page with the group expanded (each of its edges drawn, its node gone), a click on the line
+    of one of those edges loads it grouped again."""
+    url, dog = seeded.server.url, seeded.ids["dog"]
+    login(browser, url, seeded.keys["maya"])
+    browser.goto(f"{url}/ui/memories/{dog}/graph")
+    grouped = graph_data(browser)
+    group = next(n for n in grouped["nodes"] if n["id"] == "group:SHARED_ENTITY")
+    colour, many = group["color"], group["properties"]["edges"]
+    assert many >= 4 and not [n for n in grouped["nodes"] if n["color"] == colour and n is not group]
+    disc = where_drawn(browser, colour, 5, 0)
+    assert disc is not None, "the group's node is painted"
+
+    browser.click(disc["x"], disc["y"], loads=True)
+    assert browser.evaluate("location.search") == "?expand=SHARED_ENTITY"
+    expanded = graph_data(browser)
+    each = [r for r in expanded["relationships"] if r["properties"].get("type") == "SHARED_ENTITY"]
+    assert len(each) == many and "group:SHARED_ENTITY" not in {n["id"] for n in expanded["nodes"]}
+    assert len(expanded["relationships"]) == len(grouped["relationships"]) - 1 + many
+    line = where_drawn(browser, colour, 1, 10)
+    assert line is not None, "the group's edges are painted"
+    assert where_drawn(browser, colour, 5, 0) is None, "the group's node is no longer painted"
+    assert browser.evaluate("document.querySelector('a.collapse').dataset.group") == "SHARED_ENTITY"
+
+    browser.click(line["x"], line["y"], loads=True)
+    assert browser.evaluate("location.search") == ""
+    again = graph_data(browser)
+    assert [r["id"] for r in again["relationships"]] == [r["id"] for r in grouped["relationships"]]
+    assert where_drawn(browser, colour, 5, 0) is not None, "the group's node is painted again"
 
 
 def test_the_graph_groups_repeated_edges_draws_readable_captions_and_alone_loads_its_script(seeded, browser) -> None:

@@ -114,21 +114,30 @@ def test_the_graph_page_policy_allows_its_own_nonce_only() -> None:
     assert first != second and len(first) >= 20
     policy = graph_page.graph_csp(first)
     assert f"script-src 'nonce-{first}';" in policy and "unsafe" not in policy and "http" not in policy
-    body = graph_page.graph_body('{"nodes": []}', first, "neo4j-viz-abc")
+    body = graph_page.graph_body('{"nodes": []}', first, "neo4j-viz-abc", "mt_<1>")
     assert f'<script type="module" nonce="{first}" src="/ui/static/nvl.js">' in body
+    assert f'<script type="module" nonce="{first}" src="/ui/static/graph.js">' in body
+    assert '<div id="neo4j-viz-abc" class="graph" data-centre="mt_&lt;1&gt;">' in body
 
 
 def test_the_nvl_bundle_comes_out_of_neo4j_viz_and_the_graph_data_is_escaped() -> None:
     assets = graph_page.nvl_assets()
     assert assets.container_id.encode() in assets.script and b"neo4j-viz-data" in assets.script
     assert b"</script" not in assets.script.lower() and assets.style
+    model, element = graph_page.RENDER.findall(assets.script.decode())[-1]
+    assert assets.script.rstrip().endswith(
+        f'{model}.on("change:last_event",()=>{element}.dispatchEvent(new CustomEvent("{graph_page.EVENT}",'
+        f'{{detail:{model}.get("last_event")}})));'.encode()), "NVL's clicks reach the page as DOM events"
+    with pytest.raises(RuntimeError, match="neo4j-viz version"):
+        graph_page.with_click_events("createRoot(el).render(widget);")
     evil = "</script><script>alert(1)</script>"
     centre = {"id": "mt_1", "content": evil, "type": "episodic"}
     data, counts = graph_page.graph_data(centre, {
         "edges": [{"src": "mt_1", "dst": "mt_2", "type": "SAME_TOPIC", "weight": 0.5},
                   {"src": "mt_1", "dst": "gone", "type": "SAME_TOPIC", "weight": 1}],
         "neighbours": [{"id": "mt_2", "content": "Biscuit", "type": "semantic"}]})
-    assert counts == {"nodes": 2, "relationships": 1, "groups": {}}, "an edge to a node not drawn is left out"
+    assert counts == {"nodes": 2, "relationships": 1, "groups": {}, "expanded": {}}, \
+        "an edge to a node not drawn is left out"
     assert "<" not in data and "Biscuit" in data and "\\u003c/script>" in data
 
 
@@ -147,6 +156,18 @@ def test_repeated_edges_of_one_type_are_drawn_as_one_group_until_expanded() -> N
     assert [r["caption"] for r in drawn["relationships"]] == ["SAME_TOPIC 0.40", f"{many} × SHARED_ENTITY"]
     data, counts = graph_page.graph_data(centre, hood, ["SHARED_ENTITY"])
     assert counts["groups"] == {} and len(json.loads(data)["relationships"]) == many + 1
+    assert counts["expanded"] == {"SHARED_ENTITY": many}
+
+
+def test_the_graph_page_links_each_group_and_each_expanded_type_by_name() -> None:
+    centre = {"id": "c", "content": "Maya", "type": "episodic"}
+    hood = {"trace": centre, "neighbours": []}
+    page = pages.graph(hood, {"groups": {"SHARED_ENTITY": 7}, "expanded": {"SAME_TOPIC": 5}}, 25, "", ["SAME_TOPIC"])
+    assert ('<a class="group" data-group="SHARED_ENTITY" '
+            'href="/ui/memories/c/graph?expand=SAME_TOPIC&amp;expand=SHARED_ENTITY">7 × SHARED_ENTITY</a>') in page
+    assert ('<a class="collapse" data-group="SAME_TOPIC" href="/ui/memories/c/graph">'
+            'Group the 5 SAME_TOPIC edges again</a>') in page
+    assert "collapse" not in pages.graph(hood, {"groups": {"SHARED_ENTITY": 7}}, 25, ""), "nothing expanded"
 
 
 def test_the_graph_data_is_what_neo4j_viz_itself_would_write() -> None:

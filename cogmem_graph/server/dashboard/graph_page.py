@@ -8,6 +8,13 @@ data, as an inert JSON block, and a `<script src>` naming the bundle with a nonc
 that one response. Its content security policy allows scripts with that nonce only (no
 `'unsafe-inline'`, no other origin): a memory whose text says `<script>` is escaped in the
 JSON block, and even a script that got into the page would lack the nonce.
+
+A click on the drawing: neo4j-viz's script keeps NVL's clicks in its widget model
+(`last_event`, `{"type": "node_click", "id": ...}`, from NVL's `onNodeClick` and
+`onRelationshipClick`) and gives them to no page script; the served bundle ends with one line
+more that passes each to the drawing's element as a `neo4j-viz-event` DOM event. The
+dashboard's own `graph.js` (nonce'd too) follows, for a group's node or edge, the link that
+expands the group, and for an edge of an expanded group, the link that groups it again.
 """
 
 from __future__ import annotations
@@ -28,6 +35,10 @@ CONTAINER = re.compile(r'<div id="(neo4j-viz-[0-9a-f]+)"')
 MODULE = re.compile(r'<script type="module"[^>]*>(.*?)</script>', re.S)
 STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
 COMMENT = re.compile(r"<!--.*?-->", re.S)
+RENDER = re.compile(r"\.render\(\{model:([\w$]+),el:([\w$]+)\}\)")
+"""The bundle's last statement, drawing the widget: its model and its element, whatever the minifier named them."""
+EVENT = "neo4j-viz-event"
+"""The DOM event the drawing's element dispatches for each click NVL reports (`detail`: its `last_event`)."""
 HEIGHT = "32rem"
 THEME: Literal["light"] = "light"
 
@@ -67,7 +78,23 @@ def nvl_assets() -> NvlAssets:
                            "this neo4j-viz version is not one the dashboard knows")
     styles = STYLE.findall(page[: module.start()] + page[module.end():])
     settings = {k: v for k, v in json.loads(_data_block(page)).items() if k not in ("nodes", "relationships", "legend")}
-    return NvlAssets(module.group(1).encode("utf-8"), "\n".join(styles).encode("utf-8"), container.group(1), settings)
+    script = with_click_events(module.group(1))
+    return NvlAssets(script.encode("utf-8"), "\n".join(styles).encode("utf-8"), container.group(1), settings)
+
+
+def with_click_events(script: str) -> str:
+    """neo4j-viz's bundle with one statement more: each change of its model's `last_event` (a
+    click NVL reported on a node, a relationship or the canvas) dispatched on the drawing's
+    element as an `EVENT` whose `detail` is that event. RuntimeError when the bundle does not
+    end by rendering its widget with a model and an element (a neo4j-viz the dashboard does
+    not know)."""
+    found = list(RENDER.finditer(script))
+    if not found:
+        raise RuntimeError("neo4j-viz's script does not render its widget with a model and an element: "
+                           "this neo4j-viz version is not one the dashboard knows")
+    model, element = found[-1].group(1), found[-1].group(2)
+    return (f'{script.rstrip()}\n;{model}.on("change:last_event",()=>{element}.dispatchEvent('
+            f'new CustomEvent("{EVENT}",{{detail:{model}.get("last_event")}})));\n')
 
 
 def _data_block(page: str) -> str:
@@ -95,9 +122,11 @@ def graph_data(centre: dict[str, Any], hood: dict[str, Any],
     return json.dumps(data).replace("<", "\\u003c"), counts
 
 
-def graph_body(data_json: str, nonce: str, container_id: str) -> str:
-    """What goes inside the page's <main>: the drawing and the two assets."""
-    return (f'<div id="{escape(container_id)}" class="graph"></div>'
+def graph_body(data_json: str, nonce: str, container_id: str, centre_id: str) -> str:
+    """What goes inside the page's <main>: the drawing (its element naming the centre's id),
+    NVL's two assets and the dashboard's click handler."""
+    return (f'<div id="{escape(container_id)}" class="graph" data-centre="{escape(centre_id)}"></div>'
             f'{DATA_OPEN}{data_json}</script>'
             f'<link rel="stylesheet" href="/ui/static/nvl.css">'
-            f'<script type="module" nonce="{escape(nonce)}" src="/ui/static/nvl.js"></script>')
+            f'<script type="module" nonce="{escape(nonce)}" src="/ui/static/nvl.js"></script>'
+            f'<script type="module" nonce="{escape(nonce)}" src="/ui/static/graph.js"></script>')

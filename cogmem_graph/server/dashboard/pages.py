@@ -341,17 +341,29 @@ def memory(record: Mapping[str, Any], hood: Mapping[str, Any], versions: list[Ma
 def graph(hood: Mapping[str, Any], counts: Mapping[str, Any], cap: int, drawing: str,
           expand: Iterable[str] = ()) -> str:
     """One memory's graph: the drawing (NVL), what it bounds, the grouped edge types (each a
-    link that draws it again with that group expanded) and the nodes as a list too."""
+    link that draws it again with that group expanded, `a.group`), the expanded ones (each a
+    link that groups it again, `a.collapse`) and the nodes as a list too. Each link names its
+    type (`data-group`): a click on the group, or on an expanded edge, in the drawing follows
+    the same link (`static/graph.js`)."""
     trace = hood["trace"]
     opened = list(dict.fromkeys(expand))
     base = f'{memory_href(trace["id"])}/graph'
+
+    def drawn_with(types: list[str]) -> str:
+        return base + ("?" + urlencode([("expand", t) for t in types]) if types else "")
+
     groups = "".join(
-        f'<li><a class="group" href="{esc(base + "?" + urlencode([("expand", t) for t in [*opened, kind]]))}">'
+        f'<li><a class="group" data-group="{esc(kind)}" href="{esc(drawn_with([*opened, kind]))}">'
         f'{esc(n)} × {esc(kind)}</a></li>' for kind, n in sorted((counts.get("groups") or {}).items()))
-    grouped = (f'<p class="hint">Repeated edges are drawn as one group; click one to draw each of its edges:</p>'
-               f'<ul class="groups">{groups}</ul>') if groups else ""
-    if opened:
-        grouped += f'<p class="hint"><a class="collapse" href="{esc(base)}">Group the repeated edges again</a></p>'
+    grouped = (f'<p class="hint">Repeated edges are drawn as one group; click one, here or in the drawing, to '
+               f'draw each of its edges:</p><ul class="groups">{groups}</ul>') if groups else ""
+    collapse = "".join(
+        f'<li><a class="collapse" data-group="{esc(kind)}" href="{esc(drawn_with([t for t in opened if t != kind]))}">'
+        f'Group the {esc(n)} {esc(kind)} edges again</a></li>'
+        for kind, n in sorted((counts.get("expanded") or {}).items()))
+    if collapse:
+        grouped += (f'<p class="hint">Expanded groups; click one, or one of its edges in the drawing, to group it '
+                    f'again:</p><ul class="groups expanded">{collapse}</ul>')
     captions = "".join(f'<li><a href="{esc(memory_href(n["id"]))}">{esc(n.get("content"))}</a></li>'
                        for n in hood.get("neighbours", []))
     return (f'<p><a href="{esc(memory_href(trace["id"]))}">Back to the memory</a></p>'

@@ -90,6 +90,7 @@ class Dashboard:
         self.limiter = limiter  # the API's own buckets: a key's rate counts its pages and its requests together
         self.bad_keys = bad_keys
         self.css = resources.files(__package__).joinpath("static/dashboard.css").read_bytes()
+        self.graph_js = resources.files(__package__).joinpath("static/graph.js").read_bytes()
 
     # ------------------------------------------------------------ plumbing
 
@@ -187,6 +188,9 @@ class Dashboard:
     async def static(self, request: Request) -> Response:
         return Response(self.css, media_type="text/css", headers=STATIC_HEADERS)
 
+    async def graph_script(self, request: Request) -> Response:
+        return Response(self.graph_js, media_type="text/javascript", headers=STATIC_HEADERS)
+
     async def nvl_script(self, request: Request) -> Response:
         assets = await run_in_threadpool(graph_page.nvl_assets)
         return Response(assets.script, media_type="text/javascript", headers=STATIC_HEADERS)
@@ -271,8 +275,8 @@ class Dashboard:
         expand = request.query_params.getlist("expand")
         data, counts = await run_in_threadpool(graph_page.graph_data, hood["trace"], hood, expand)
         nonce = graph_page.new_nonce()
-        body = pages.graph(hood, counts, GRAPH_NEIGHBOURS, graph_page.graph_body(data, nonce, assets.container_id),
-                           expand)
+        drawing = graph_page.graph_body(data, nonce, assets.container_id, hood["trace"]["id"])
+        body = pages.graph(hood, counts, GRAPH_NEIGHBOURS, drawing, expand)
         return page(pages.layout("Graph of a memory", body, who=principal.describe(), csrf=session.csrf),
                     csp=graph_page.graph_csp(nonce))
 
@@ -383,6 +387,7 @@ class Dashboard:
             Route("/ui/static/dashboard.css", self.static, methods=["GET"]),
             Route("/ui/static/nvl.js", self.nvl_script, methods=["GET"]),
             Route("/ui/static/nvl.css", self.nvl_style, methods=["GET"]),
+            Route("/ui/static/graph.js", self.graph_script, methods=["GET"]),
             Route("/ui", self.handler(self.home), methods=["GET"]),
             Route("/ui/", self.handler(self.home), methods=["GET"]),
             Route("/ui/memories", self.handler(self.memories), methods=["GET"]),
