@@ -42,9 +42,14 @@ exports every one at its root.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from cogmem_graph.redact import redact_url, redact_urls
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+ModelT = TypeVar("ModelT", bound="BaseModel")
 
 
 def field_problems(errors: Iterable[Mapping[str, Any]], prefix: str = "") -> str:
@@ -62,7 +67,8 @@ def first_field(errors: Iterable[Mapping[str, Any]], prefix: str = "", default: 
     return default
 
 
-def model_from(model: Any, data: Mapping[str, Any], what: str, prefix: str = "", *, argument: str) -> Any:
+def model_from(model: type[ModelT], data: Mapping[str, Any], what: str, prefix: str = "", *,
+               argument: str) -> ModelT:
     """`data` (a dict of the model's fields, the caller's `argument`) validated into `model`, or
     an `InvalidArgument` saying `what` it is not and naming each bad field (`prefix` before each
     field path)."""

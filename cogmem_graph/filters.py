@@ -23,7 +23,7 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from cogmem_graph.errors import InvalidArgument, model_from
 from cogmem_graph.metadata_props import metadata_pair
@@ -180,13 +180,14 @@ class MemoryFilter(BaseModel):
 
     @field_validator("tags_any", "tags_all", "entity")
     @classmethod
-    def _names(cls, value: list[str] | None, info) -> list[str] | None:
+    def _names(cls, value: list[str] | None, info: ValidationInfo) -> list[str] | None:
         if value is None:
             return None
+        field = info.field_name or "names"  # always set: the validator names its fields
         if not value or len(value) > MAX_FILTER_VALUES:
-            raise InvalidArgument(f"list 1 to {MAX_FILTER_VALUES} names", argument=info.field_name)
+            raise InvalidArgument(f"list 1 to {MAX_FILTER_VALUES} names", argument=field)
         for item in value:
-            check_text(item, info.field_name, allow_empty=False, max_len=MAX_NAME_CHARS)
+            check_text(item, field, allow_empty=False, max_len=MAX_NAME_CHARS)
         return value
 
     @field_validator("metadata")

@@ -444,8 +444,8 @@ class MemoryTrace(_Strict):
 
     @field_validator("agent_id", "id")
     @classmethod
-    def _ids(cls, v: str, info) -> str:
-        return check_text(v, info.field_name, allow_empty=False, max_len=MAX_ID_CHARS)
+    def _ids(cls, v: str, info: ValidationInfo) -> str:
+        return check_text(v, info.field_name or "id", allow_empty=False, max_len=MAX_ID_CHARS)
 
     @field_validator("scope_id")
     @classmethod
@@ -454,9 +454,9 @@ class MemoryTrace(_Strict):
 
     @field_validator("tags", "entities")
     @classmethod
-    def _str_list(cls, v: list[str], info) -> list[str]:
+    def _str_list(cls, v: list[str], info: ValidationInfo) -> list[str]:
         for item in v:
-            check_text(item, info.field_name, allow_empty=False, max_len=MAX_NAME_CHARS)
+            check_text(item, info.field_name or "names", allow_empty=False, max_len=MAX_NAME_CHARS)
         return list(dict.fromkeys(v))  # deduplicated in order, in linear time
 
     @field_validator("metadata")

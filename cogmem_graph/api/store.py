@@ -47,7 +47,7 @@ from cogmem_graph.home import (
 from cogmem_graph.home_lock import HomeHold, hold_home
 from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import Hexaco
-from cogmem_graph.providers import CachedEmbedder, Embedder, best_local_embedder, make_embedder
+from cogmem_graph.providers import LLM, CachedEmbedder, Embedder, Reranker, best_local_embedder, make_embedder
 from cogmem_graph.providers.embedders import gives_sentences
 from cogmem_graph.redact import redact_url, redact_urls
 from cogmem_graph.results import RepairResult
@@ -74,7 +74,7 @@ CLOSED_HEALTH = {"ready": False, "graph": "the store is closed", "vectors": "the
 _LOOPBACK_PORT = re.compile(r"(?:(?:falkor|redis)://)?127\.0\.0\.1:\d+")
 
 
-def _open_graph(uri: str | None, home: Path, config: CogmemConfig, clock: Clock):
+def _open_graph(uri: str | None, home: Path, config: CogmemConfig, clock: Clock) -> GraphStore:
     if uri is None:
         from cogmem_graph.graph.falkordb.store import FalkorGraphStore
 
@@ -164,7 +164,7 @@ def _make_embedder(embedder: str | Embedder | None, local_threads: int | None = 
     return embedder
 
 
-def _make_reranker(reranker: Any):
+def _make_reranker(reranker: Any) -> Reranker | None:
     if reranker is None or reranker is False:
         return None
     if reranker == "cohere":
@@ -172,12 +172,13 @@ def _make_reranker(reranker: Any):
 
         return CohereReranker()
     if hasattr(reranker, "rerank"):
-        return reranker
+        given: Reranker = reranker  # any object with rerank(), taken as the Reranker it stands for
+        return given
     raise InvalidArgument(f"reranker must be None, 'cohere' or an object with rerank(), not {reranker!r}",
                           argument="reranker")
 
 
-def _make_llm(llm: Any):
+def _make_llm(llm: Any) -> LLM | None:
     """None, "openai" / "openai:<chat model>" (key from OPENAI_API_KEY), or an object with
     `complete` (and `complete_json` for the observer, reflector and perspective steps)."""
     if llm is None or llm is False:
@@ -190,7 +191,8 @@ def _make_llm(llm: Any):
 
         return OpenAIChat(model) if model else OpenAIChat()
     if hasattr(llm, "complete"):
-        return llm
+        given: LLM = llm  # any object with complete(), taken as the LLM it stands for
+        return given
     raise InvalidArgument(f"llm must be None, 'openai:<model>' or an object with complete(), not {type(llm).__name__}",
                           argument="llm")
 
@@ -204,7 +206,7 @@ class MemoryStore:
     """
 
     def __init__(
-        self, *, home: Path, graph, vectors: VectorIndex, embedder: Embedder, config: CogmemConfig,
+        self, *, home: Path, graph: GraphStore, vectors: VectorIndex, embedder: Embedder, config: CogmemConfig,
         clock: Clock, reranker: Any = None, llm: Any = None, home_hold: HomeHold | None = None,
     ) -> None:
         self.home = home
@@ -518,7 +520,7 @@ class MemoryStore:
     def __enter__(self) -> MemoryStore:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def consolidate(

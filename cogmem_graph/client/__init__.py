@@ -38,9 +38,6 @@ from cogmem_graph.client.wire import (
     DEFAULT_TIMEOUT_S,
     OPERATION_ROUTES,
     REJECTED,
-    RequestRejected,
-    ServerError,
-    UnsendableArgument,
     counts_from_json,
     erase_receipt_from_json,
     footer_counts,
@@ -49,6 +46,7 @@ from cogmem_graph.client.wire import (
     record_from_json,
     where_json,
 )
+from cogmem_graph.errors import RequestRejected, ServerError, UnsendableArgument
 
 if TYPE_CHECKING:
     from cogmem_graph.client.aio import AsyncRemoteAgent, connect_async

@@ -85,7 +85,7 @@ class RemoteMethods:
     # ------------------------------------------------------------ the agent handle's methods
 
     @remote
-    def encode(self, content: str, **fields: Any) -> Plan[MemoryTrace]:
+    def encode(self, /, content: str, **fields: Any) -> Plan[MemoryTrace]:
         return trace_from_json((yield Send("remember", {"content": content, **_encode_fields(fields)})))
 
     @remote
@@ -133,12 +133,16 @@ class RemoteMethods:
     def multi_hop(self, query: str, hops: int | None = None, top_k: int | None = None, *,
                   where: MemoryFilter | Mapping[str, Any] | None = None) -> Plan[dict[str, Any]]:
         """The multi-hop result as JSON: traces with `path` (the evidence steps) and `evidence` (as text)."""
-        return (yield Send("multi_hop", {"query": query, "hops": hops, "top_k": top_k, "where": where_json(where)}))
+        answer: dict[str, Any] = yield Send("multi_hop", {"query": query, "hops": hops, "top_k": top_k,
+                                                          "where": where_json(where)})
+        return answer
 
     @remote
     def observe(self, role: str, text: str, *,
                 created_at: int | datetime | str | None = None) -> Plan[dict[str, Any]]:
-        return (yield Send("observe", {"role": role, "text": text, "created_at": _moment(created_at, "created_at")}))
+        answer: dict[str, Any] = yield Send("observe", {"role": role, "text": text,
+                                                        "created_at": _moment(created_at, "created_at")})
+        return answer
 
     @remote
     def remind(self, content: str, *, at: int | datetime | str | None = None, every: int | timedelta | None = None,
@@ -160,12 +164,15 @@ class RemoteMethods:
     @remote
     def consolidation_report(self, *, runs: int = 20, schemas: int = 20, members: int = 10,
                              contradictions: int = 50) -> Plan[dict[str, Any]]:
-        return (yield Send("consolidation_report", {"runs": runs, "schemas": schemas, "members": members,
-                                                    "contradictions": contradictions}))
+        answer: dict[str, Any] = yield Send("consolidation_report", {"runs": runs, "schemas": schemas,
+                                                                     "members": members,
+                                                                     "contradictions": contradictions})
+        return answer
 
     @remote
     def memory_stats(self) -> Plan[dict[str, Any]]:
-        return (yield Send("memory_stats"))
+        answer: dict[str, Any] = yield Send("memory_stats")
+        return answer
 
     @remote
     def cancel_reminder(self, reminder_id: str) -> Plan[bool]:
@@ -182,7 +189,8 @@ class RemoteMethods:
     @remote
     def neighbourhood(self, trace_id: str, *, limit: int = 25) -> Plan[dict[str, Any]]:
         """One memory with its edges and neighbours (JSON); RequestRejected (404) when out of sight."""
-        return (yield Send("memory", {"trace_id": trace_id, "limit": limit}))
+        answer: dict[str, Any] = yield Send("memory", {"trace_id": trace_id, "limit": limit})
+        return answer
 
     # ------------------------------------------------------------ what the memory holds
 
@@ -245,16 +253,19 @@ class RemoteMethods:
 
     @remote
     def consolidate(self) -> Plan[dict[str, Any]]:
-        return (yield Send("consolidate"))
+        answer: dict[str, Any] = yield Send("consolidate")
+        return answer
 
     @remote
     def stats(self) -> Plan[dict[str, Any]]:
-        return (yield Send("stats"))
+        answer: dict[str, Any] = yield Send("stats")
+        return answer
 
     @remote
     def repair(self, *, reembed: bool = False) -> Plan[dict[str, Any]]:
         """Reconcile the vectors with the graph (owner key); `reembed`: embed every memory again."""
-        return (yield Send("repair", {"reembed": reembed}))
+        answer: dict[str, Any] = yield Send("repair", {"reembed": reembed})
+        return answer
 
 
 class RemoteAgent(RemoteMethods):

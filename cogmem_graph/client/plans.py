@@ -40,14 +40,15 @@ def remote(plan: Callable[Concatenate[Any, P], Plan[R]]) -> Callable[Concatenate
     """The sync method running `plan`; it keeps the plan (`plans_of`) for the async client."""
 
     @functools.wraps(plan)
-    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def method(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> R:
         steps = plan(self, *args, **kwargs)
         answer = None
         while True:
             try:
                 send = steps.send(answer)
             except StopIteration as done:
-                return done.value
+                result: R = done.value  # what the plan returned
+                return result
             answer = self.call(send.op, send.args, out=send.out)
 
     method.__signature__ = _result_signature(plan)  # type: ignore[attr-defined]  # read by inspect.signature

@@ -275,9 +275,9 @@ class AccessUpdate:
 
 @dataclass
 class Subgraph:
-    traces: list[dict] = field(default_factory=list)
-    entities: list[dict] = field(default_factory=list)
-    edges: list[dict] = field(default_factory=list)
+    traces: list[dict[str, Any]] = field(default_factory=list)
+    entities: list[dict[str, Any]] = field(default_factory=list)
+    edges: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -371,8 +371,8 @@ class ActivationPort(Protocol):
 class GovernancePort(Protocol):
     """Governance: list, edit, forget and erase what the memory holds (api/governance.py)."""
 
-    def filter_page(self, scope_keys: Sequence[str], filter_params: dict[str, Any], *,
-                        after: tuple[int, str] | None, newest_first: bool, limit: int) -> list[tuple[dict, str]]: ...
+    def filter_page(self, scope_keys: Sequence[str], filter_params: dict[str, Any], *, after: tuple[int, str] | None,
+                        newest_first: bool, limit: int) -> list[tuple[dict[str, Any], str]]: ...
     def filter_ids(self, ids: Sequence[str], scope_keys: Sequence[str], filter_params: dict[str, Any]) -> set[str]: ...
     def memories(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[dict[str, Any]]: ...
     def update_fields(self, trace_id: str, scope_keys: Sequence[str], fields: dict[str, Any], *,

@@ -26,7 +26,7 @@ from cogmem_graph.integrations.toolkit import checked_agent
 METHODS = ("encode", "retrieve", "forget")
 
 
-class CogmemCrewMemory(Memory):
+class CogmemCrewMemory(Memory):  # type: ignore[misc]  # base read untyped (crewai: not installed)
     """One cogmem agent handle as a CrewAI `Memory` (`Crew(..., memory=CogmemCrewMemory(agent=h))`).
 
     `remember` stores a memory (its categories become tags, its metadata is kept); scope,

@@ -38,7 +38,7 @@ def _one_count(options: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
-class CogmemRetriever(BaseRetriever):
+class CogmemRetriever(BaseRetriever):  # type: ignore[misc]  # base read untyped (pyproject skips the library)
     """The memories of one agent that best answer a query, as `Document`s whose metadata
     holds the memory's `id` and `score` (and its type, scope, tags and time). Retrieval
     strengthens what it finds, as any recall does (`record_access=False` does not).

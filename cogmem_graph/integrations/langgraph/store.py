@@ -68,7 +68,7 @@ WIDER_POOL = 4
 items it returns, so the check on the values leaves enough."""
 
 
-class CogmemStore(BaseStore):
+class CogmemStore(BaseStore):  # type: ignore[misc]  # base read untyped (pyproject skips the library)
     """A LangGraph store on a cogmem `MemoryStore` (`cg.open()`) or an async one
     (`cg.open_async()`), acting as agent `agent_id`. On an async store the async methods
     (`aput`, `asearch`, ...) await its calls on the caller's loop; the sync ones run them on

@@ -13,12 +13,14 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeGuard, TypeVar
 
 from langgraph.store.base import Item, SearchItem, get_text_at_path
 
 from cogmem_graph.integrations.langgraph.namespaces import labels_of, namespace_path, path_prefixes
 from cogmem_graph.model import MAX_METADATA_CHARS, MAX_NAME_CHARS, MemoryTrace
+
+Ordered = TypeVar("Ordered", float, str)
 
 METADATA_KEY = "langgraph"
 NAMESPACE_FIELD = f"{METADATA_KEY}.namespace"
@@ -154,7 +156,8 @@ def _time(ms: object, fallback: int) -> datetime:
 
 
 def stored_value(trace: MemoryTrace) -> dict[str, Any]:
-    return json.loads(trace.metadata[METADATA_KEY]["value"])
+    value: dict[str, Any] = json.loads(trace.metadata[METADATA_KEY]["value"])
+    return value
 
 
 def item_of(trace: MemoryTrace) -> Item:
@@ -204,7 +207,7 @@ def _check_conditions(conditions: Mapping[str, Any], where: str) -> None:
                 _check_conditions(expected, f"{where}[{field!r}]")
 
 
-def _number(value: object) -> bool:
+def _number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
@@ -214,13 +217,20 @@ def _finite(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _compare(actual: Any, operator: str, expected: Any) -> bool:
+def _compare(actual: object, operator: str, expected: object) -> bool:
     if operator == "$eq":
         return actual == expected
     if operator == "$ne":
         return actual != expected
-    if not ((_number(actual) and _number(expected)) or (isinstance(actual, str) and isinstance(expected, str))):
-        return False
+    if _number(actual) and _number(expected):
+        return _ordered(actual, operator, expected)
+    if isinstance(actual, str) and isinstance(expected, str):
+        return _ordered(actual, operator, expected)
+    return False
+
+
+def _ordered(actual: Ordered, operator: str, expected: Ordered) -> bool:
+    """A range operator on two numbers or two texts."""
     if operator == "$gt":
         return actual > expected
     if operator == "$gte":
@@ -230,7 +240,7 @@ def _compare(actual: Any, operator: str, expected: Any) -> bool:
     return actual <= expected
 
 
-def matches(actual: Any, expected: Any) -> bool:
+def matches(actual: object, expected: object) -> bool:
     """LangGraph's filter semantics on a value: equality, operators, nested objects field by
     field, lists element by element; ranges compare numbers with numbers, text with text."""
     if isinstance(expected, Mapping):

@@ -21,7 +21,7 @@ from cogmem_graph.integrations.toolkit import checked_agent
 from cogmem_graph.integrations.turns import observe_turns
 
 
-class CogmemMemoryBlock(BaseMemoryBlock[str]):
+class CogmemMemoryBlock(BaseMemoryBlock[str]):  # type: ignore[misc]  # base read untyped (pyproject skips the library)
     """One agent's cogmem memory in a LlamaIndex `Memory`.
 
     Reading: the text of `agent.assemble_for_prompt(latest user message)` within
@@ -60,7 +60,8 @@ class CogmemMemoryBlock(BaseMemoryBlock[str]):
             return ""
         assembled = await acall(self.agent, "assemble_for_prompt", query, token_budget=self.token_budget,
                                 top_k=self.top_k)
-        return assembled.text
+        text: str = assembled.text
+        return text
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         await observe_turns(self.agent, [(m.role.value, m.content or "") for m in messages], flush=self.flush)
@@ -69,6 +70,7 @@ class CogmemMemoryBlock(BaseMemoryBlock[str]):
 def latest_user_text(messages: list[ChatMessage]) -> str:
     """What the user said last: the query the memory answers."""
     for message in reversed(messages):
-        if message.role.value == "user" and (message.content or "").strip():
-            return message.content.strip()
+        content: str | None = message.content
+        if message.role.value == "user" and content and content.strip():
+            return content.strip()
     return ""

@@ -57,7 +57,8 @@ class CogmemSession:
         return self.history.session_settings
 
     async def get_items(self, limit: int | None = None) -> list[Any]:
-        return await self.history.get_items(limit)
+        items: list[Any] = await self.history.get_items(limit)
+        return items
 
     async def add_items(self, items: list[Any]) -> None:
         """Keep the items in the history, then observe their user and assistant messages."""

@@ -57,7 +57,7 @@ def memory_instructions(agent: Any, *, token_budget: int | None = None,
 
 
 @dataclass
-class CogmemMemory(AbstractCapability[Any]):
+class CogmemMemory(AbstractCapability[Any]):  # type: ignore[misc]  # base read untyped (pyproject skips the library)
     """Recall before each model request, observe after each run, and optionally the memory tools.
 
     The agent may be an embedded handle, an async one (`cg.open_async`), or a server's
