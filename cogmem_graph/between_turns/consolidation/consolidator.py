@@ -7,7 +7,7 @@ import logging
 import threading
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cogmem_graph.between_turns.archive import MemoryArchive
 from cogmem_graph.between_turns.consolidation.clusters import detect_clusters
@@ -17,6 +17,7 @@ from cogmem_graph.between_turns.consolidation.step_context import StepContext
 from cogmem_graph.between_turns.consolidation.steps import STEPS, Step, run_steps
 from cogmem_graph.errors import StoreClosed
 from cogmem_graph.graph.cypher_store.graph_store import require_scope_keys
+from cogmem_graph.graph.rows import SchemaRow
 from cogmem_graph.model import Hexaco
 
 if TYPE_CHECKING:
@@ -139,7 +140,7 @@ class Consolidator:
         """The communities schema integration would see now, and the algorithm that found them."""
         return detect_clusters(self.ctx, keys)
 
-    def schemas(self, scope_keys: Sequence[str]) -> list[dict[str, Any]]:
+    def schemas(self, scope_keys: Sequence[str]) -> list[SchemaRow]:
         """The schemas of `scope_keys`: id, summary, scopeKey, size, algorithm, member ids and
         the SCHEMA_INSTANCE weight."""
         return list_schemas(self.ctx, scope_keys)

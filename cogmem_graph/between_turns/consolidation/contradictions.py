@@ -3,9 +3,10 @@ others the clearly more confident one; the winner SUPERSEDES the loser."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal
 
 from cogmem_graph.graph.port import Resolution
+from cogmem_graph.graph.rows import ContradictionRow
 from cogmem_graph.model import Hexaco
 
 RESOLVED_REASON = "superseded"
@@ -15,12 +16,14 @@ if TYPE_CHECKING:
     from cogmem_graph.between_turns.consolidation.step_context import StepContext
 
 
-def side_time(row: dict[str, Any], side: str) -> tuple[int, int]:
+def side_time(row: ContradictionRow, side: Literal["a", "b"]) -> tuple[int, int]:
     """When one side of a contradiction was said: event time, then record time."""
-    return row[f"{side}CreatedAt"] or 0, row[f"{side}RecordedAt"] or 0
+    if side == "a":
+        return row["aCreatedAt"] or 0, row["aRecordedAt"] or 0
+    return row["bCreatedAt"] or 0, row["bRecordedAt"] or 0
 
 
-def resolution_winner(row: dict[str, Any], honesty: float, honesty_threshold: float,
+def resolution_winner(row: ContradictionRow, honesty: float, honesty_threshold: float,
                       confidence_gap: float) -> str | None:
     """Who wins a contradiction: newer wins for an honest agent; otherwise the more confident
     side, only when it leads by more than the gap. None: leave it unresolved."""
@@ -64,7 +67,6 @@ def resolve_contradictions(sc: StepContext, key: str) -> None:
     sc.result.conflicts_resolved += len(losers)
 
 
-def traits_of(sc: StepContext, row: dict[str, Any]) -> Hexaco:
-    newer = "a" if side_time(row, "a") >= side_time(row, "b") else "b"
-    agent_id = row[f"{newer}Agent"]
+def traits_of(sc: StepContext, row: ContradictionRow) -> Hexaco:
+    agent_id = row["aAgent"] if side_time(row, "a") >= side_time(row, "b") else row["bAgent"]
     return sc.ctx.agent_traits(agent_id) or sc.fallback_traits

@@ -8,12 +8,13 @@ import logging
 import uuid
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cogmem_graph.between_turns.consolidation.clusters import detect_clusters
 from cogmem_graph.cognition.mechanisms import extractive_gist, schema_centroid
 from cogmem_graph.graph.cypher_store.graph_store import require_scope_keys
 from cogmem_graph.graph.port import Edge, NewSchema
+from cogmem_graph.graph.rows import SchemaRow
 from cogmem_graph.model import EdgeType, MemoryTrace
 from cogmem_graph.text import word_tokens
 
@@ -100,7 +101,7 @@ def integrate_schemas(sc: StepContext, keys: Sequence[str]) -> None:
         sc.result.credit(scope_key, counted)
 
 
-def list_schemas(ctx: MemoryContext, scope_keys: Sequence[str]) -> list[dict[str, Any]]:
+def list_schemas(ctx: MemoryContext, scope_keys: Sequence[str]) -> list[SchemaRow]:
     """The schemas of `scope_keys`: id, summary, scopeKey, size, algorithm, member ids and
     the SCHEMA_INSTANCE weight."""
     return ctx.graph.list_schemas(require_scope_keys(scope_keys))

@@ -4,10 +4,10 @@ of None is the owner's view (every scope)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from cogmem_graph.graph.cypher_store.execution import StatementRunner, require_scope_keys
 from cogmem_graph.graph.port import GistState
+from cogmem_graph.graph.rows import ArchivedProps
 from cogmem_graph.model import MemoryTrace
 
 
@@ -30,10 +30,11 @@ class ArchiveStatements(StatementRunner):
         result = self.run("archive_store", {"rows": rows, "now": now}, write=True)
         return {r["traceId"]: r["contentHash"] for r in result}
 
-    def archived_original(self, trace_id: str, scope_keys: Sequence[str] | None) -> dict[str, Any] | None:
+    def archived_original(self, trace_id: str, scope_keys: Sequence[str] | None) -> ArchivedProps | None:
         """The archived node's properties, read without counting as an access."""
         rows = self.run("archive_get", {"traceId": trace_id, "scopeKeys": _keys(scope_keys)})
-        return rows[0]["archive"] if rows else None
+        archived: ArchivedProps | None = rows[0]["archive"] if rows else None
+        return archived
 
     def rehydrate_original(self, trace_id: str, scope_keys: Sequence[str] | None, *, now: int,
                            log_size: int) -> str | None:

@@ -18,6 +18,7 @@ from cogmem_graph.graph.port import (
     Resolution,
     SchemaCentroid,
 )
+from cogmem_graph.graph.rows import ConsolidationStateProps, ContradictionRow, SchemaRow, TraceProps
 
 
 class ConsolidationStatements(StatementRunner):
@@ -31,7 +32,7 @@ class ConsolidationStatements(StatementRunner):
     def count_active_traces(self, scope_key: str) -> int:
         return self.run_count("consolidation_count_active", "n", {"scopeKey": scope_key})
 
-    def consolidation_state(self, scope_key: str) -> dict[str, Any]:
+    def consolidation_state(self, scope_key: str) -> ConsolidationStateProps:
         """What consolidation remembered about `scope_key` at its last run (empty: nothing)."""
         rows = self.run("consolidation_state_get", {"scopeKey": scope_key})
         return dict(rows[0]["state"]) if rows else {}
@@ -72,7 +73,7 @@ class ConsolidationStatements(StatementRunner):
     # ------------------------------------------------------------ strength
 
     def reinforcement_due_traces(self, scope_key: str, *, now: int, limit: int,
-                                 retrieved_only: bool) -> list[dict[str, Any]]:
+                                 retrieved_only: bool) -> list[TraceProps]:
         rows = self.run("consolidation_due_traces", {"scopeKey": scope_key, "now": now, "limit": limit,
                                                      "retrievedOnly": retrieved_only})
         return [r["trace"] for r in rows]
@@ -148,7 +149,7 @@ class ConsolidationStatements(StatementRunner):
     # ------------------------------------------------------------ mechanisms
 
     def gist_candidates(self, scope_key: str, *, types: Sequence[str], before: int, max_retrievals: int,
-                        immune_strength: float, limit: int) -> list[dict[str, Any]]:
+                        immune_strength: float, limit: int) -> list[TraceProps]:
         return [r["trace"] for r in self.run("consolidation_gist_candidates", {
             "scopeKey": scope_key, "types": list(types), "before": before, "maxRetrievals": max_retrievals,
             "immuneStrength": immune_strength, "limit": limit})]
@@ -159,12 +160,12 @@ class ConsolidationStatements(StatementRunner):
         return {r["id"] for r in self.run("consolidation_apply_gist", {"rows": rows, "scopeKey": scope_key},
                                           write=True)}
 
-    def confidence_candidates(self, scope_key: str, *, before: int, limit: int) -> list[dict[str, Any]]:
+    def confidence_candidates(self, scope_key: str, *, before: int, limit: int) -> list[TraceProps]:
         return [r["trace"] for r in self.run("consolidation_confidence_candidates", {
             "scopeKey": scope_key, "before": before, "limit": limit})]
 
     def confidence_candidates_upto(self, scope_key: str, *, upto: int,
-                                   limit: int) -> list[tuple[dict[str, Any], int]]:
+                                   limit: int) -> list[tuple[TraceProps, int]]:
         """`confidence_candidates` among the traces whose clock is at most `upto`: (trace, clock)."""
         return [(r["trace"], int(r["clock"])) for r in self.run("consolidation_confidence_candidates_upto", {
             "scopeKey": scope_key, "upto": upto, "limit": limit})]
@@ -179,17 +180,18 @@ class ConsolidationStatements(StatementRunner):
                               write=True)
 
     def regulation_candidates(self, scope_key: str, *, arousal_threshold: float, immune_strength: float,
-                              limit: int) -> list[dict[str, Any]]:
+                              limit: int) -> list[TraceProps]:
         return [r["trace"] for r in self.run("consolidation_regulation_candidates", {
             "scopeKey": scope_key, "arousalThreshold": arousal_threshold, "immuneStrength": immune_strength,
             "limit": limit})]
 
     # ------------------------------------------------------------ contradictions
 
-    def unresolved_contradictions(self, scope_key: str, limit: int) -> list[dict[str, Any]]:
+    def unresolved_contradictions(self, scope_key: str, limit: int) -> list[ContradictionRow]:
         """CONTRADICTS pairs of `scope_key` not settled yet: rows {a, b, and each side's
         confidence, times, agent and pinned flag}."""
-        return self.run("consolidation_contradictions", {"scopeKey": scope_key, "limit": int(limit)})
+        return self.run_rows(ContradictionRow, "consolidation_contradictions",
+                             {"scopeKey": scope_key, "limit": int(limit)})
 
     def resolve_contradictions(self, resolutions: Sequence[Resolution], scope_key: str, *, now: int, reason: str,
                                weight: float, keep_loser: bool) -> list[str]:
@@ -210,10 +212,10 @@ class ConsolidationStatements(StatementRunner):
         return len(self.run("consolidation_create_schemas", {"rows": rows, "scopeKey": scope_key, "now": now,
                                                              "weight": weight}, write=True))
 
-    def list_schemas(self, scope_keys: Sequence[str]) -> list[dict[str, Any]]:
+    def list_schemas(self, scope_keys: Sequence[str]) -> list[SchemaRow]:
         """The schemas of `scope_keys`: id, summary, scopeKey, size, algorithm, member ids and
         the SCHEMA_INSTANCE weight."""
-        return self.run("consolidation_list_schemas", {"scopeKeys": require_scope_keys(scope_keys)})
+        return self.run_rows(SchemaRow, "consolidation_list_schemas", {"scopeKeys": require_scope_keys(scope_keys)})
 
     def schema_centroids_later(self, scope_keys: Sequence[str], model: str, limit: int) -> Later[list[SchemaCentroid]]:
         """The newest `limit` schema centroids made by embedder `model`. Sent now."""

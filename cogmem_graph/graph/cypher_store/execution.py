@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from tenacity import (
     Retrying,
@@ -21,6 +21,7 @@ from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable
 from cogmem_graph.graph.cypher import CypherLibrary
 
 BATCH_SIZE = 2_000
+RowT = TypeVar("RowT")
 REPEATABLE_WRITES = frozenset({
     "ping", "upsert_traces", "set_indexed", "merge_mentions", "temporal_sequence_link", "shared_entity_link",
     "caused_by_link", "merge_edges", "set_strengths", "write_mechanism_state", "set_pinned",
@@ -93,6 +94,12 @@ class StatementRunner(ABC):
     def run(self, name: str, params: dict[str, Any] | None = None, *, write: bool = False) -> list[dict[str, Any]]:
         """Run a named statement with bounded retries on transient faults."""
         return self._run_text(self.cypher.get(name), params or {}, write=write, name=name)
+
+    def run_rows(self, row: type[RowT], name: str, params: dict[str, Any] | None = None, *,
+                 write: bool = False) -> list[RowT]:
+        """`run`, its rows typed as `row` (a TypedDict of graph/rows.py naming the statement's
+        RETURN columns). The rows are the engine's dicts as they come: nothing is checked or copied."""
+        return cast("list[RowT]", self.run(name, params, write=write))
 
     def run_count(self, name: str, column: str, params: dict[str, Any] | None = None, *, write: bool = False) -> int:
         """Run a named statement that answers one row of counts: `column` of it (0 for no row

@@ -10,6 +10,15 @@ from cogmem_graph.graph.cypher_store.execution import (
     chunks,
     require_scope_keys,
 )
+from cogmem_graph.graph.rows import (
+    ContradictionRow,
+    ForgetTarget,
+    MemoryRow,
+    OpenContradiction,
+    ResolvedContradiction,
+    SchemaPageRow,
+    TraceProps,
+)
 
 
 class GovernanceStatements(StatementRunner):
@@ -22,7 +31,7 @@ class GovernanceStatements(StatementRunner):
     # ------------------------------------------------------------ governance: list, edit, forget, erase
 
     def filter_page(self, scope_keys: Sequence[str], filter_params: dict[str, Any], *,
-                    after: tuple[int, str] | None, newest_first: bool, limit: int) -> list[tuple[dict, str]]:
+                    after: tuple[int, str] | None, newest_first: bool, limit: int) -> list[tuple[TraceProps, str]]:
         """One page of the traces passing a filter (`MemoryFilter.graph_params()`), after a
         keyset cursor (event time, id): (properties, state) rows."""
         keys = require_scope_keys(scope_keys)
@@ -39,16 +48,16 @@ class GovernanceStatements(StatementRunner):
         return {r["id"] for r in self.run("memory_filter_ids", {
             "ids": list(dict.fromkeys(ids)), "scopeKeys": keys, **filter_params})}
 
-    def memories(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[dict[str, Any]]:
+    def memories(self, ids: Sequence[str], scope_keys: Sequence[str]) -> list[MemoryRow]:
         """Traces by id with every property, whether an archived original exists and what
         replaced them: rows {trace, archived, supersededBy}."""
         keys = require_scope_keys(scope_keys)
         if not ids:
             return []
-        return self.run("memory_get", {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys})
+        return self.run_rows(MemoryRow, "memory_get", {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys})
 
     def update_fields(self, trace_id: str, scope_keys: Sequence[str], fields: dict[str, Any], *,
-                      by: str) -> dict[str, Any] | None:
+                      by: str) -> TraceProps | None:
         """Edit tags / metadata (with its derived lists) / pinned in place; None leaves a field.
         The new properties, or None when the caller sees no such trace."""
         keys = require_scope_keys(scope_keys)
@@ -57,7 +66,8 @@ class GovernanceStatements(StatementRunner):
         params = {name: fields.get(name) for name in names}
         rows = self.run("memory_update_fields", {"id": trace_id, "scopeKeys": keys, **params,
                                                  "now": self._now(), "by": by}, write=True)
-        return rows[0]["trace"] if rows else None
+        trace: TraceProps | None = rows[0]["trace"] if rows else None
+        return trace
 
     def retype(self, trace_id: str, memory_type: str) -> None:
         self.run("retype_traces", {"rows": [{"id": trace_id, "type": memory_type}]}, write=True)
@@ -69,45 +79,48 @@ class GovernanceStatements(StatementRunner):
             "oldId": old_id, "newId": new_id, "scopeKeys": keys, "now": self._now(), "by": by,
             "reason": reason, "weight": weight}, write=True))
 
-    def versions(self, trace_id: str, scope_keys: Sequence[str]) -> list[dict[str, Any]]:
+    def versions(self, trace_id: str, scope_keys: Sequence[str]) -> list[TraceProps]:
         """Every version of a memory (the update chain), as property maps."""
         keys = require_scope_keys(scope_keys)
         return [r["trace"] for r in self.run("memory_versions", {"id": trace_id, "scopeKeys": keys})]
 
-    def schema_page(self, scope_keys: Sequence[str], *, limit: int, members: int) -> list[dict[str, Any]]:
+    def schema_page(self, scope_keys: Sequence[str], *, limit: int, members: int) -> list[SchemaPageRow]:
         """The newest `limit` schemas of the scopes, each with up to `members` member traces
         ({id, content}) inside the scopes."""
         keys = require_scope_keys(scope_keys)
-        return self.run("consolidation_schemas_page", {"scopeKeys": keys, "limit": int(limit),
-                                                        "members": int(members)})
+        return self.run_rows(SchemaPageRow, "consolidation_schemas_page", {"scopeKeys": keys, "limit": int(limit),
+                                                                          "members": int(members)})
 
-    def resolved_contradictions(self, scope_keys: Sequence[str], reason: str, *, limit: int) -> list[dict[str, Any]]:
+    def resolved_contradictions(self, scope_keys: Sequence[str], reason: str, *,
+                                limit: int) -> list[ResolvedContradiction]:
         """The newest `limit` contradictions settled inside the scopes (winner SUPERSEDES loser
         with `reason`), both sides' id, content, event time and confidence."""
         keys = require_scope_keys(scope_keys)
-        return self.run("consolidation_resolved", {"scopeKeys": keys, "reason": reason, "limit": int(limit)})
+        return self.run_rows(ResolvedContradiction, "consolidation_resolved",
+                             {"scopeKeys": keys, "reason": reason, "limit": int(limit)})
 
-    def open_contradictions(self, scope_keys: Sequence[str], *, limit: int) -> list[dict[str, Any]]:
+    def open_contradictions(self, scope_keys: Sequence[str], *, limit: int) -> list[OpenContradiction]:
         """Contradictions not settled yet inside each scope key (at most `limit` in all), with
         both sides' content."""
         keys = require_scope_keys(scope_keys)
-        rows: list[dict[str, Any]] = []
+        rows: list[ContradictionRow] = []
         for key in keys:
             if len(rows) >= limit:
                 break
-            rows += self.run("consolidation_contradictions", {"scopeKey": key, "limit": int(limit) - len(rows)})
+            rows += self.run_rows(ContradictionRow, "consolidation_contradictions",
+                                  {"scopeKey": key, "limit": int(limit) - len(rows)})
         texts = self.trace_texts([r[side] for r in rows for side in ("a", "b")], keys)
-        return [{**r, "aContent": texts.get(r["a"]), "bContent": texts.get(r["b"])} for r in rows]
+        return [OpenContradiction(**r, aContent=texts.get(r["a"]), bContent=texts.get(r["b"])) for r in rows]
 
     def forget_expand(self, ids: Sequence[str], scope_keys: Sequence[str],
-                      same_memory: Sequence[str]) -> list[dict[str, Any]]:
+                      same_memory: Sequence[str]) -> list[ForgetTarget]:
         """The visible traces among `ids`, pinned or not, with the traces that are the same
         memory (SUPERSEDES reasons in `same_memory`): rows {id, pinned, related}."""
         keys = require_scope_keys(scope_keys)
         if not ids:
             return []
-        return self.run("forget_expand", {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys,
-                                          "sameMemory": list(same_memory)})
+        return self.run_rows(ForgetTarget, "forget_expand", {"ids": list(dict.fromkeys(ids)), "scopeKeys": keys,
+                                                             "sameMemory": list(same_memory)})
 
     def hard_delete(self, ids: Sequence[str], scope_keys: Sequence[str]) -> dict[str, int]:
         """Delete traces for good, with their archived originals, the observation notes they

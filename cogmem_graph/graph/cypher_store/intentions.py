@@ -8,6 +8,7 @@ from typing import Any
 
 from cogmem_graph.graph.cypher_store.execution import StatementRunner, require_scope_keys
 from cogmem_graph.graph.port import CueEmbedding, Firing
+from cogmem_graph.graph.rows import IntentionProps
 
 
 class IntentionStatements(StatementRunner):
@@ -17,7 +18,7 @@ class IntentionStatements(StatementRunner):
         self.run("prospective_create", {"props": props}, write=True)
 
     def list_intentions(self, scope_keys: Sequence[str], *, include_inactive: bool, skip: int,
-                        limit: int) -> list[dict[str, Any]]:
+                        limit: int) -> list[IntentionProps]:
         keys = require_scope_keys(scope_keys)
         rows = self.run("prospective_list", {"scopeKeys": keys, "includeInactive": bool(include_inactive),
                                              "skip": skip, "limit": limit})
@@ -29,7 +30,7 @@ class IntentionStatements(StatementRunner):
         return bool(self.run("prospective_cancel", {"id": intention_id, "scopeKeys": keys, "now": now},
                              write=True))
 
-    def due_intentions(self, scope_keys: Sequence[str], now: int, limit: int) -> list[dict[str, Any]]:
+    def due_intentions(self, scope_keys: Sequence[str], now: int, limit: int) -> list[IntentionProps]:
         """The active intentions a turn at `now` may fire, at most `limit`."""
         keys = require_scope_keys(scope_keys)
         return [r["intention"] for r in self.run("prospective_due", {"scopeKeys": keys, "now": now,

@@ -10,6 +10,7 @@ from typing import Any
 from cogmem_graph.errors import GraphQueryError
 from cogmem_graph.graph.cypher_store.execution import StatementRunner, require_scope_keys
 from cogmem_graph.graph.port import CommunitySchema, EntityFan, EntityReach, Later
+from cogmem_graph.graph.rows import EntityStep
 
 log = logging.getLogger(__name__)
 
@@ -37,10 +38,10 @@ class MultiHopStatements(StatementRunner):
                                 r.get("centroid"), r.get("centroidModel")) for r in rows]
 
     def walk_to_entities(self, frontier: Sequence[dict[str, Any]], scope_keys: Sequence[str], *,
-                         named: Sequence[str], fan_exponent: float, limit: int) -> list[dict[str, Any]]:
+                         named: Sequence[str], fan_exponent: float, limit: int) -> list[EntityStep]:
         """From traces ({id, activation}) to the entities they mention, skipping `named`: rows
         {key, name, activation, fromId, fan, share}, strongest share first."""
-        return self.run("multihop_trace_entities", {
+        return self.run_rows(EntityStep, "multihop_trace_entities", {
             "frontier": list(frontier), "scopeKeys": require_scope_keys(scope_keys), "named": list(named),
             "fanExponent": fan_exponent, "limit": limit})
 

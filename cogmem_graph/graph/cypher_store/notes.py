@@ -8,13 +8,14 @@ from typing import Any
 
 from cogmem_graph.graph.cypher_store.execution import StatementRunner, require_scope_keys
 from cogmem_graph.graph.port import ClaimedTurn
+from cogmem_graph.graph.rows import NoteProps
 
 
 class NoteStatements(StatementRunner):
     """Buffered turns claimed and consumed; notes written, listed, claimed and reflected."""
 
     def list_notes(self, scope_keys: Sequence[str], *, agent_id: str | None, pending_only: bool,
-                   limit: int) -> list[dict[str, Any]]:
+                   limit: int) -> list[NoteProps]:
         """Notes' property maps, newest first (of `agent_id`, or of every agent when None)."""
         keys = require_scope_keys(scope_keys)
         rows = self.run("observation_notes_list", {"scopeKeys": keys, "agentId": agent_id,
@@ -51,7 +52,7 @@ class NoteStatements(StatementRunner):
                  write=True)
 
     def claim_notes(self, scope_key: str, agent_id: str, *, stale_before: int, run_id: str, now: int,
-                    limit: int) -> list[dict[str, Any]]:
+                    limit: int) -> list[NoteProps]:
         """Notes' property maps, claimed for one reflector run."""
         rows = self.run("observation_notes_claim", {
             "scopeKey": scope_key, "agentId": agent_id, "staleBefore": stale_before, "runId": run_id,

@@ -8,6 +8,7 @@ from typing import Any
 
 from cogmem_graph.graph.cypher_store.execution import StatementRunner
 from cogmem_graph.graph.port import ExportSection, SavedNodes
+from cogmem_graph.graph.rows import ExportRow
 from cogmem_graph.model import EdgeType
 
 _EXPORT_STATEMENTS: dict[str, str] = {
@@ -26,7 +27,7 @@ class PortabilityStatements(StatementRunner):
     """Pages of an export; the writes of an import."""
 
     def export_page(self, section: ExportSection, *, after: str, limit: int,
-                    scope_keys: Sequence[str] | None) -> list[dict[str, Any]]:
+                    scope_keys: Sequence[str] | None) -> list[ExportRow]:
         """Up to `limit` rows of `section` after the cursor `after` (all scopes when
         `scope_keys` is None; entities then include those no visible trace mentions)."""
         name = _EXPORT_STATEMENTS[section]

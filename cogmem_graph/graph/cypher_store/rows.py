@@ -11,6 +11,7 @@ from cogmem_graph.graph.port import (
     AccessUpdate,
     TraceVitals,
 )
+from cogmem_graph.graph.rows import SubgraphEntity
 
 
 def vitals_of(row: dict[str, Any]) -> TraceVitals:
@@ -60,14 +61,14 @@ def mechanism_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"id": r["id"], **{f: r.get(f) for f in MECHANISM_FIELDS}} for r in rows]
 
 
-def entities_as_mentioned(mentions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def entities_as_mentioned(mentions: list[dict[str, Any]]) -> list[SubgraphEntity]:
     """One entry per entity key from the visible mentions of it: the first spelling in order,
     its kind, and when the caller's memories first mentioned it (links written before
     mentions carried these have none: the key stands in for the name)."""
-    by_key: dict[str, dict[str, Any]] = {}
+    by_key: dict[str, SubgraphEntity] = {}
     for m in sorted(mentions, key=lambda m: (str(m["key"]), m.get("createdAt") or 0, str(m.get("name") or ""))):
-        entry = by_key.setdefault(m["key"], {"key": m["key"], "name": m.get("name") or m["key"],
-                                             "kind": m.get("kind") or "thing"})
+        entry = by_key.setdefault(m["key"], SubgraphEntity(key=m["key"], name=m.get("name") or m["key"],
+                                                           kind=m.get("kind") or "thing"))
         if m.get("createdAt") is not None and "createdAt" not in entry:
             entry["createdAt"] = m["createdAt"]
     return list(by_key.values())

@@ -24,6 +24,7 @@ from cogmem_graph.graph.port import (
     Subgraph,
     TraceVitals,
 )
+from cogmem_graph.graph.rows import SubgraphEdge
 from cogmem_graph.model import MemoryTrace, MemoryType
 
 
@@ -197,7 +198,8 @@ class TraceStatements(StatementRunner):
         return Subgraph(
             traces=[dict(t) for t in row["traces"] if t],
             entities=entities_as_mentioned([e for e in row["entities"] if e]),
-            edges=[dict(e) for e in row["edges"] if e],
+            edges=[SubgraphEdge(src=e["src"], dst=e["dst"], type=e["type"], weight=e["weight"])
+                   for e in row["edges"] if e],
         )
 
     def set_pinned(self, ids: Sequence[str], pinned: bool, scope_keys: Sequence[str]) -> list[str]:

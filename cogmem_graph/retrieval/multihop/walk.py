@@ -314,15 +314,15 @@ def _spread(ctx: MemoryContext, walk: Walk, entities: list[QueryEntity], entity_
     walk.entity_names.update({e.key: e.name for e in entities})
     frontier = dict(walk.start)
     for hop in range(1, hops + 1):
-        carried: list[dict] = []
+        carried: list[dict[str, Any]] = []
         if frontier:
             top = sorted(frontier.items(), key=lambda pair: -pair[1])[: cfg.max_traces_per_hop]
-            carried = graph.walk_to_entities(
+            steps = graph.walk_to_entities(
                 [{"id": tid, "activation": mass} for tid, mass in top], keys,
                 named=[row["key"] for row in named], fan_exponent=cfg.fan_exponent,
                 limit=cfg.max_entities_per_hop)
-            walk.entity_names.update({r["key"]: r["name"] or r["key"] for r in carried})
-        carried = [{**row, "exponent": cfg.fan_exponent} for row in carried]
+            walk.entity_names.update({r["key"]: r["name"] or r["key"] for r in steps})
+            carried = [{**row, "exponent": cfg.fan_exponent} for row in steps]
         crossing = merge_entity_activation(named if hop == 1 else [], carried)
         if not crossing:
             break
