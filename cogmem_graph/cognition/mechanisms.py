@@ -45,7 +45,7 @@ from cogmem_graph.config.mechanisms import (
     TemporalGistConfig,
 )
 from cogmem_graph.language.common_words import COMMON_WORDS
-from cogmem_graph.language.memory_kind import durable_sentences, fact_sentences
+from cogmem_graph.language.memory_kind import durable_sentences, fact_sentences, value_tokens
 from cogmem_graph.model import MemoryTrace, MemoryType, Mood, check_text, content_hash
 from cogmem_graph.text import word_tokens
 
@@ -405,7 +405,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 def extractive_gist(text: str, max_words: int = 30, max_keywords: int = 5) -> str:
     """Offline gist: the first sentence (at most `max_words` words), every later sentence that
     carries a fact of its own (`language.memory_kind.fact_sentences`: a gist never drops what
-    the user told in passing, "... Oh, my gym locker is number 38."), and the content words of
+    the user told in passing, "... Oh, my gym locker is number 38.") or a value (a number, a
+    name, a code, a date: `value_tokens`, "Keep answers under 100 words"), and the content words of
     the rest that say most: the most frequent, and among equals the less common English words
     first ("pottery" before "class"); contractions and words under three letters ("that's",
     "up") say nothing and are left out. Returns the text itself when that would not be
@@ -415,7 +416,7 @@ def extractive_gist(text: str, max_words: int = 30, max_keywords: int = 5) -> st
     words = sentences[0].split()
     gist = " ".join(words[:max_words]) + ("…" if len(words) > max_words else "")
     facts = set(fact_sentences(" ".join(sentences[1:]))) if len(sentences) > 1 else set()
-    kept = [s for s in sentences[1:] if any(f in s for f in facts)]
+    kept = [s for s in sentences[1:] if any(f in s for f in facts) or value_tokens(s)]
     if kept:
         gist = " ".join([gist, *kept])
     rest = " ".join([s for s in sentences[1:] if s not in kept]

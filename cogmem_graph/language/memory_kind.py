@@ -65,6 +65,8 @@ _NAMED_RELATION = re.compile(
     r"\b(?:[Mm]y|[Oo]ur)\s+(?:[a-z-]+\s+)?(?:" + _RELATIONS + r"|eldest|youngest|oldest),?\s+[A-Z][a-z]+|"
     r"\b(?:Grandma|Granny|Grandpa|Grandad|Auntie|Aunt|Uncle|Cousin)\s+[A-Z][a-z]+")
 """A relation and a name: "my older brother Kenji", "our cat, Pickle", "Grandma Rosa"."""
+_NUMBER_WORDS = ("one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+                 "sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety")
 _LIFE_FACTS = Caseless(
     # animals the user keeps
     r"\b(?:named|called)\s+(?:him|her|it|them)\b|\badopted\s+(?:a|an|two|three|our|my)\b|"
@@ -79,8 +81,13 @@ _LIFE_FACTS = Caseless(
     r"anxiety)\b|\b(?:i'm|i am|being) (?:quite |very |a bit |slightly )?"
     r"(?:short-sighted|long-sighted|colou?r-?blind|deaf|"
     r"hard of hearing|celiac|coeliac|lactose intolerant|epileptic|asthmatic)\b|"
-    # home and places
+    r"\b(?:put|started|switched|moved) me on(?:to)? [a-z]{4,}|"
+    # ages: "the dog turned nine", "she's 14 years old"
+    r"\bturn(?:ed|s) (?:\d+|" + _NUMBER_WORDS + r")\b|\b(?:\d+|" + _NUMBER_WORDS + r") years old\b|"
+    # home and places, and where things are kept: "the spare key's under the plant pot"
     r"\b(?:we|i) (?:live|grew up|were raised|was raised)\b|\bmy (?:hometown|home town|house|flat|apartment)\b|"
+    r"\b(?:the|my|our|both|all) (?:[\w-]+ ){0,3}?[\w-]+(?: is| are|'s|'re) (?:always |usually )?"
+    r"(?:kept |stored |hidden |filed )?(?:in|under|behind|inside|beneath|above|on top of|next to) the\b|"
     r"\b(?:my|our) (?:parents|in-laws|family) (?:live|are|retired|moved)\b|"
     # belongings
     r"\b(?:i|we) (?:own|bought|finally bought)\s+(?:a|an|the|our|my)\b|\bmy (?:prized|most prized)\b|"
@@ -121,7 +128,12 @@ _INSTRUCTION = Caseless(
     r"\b(?:answer|reply|respond|write|talk|speak)(?:\s+to)?\s+me\s+in\b|"
     r"\b(?:give|show|quote|send)\s+me\s+(?:\w+\s+){0,2}in\b|"
     r"\b(?:when(?:ever)?|if)\s+i\s+(?:ask|request)\s+(?:you\b|for\b)|"
-    r"\b(?:when(?:ever)?|if)\s+i\s+[^.!?]{0,60}?,\s*(?:please\s+)?(?:tell|remind|stop|ask|warn|nudge)\s+me\b")
+    r"\b(?:when(?:ever)?|if)\s+i\s+[^.!?]{0,60}?,\s*(?:please\s+)?(?:tell|remind|stop|ask|warn|nudge)\s+me\b|"
+    # a condition, then what to do with the user: "if something costs more than £50, check with me first"
+    r"\b(?:whenever|if)\s+[^.!?]{0,60}?,\s*(?:please\s+)?(?!(?:i|he|she|they|we|it|you|there|that|this|"
+    r"someone|everyone|nobody|mum|mom|dad|just|let)\b)[a-z]+(?<!ed)\s+(?!let\b)(?:\w+\s+)?(?:with\s+|to\s+)?me\b|"
+    # how to answer: "whenever you give me times, ...", "... unless I ask for more"
+    r"\bwhenever you\s+(?:\w+\s+){1,2}?me\b|\bunless i\s+(?:\w+\s+)?(?:ask|say|tell)\b")
 """A standing instruction to the assistant ("always answer in Spanish", "please don't use emojis",
 "from now on …", "when I ask for a summary, …"): a durable preference, however phrased."""
 _COMMITMENT = Caseless(

@@ -23,11 +23,32 @@ IN_PASSING = [
      "I've been on metformin"),
     ("Lunch was a sad desk salad again. When we travel I always book a window seat, I like watching the clouds.",
      "I always book a window seat"),
+    # where a thing is kept
+    ("Someone nicked the hose from the front garden, cheeky so-and-so. The spare car keys are kept in the "
+     "biscuit tin on top of the fridge.", "The spare car keys are kept in the biscuit tin"),
+    ("Finally cleared my inbox, only took three weeks. My birth certificate is in the green folder behind the "
+     "printer.", "My birth certificate is in the green folder"),
+    # a treatment, an age
+    ("Hay fever season is back and my eyes are streaming. The consultant started me on sertraline in the spring.",
+     "started me on sertraline"),
+    ("The builders next door have been drilling since dawn. Our tortoise turned forty this summer, older than "
+     "both of us.", "Our tortoise turned forty"),
+    # how the assistant is to answer, said in passing
+    ("Three trains cancelled, what a commute. If a parcel needs signing for, ring me rather than the office.",
+     "ring me rather than the office"),
+    ("I can't face long emails today. Whenever you send me a recipe, list the ingredients before the steps.",
+     "Whenever you send me a recipe"),
+    ("My head is pounding after quiz night. Stick to metric units unless I say otherwise.",
+     "Stick to metric units unless I say otherwise"),
 ]
 SMALL_TALK = [
     "Ugh, what a day, the printer jammed twice and the coffee machine is broken.",
     "Lovely weather today, we sat in the garden for a bit.",
     "The traffic was awful this morning, took forever to get in.",
+    "If you need anything at all, just let me know.",
+    "Mum rang when I got home and told me all about her cruise.",
+    "The kids are watching cartoons while I make tea.",
+    "Whenever it rains the cat sulks by the radiator.",
 ]
 
 
