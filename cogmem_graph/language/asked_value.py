@@ -15,12 +15,14 @@ how the change was worded is needed, only what the question is about. A pair of 
    *yoga*: another class. Asked "How much does room 204 cost?", "Room 310 costs 120" lacks
    the number: another room. One word names too little ("When are my classes?"). An owner
    and what it owns must be the question's words too: asked "Where does Alice live?",
-   "Alice's brother lives in Madrid" speaks of her brother;
+   "Alice's brother lives in Madrid" speaks of her brother. The newer sentence may leave out
+   one plain word when two or more remain (`_names_it`): a change rarely repeats the verb;
 3. **they give different values of that kind**: the newer sentence holds a value of the
    asked kind the older one does not (the question's own words are never the value), and
    the older holds one;
 4. **both state how things are**: neither sentence is a question, a denial or a report of a
-   past event, the same speaker says both, and they are not told of two different times
+   past event (a change told as an event states its result: "they moved the class to
+   Fridays" gives Fridays), the same speaker says both, and they are not told of two different times
    ("last year" / "this year").
 
 Pure functions over text: no I/O, no model.
@@ -32,10 +34,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 from cogmem_graph.language.common_words import COMMON_WORDS
 from cogmem_graph.language.contradiction import of_other_times
 from cogmem_graph.language.speakers import speaker_of
+from cogmem_graph.language.value_moves import move_reading
 from cogmem_graph.language.value_slots import Token, sentence_tokens, sentences, states
 
 __all__ = ["asked_kinds", "disagree_on_asked_value"]
@@ -82,6 +86,10 @@ class _Reading:
 
     covered: frozenset[str]
     values: frozenset[str]
+    keys: tuple[str, ...] = ()
+    """The sentence's token keys, in order."""
+    plain: frozenset[str] = frozenset()
+    """Its keys that are plain words (not names, numbers or other values)."""
 
 
 def asked_kinds(question: str) -> frozenset[str]:
@@ -154,15 +162,40 @@ def _reading(text: str, asked: frozenset[str], kinds: frozenset[str]) -> _Readin
         if sentence.rstrip().endswith("?"):
             continue
         tokens = sentence_tokens(sentence)
-        if not states(tokens) or not _owners_asked(tokens, asked):
+        moved = move_reading(sentence)
+        if moved is not None and moved.moved and not moved.relative:
+            tokens, sentence = moved.tokens, ""  # "X was moved to Y": its result, Y, holds now
+        elif not states(tokens):
+            continue
+        if not _owners_asked(tokens, asked):
             continue
         values = _values(sentence, tokens, kinds, asked)
         if not values:
             continue
         covered = asked & {t.key for t in tokens}
         if best is None or len(covered) > len(best.covered):
-            best = _Reading(frozenset(covered), values)
+            best = _Reading(frozenset(covered), values, tuple(t.key for t in tokens),
+                            frozenset(t.key for t in tokens if t.kind == "word"))
     return best
+
+
+def _names_it(new: _Reading, old: _Reading, asked: frozenset[str]) -> bool:
+    """Whether a newer sentence speaks of what the older one did: it holds every word the
+    question names it with, or all but one plain word when at least `MIN_NAMING_WORDS` remain
+    and the word left out does not tell the thing apart. A change need not repeat the verb
+    ("the running group meets twice a week", then "the running group's schedule was adjusted
+    to three times a week"); a word just before another word of the thing, in the older
+    sentence, is what tells it apart ("the *swim* team" against "the tennis team"), and so is
+    a name or a number."""
+    missing = asked - new.covered
+    if not missing:
+        return True
+    if len(missing) > 1 or len(new.covered) < MIN_NAMING_WORDS:
+        return False
+    (word,) = missing
+    if word not in old.plain:
+        return False
+    return not any(key == word and following in new.covered for key, following in pairwise(old.keys))
 
 
 def disagree_on_asked_value(question: str, memories: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -178,7 +211,7 @@ def disagree_on_asked_value(question: str, memories: Sequence[tuple[str, str]]) 
         if old is None or old.covered != asked:
             continue
         for new_id, new_text, new in read[i + 1:]:
-            if new is None or new.covered != asked or not new.values - old.values:
+            if new is None or not _names_it(new, old, asked) or not new.values - old.values:
                 continue
             if speaker_of(new_text) != speaker_of(old_text) or of_other_times(new_text, old_text):
                 continue

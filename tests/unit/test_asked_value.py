@@ -48,6 +48,14 @@ def test_a_question_that_asks_for_no_value_asks_for_no_kind():
     # an amount
     ("How much is the window cleaner?", "The window cleaner is 25 euros a visit.",
      "The window cleaner is 30 euros a visit since spring."),
+    # a change told as something that happened: its result holds now
+    ("Which gate does the Oslo flight leave from?", "The Oslo flight leaves from gate 12.",
+     "The airline switched the Oslo flight to gate 31."),
+    ("Who runs the allotment newsletter?", "Priya runs the allotment newsletter.",
+     "The allotment newsletter was handed to Joaquim."),
+    # the newer leaves out the verb the question asks with
+    ("How often does the community choir practise?", "The community choir practises twice a week.",
+     "The community choir is down to once a week."),
 ])
 def test_two_statements_of_one_thing_with_other_values_the_newer_answers(question, old, new):
     assert _pairs(question, old, new) == [("m0", "m1")]
@@ -63,6 +71,14 @@ def test_two_statements_of_one_thing_with_other_values_the_newer_answers(questio
     ("Where does my sister live?", "My sister lives in Ghent.", "My brother lives in Lyon."),
     # another day of the same thing
     ("What time is the Monday standup?", "The Monday standup is at 9 am.", "The Thursday standup is at 10 am."),
+    # the word the newer leaves out is the one that tells the two apart
+    ("Who coaches the junior rugby squad?", "Femi coaches the junior rugby squad.",
+     "Lorna coaches the senior rugby squad."),
+    ("When does the evening pottery course start?", "The evening pottery course starts on 3 March.",
+     "The weekend pottery course starts on 10 March."),
+    # a past event that moved nothing
+    ("Where does the reading group meet?", "The reading group meets in the library annexe.",
+     "We walked the reading group over to the café for cake."),
 ])
 def test_statements_of_different_things_both_stand(question, old, new):
     assert _pairs(question, old, new) == []
