@@ -1,5 +1,6 @@
 """Benchmark scripts and their data sets, loaded as modules for the tests that check them
-(`benchmarks/` is no package: its scripts are run, not imported)."""
+(`benchmarks/` is no package: its scripts are run, not imported), and where the LoCoMo
+development data is."""
 
 from __future__ import annotations
 
@@ -8,7 +9,15 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+LOCOMO_DATA = BENCHMARKS.parents[1] / "shared" / "data" / "locomo"
+"""The LoCoMo development conversations, beside the checkout: a user's clone has none, so
+every test that reads them is marked `needs_locomo_data` (tests/packaging/test_plain_clone.py
+checks that no test finds them another way)."""
+needs_locomo_data = pytest.mark.skipif(not LOCOMO_DATA.is_dir(),
+                                       reason=f"no LoCoMo development data at {LOCOMO_DATA}")
 
 
 def load_benchmark(name: str) -> ModuleType:

@@ -15,10 +15,12 @@ from pathlib import Path
 import pytest
 
 from cogmem_graph.text import query_terms
+from tests.benchmark_scripts import LOCOMO_DATA, needs_locomo_data
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "durable_facts.py"
-DATA = ROOT.parent / "shared" / "data" / "locomo"
+
+DATA = LOCOMO_DATA
 MAX_SHARED_WORDS = 2
 """A question may share this many content words with its fact: more, and lexical search answers it alone."""
 
@@ -77,7 +79,7 @@ def _rows(out: str) -> dict[str, list[str]]:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not DATA.is_dir(), reason=f"no LoCoMo development data at {DATA}")
+@needs_locomo_data
 def test_the_benchmark_runs_a_short_life_and_prints_every_kind_in_both_halves(tmp_path) -> None:
     report = tmp_path / "durable.json"
     env = {**os.environ, "COLUMNS": "250"}

@@ -13,9 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.benchmark_scripts import LOCOMO_DATA, needs_locomo_data
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "lifecycle.py"
-DATA = ROOT.parent / "shared" / "data" / "locomo"
+
+DATA = LOCOMO_DATA
 
 
 def _rows(out: str) -> dict[str, list[str]]:
@@ -28,7 +31,7 @@ def _rows(out: str) -> dict[str, list[str]]:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not DATA.is_dir(), reason=f"no LoCoMo development data at {DATA}")
+@needs_locomo_data
 def test_the_lifecycle_benchmark_runs_every_part_and_the_default_keeps_what_it_was_told() -> None:
     env = {**os.environ, "COLUMNS": "250"}
     done = subprocess.run(

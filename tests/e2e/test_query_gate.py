@@ -5,14 +5,12 @@ development data no question with evidence is gated."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
-import pytest
 
 import cogmem_graph as cg
 from cogmem_graph.language.query_gate import skips_retrieval
+from tests.benchmark_scripts import LOCOMO_DATA, needs_locomo_data
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo"
+DATA = LOCOMO_DATA
 
 
 def test_small_talk_is_not_searched_or_embedded(store) -> None:
@@ -45,7 +43,7 @@ def test_a_prompt_for_small_talk_has_working_memory_and_reminders_only(store) ->
     assert ctx.sections["semantic_recall"] == 0 and ctx.sections["recent_episodic"] == 0
 
 
-@pytest.mark.skipif(not DATA.is_dir(), reason=f"no LoCoMo development data at {DATA}")
+@needs_locomo_data
 def test_no_locomo_question_with_evidence_is_gated() -> None:
     questions = [q["question"] for path in sorted(DATA.glob("*.json"))
                  for q in json.loads(path.read_text()).get("qa", []) if q.get("evidence")]

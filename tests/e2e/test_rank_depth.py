@@ -13,8 +13,9 @@ import pytest
 import cogmem_graph as cg
 from cogmem_graph.cli.readers import locomo_to_items
 from cogmem_graph.clock import ManualClock
+from tests.benchmark_scripts import LOCOMO_DATA, needs_locomo_data
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo"
+DATA = LOCOMO_DATA
 SHORT = (1, 5, 10)
 
 
@@ -33,7 +34,7 @@ def _filled(home: Path, path: Path, **retrieval) -> tuple[cg.MemoryStore, cg.Age
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not DATA.is_dir(), reason=f"no LoCoMo development data at {DATA}")
+@needs_locomo_data
 def test_every_shorter_list_is_the_head_of_the_longest(tmp_path: Path) -> None:
     name = "41.json"
     questions = [q["question"] for q in json.loads((DATA / name).read_text())["qa"] if q.get("evidence")][::3]

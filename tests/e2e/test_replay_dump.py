@@ -12,9 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.benchmark_scripts import LOCOMO_DATA, needs_locomo_data
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "replay_dump.py"
-DATA = ROOT.parent / "shared" / "data" / "locomo"
+
+DATA = LOCOMO_DATA
 """The development conversations the replay reads (`benchmarks/locomo.py`'s default)."""
 
 
@@ -24,7 +27,7 @@ def dump(out: Path, *args: str, hashseed: str = "0") -> subprocess.CompletedProc
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not DATA.is_dir(), reason=f"no LoCoMo development data at {DATA}")
+@needs_locomo_data
 def test_the_same_code_dumps_the_same_bytes_and_another_seed_does_not(tmp_path: Path) -> None:
     for name, seed in (("a", "1234"), ("b", "1234"), ("c", "99")):
         done = dump(tmp_path / f"{name}.json", "--seed", seed)

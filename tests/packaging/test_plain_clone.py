@@ -60,3 +60,16 @@ def test_the_tests_that_read_the_development_data_skip_with_a_reason(clone: Path
     run = _pytest(clone, "-q", "-rs", "-m", "not neo4j", *files)
     assert run.returncode == 0, run.stdout[-5000:] + run.stderr[-3000:]
     assert f"no {DATA_MARK} at" in run.stdout
+
+
+FINDS_THE_DATA = re.compile(r"""["']shared["']\s*/\s*["']data["']|shared/data""")
+
+
+def test_every_test_finds_the_data_through_one_definition() -> None:
+    """A test that built the data folder's path itself could read it without the skip that
+    `needs_locomo_data` gives on a clone without it: only tests/benchmark_scripts.py says where
+    the data is."""
+    own = Path(__file__).resolve()
+    found = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("*.py")
+                   if p.resolve() != own and FINDS_THE_DATA.search(p.read_text()))
+    assert found == ["tests/benchmark_scripts.py"], found
