@@ -77,6 +77,7 @@ MEDIA_TYPES = (JSON, NDJSON)
 
 MAX_BATCH = 500
 MAX_PAGE = 1000
+MAX_FORGET_IDS = 1000
 IDENTITY_ARGUMENTS = frozenset({
     "agent_id", "user_id", "thread_id", "persona_id", "organization_id",
     "agent", "user", "thread", "persona", "organization", "org", "scope_key", "scope_keys", "scope_id"})
@@ -142,7 +143,8 @@ class UpdateArgs(Args):
 
 
 class ForgetArgs(Args):
-    ids: list[str] | None = Field(None, min_length=1, description="the ids of the memories to delete")
+    ids: list[str] | None = Field(None, min_length=1, max_length=MAX_FORGET_IDS,
+                                  description="the ids of the memories to delete")
     where: Where = Field(
         None, description=f"instead of ids: delete every memory matching this filter; {WHERE_DESCRIPTION}")
     force: bool = Field(False, description="delete pinned memories too (they are skipped otherwise)")
@@ -784,7 +786,8 @@ def route_operation(method: str, path: str) -> Operation | None:
 
 
 __all__ = [
-    "IDENTITY_ARGUMENTS", "JSON", "MAX_BATCH", "NDJSON", "OPERATIONS", "QUERY_FILTER_FIELDS", "ROLES", "Args",
+    "IDENTITY_ARGUMENTS", "JSON", "MAX_BATCH", "MAX_FORGET_IDS", "MAX_PAGE", "NDJSON", "OPERATIONS",
+    "QUERY_FILTER_FIELDS", "ROLES", "Args",
     "BatchArgs", "CancelReminderArgs", "ContextArgs", "EraseArgs", "ForgetArgs", "ForgetOneArgs", "IdsArgs",
     "ListArgs", "ListQueryArgs", "MemoryArgs", "MultiHopArgs", "NoArgs", "ObserveArgs", "Operation", "PageArgs",
     "RecallArgs", "RemindArgs", "RemindersArgs", "Role", "TraceArgs", "UpdateArgs", "UserArgs",

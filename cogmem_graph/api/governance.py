@@ -34,14 +34,13 @@ from cogmem_graph.filters import (
 from cogmem_graph.identity import SEPARATOR, identity_of_scope_key
 from cogmem_graph.metadata_props import metadata_graph_props
 from cogmem_graph.model import MemoryTrace, MemoryType, Scope, check_text, entity_key, scope_key
+from cogmem_graph.operations import MAX_FORGET_IDS, MAX_PAGE
 from cogmem_graph.write.indexing import filter_payload
 
 if TYPE_CHECKING:
     from cogmem_graph.api.ports import HandlePort, StorePort
 
-MAX_PAGE = 1000
 DEFAULT_PAGE = 100
-MAX_FORGET_IDS = 1000
 FORGET_BATCH = 500
 UPDATED_REASON = "superseded_by_update"
 SAME_MEMORY = ("updated", "merged")
