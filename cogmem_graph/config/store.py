@@ -55,8 +55,9 @@ class WritePathConfig(_Config):
     )
     durable_sentence_vectors: bool = Field(
         True,
-        description="with sentence_vectors, a sentence that states something durable (language.memory_kind."
-        "durable_sentences: an identity, preference, instruction or plan) inside a longer memory gets the vector "
+        description="with sentence_vectors, a sentence that carries a fact (language.memory_kind.fact_sentences: "
+        "an identity, preference, instruction or plan, or one giving names, numbers or dates) inside a longer "
+        "memory gets the vector "
         "of its own words (one further embedding pass over those sentences) instead of one pooled from the whole "
         "text, so a fact said in passing is found by a question about it (benchmarks/said_in_passing.py)",
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cogmem_graph.language.memory_kind import durable_sentences
+from cogmem_graph.language.memory_kind import fact_sentences
 from cogmem_graph.language.sentences import sentence_spans
 from cogmem_graph.providers.embedders import embed_with_sentences, gives_sentences
 
@@ -28,16 +28,17 @@ def embed_memories(ctx: MemoryContext, texts: list[str]) -> tuple[list[list[floa
 
 def embed_durable_sentences_alone(ctx: MemoryContext, texts: list[str], spans: list[list[tuple[int, int]]],
                                   sentences: list[list[list[float]]]) -> None:
-    """Give each durable sentence of a longer text ("Long day. Oh, my gym locker is number
-    38.") the vector of its own words, in place of the one pooled from the whole text's pass:
-    pooled, the small talk around it seeps into it, and a question about the locker matches
-    the sentence alone better. One further pass over those sentences only."""
+    """Give each sentence of a longer text that carries a fact (`fact_sentences`: durable, as
+    in "Long day. Oh, my gym locker is number 38.", or giving names, numbers and dates) the
+    vector of its own words, in place of the one pooled from the whole text's pass: pooled,
+    the small talk around it seeps into it, and a question about the locker matches the
+    sentence alone better. One further pass over those sentences only."""
     where: list[tuple[int, int]] = []
     said: list[str] = []
     for i, (text, text_spans) in enumerate(zip(texts, spans, strict=True)):
         if len(text_spans) < 2:
             continue
-        durable = set(durable_sentences(text, ctx.config.retention))
+        durable = set(fact_sentences(text, ctx.config.retention))
         for j, (a, b) in enumerate(text_spans):
             if text[a:b] in durable and j < len(sentences[i]):
                 where.append((i, j))

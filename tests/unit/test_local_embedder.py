@@ -157,3 +157,19 @@ def test_sentence_vectors_come_from_the_same_pass_as_the_memorys(embedder: Local
     # beats the message's average
     query = embedder.embed_query("What will she do with her children?")
     assert cos(query, sentences[1]) > cos(query, whole)
+
+
+def test_a_sentence_that_carries_a_fact_is_indexed_by_its_own_words(tmp_path) -> None:
+    """Inside a longer memory, a sentence that gives a fact (here a name and a date, nothing
+    durable about the user) gets the vector of its own words; small talk keeps the pooled one."""
+    import cogmem_graph as cg
+    from cogmem_graph.write.embedding import embed_memories
+
+    text = "Ugh, what a grey morning, I could barely get up. Elbow are playing the City Hall on 12 May."
+    with cg.open(home=tmp_path / "home", embedder="local") as store:
+        _, sentences = embed_memories(store.context(), [text])
+        small_talk, fact = store.embedder.embed(["Ugh, what a grey morning, I could barely get up.",
+                                                 "Elbow are playing the City Hall on 12 May."])
+    assert sentences is not None and len(sentences[0]) == 2
+    assert all(math.isclose(a, b, abs_tol=1e-5) for a, b in zip(sentences[0][1], fact, strict=True))
+    assert not all(math.isclose(a, b, abs_tol=1e-5) for a, b in zip(sentences[0][0], small_talk, strict=True))
