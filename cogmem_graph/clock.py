@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from typing import Protocol
 
+from cogmem_graph.errors import InvalidArgument
+
 MS_PER_SECOND = 1_000
 MS_PER_MINUTE = 60 * MS_PER_SECOND
 MS_PER_HOUR = 60 * MS_PER_MINUTE
@@ -42,7 +44,8 @@ class ManualClock:
         """Move forward; returns the new time. Going backwards is refused."""
         delta = ms + seconds * MS_PER_SECOND + hours * MS_PER_HOUR + days * MS_PER_DAY
         if delta < 0:
-            raise ValueError("ManualClock.advance: time cannot go backwards")
+            raise InvalidArgument(f"ManualClock.advance: ms, seconds, hours and days add up to {delta!r} ms; "
+                                  "time cannot go backwards", argument="ms")
         self._now += int(delta)
         return self._now
 

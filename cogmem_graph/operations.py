@@ -58,6 +58,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.filters import MemoryFilter
 from cogmem_graph.model import MemoryType, Moment
 from cogmem_graph.write.request import EncodeRequest
@@ -695,7 +696,7 @@ def operation(name: str) -> Operation:
     try:
         return OPERATIONS[name]
     except KeyError:
-        raise ValueError(f"unknown operation {name!r}") from None
+        raise InvalidArgument(f"unknown operation {name!r}", argument="name") from None
 
 
 def identity_name(name: Any) -> str | None:

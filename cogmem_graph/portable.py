@@ -44,7 +44,7 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from cogmem_graph.context import ContextSource, MemoryContext, checked_context
-from cogmem_graph.errors import PortableFormatError, field_problems
+from cogmem_graph.errors import InvalidArgument, PortableFormatError, field_problems
 from cogmem_graph.gc_pause import collector_paused
 from cogmem_graph.graph.port import Edge, ExportSection, Mention, SavedNodes
 from cogmem_graph.model import EdgeType, MemoryTrace
@@ -141,7 +141,7 @@ def export_store(
     buffered turn, mention and edge of the store (all scopes: this is an operator's backup),
     or of the scopes in `scope_keys` only (one user's data), to `out` as JSON Lines."""
     if batch_size < 1:
-        raise ValueError("batch_size must be >= 1")
+        raise InvalidArgument("batch_size must be >= 1", argument="batch_size")
     progress = on_progress or _noop
     ctx = checked_context(store)
     counts = PortableCounts()
@@ -408,7 +408,7 @@ def import_store(
     from cogmem_graph.write.indexing import index_unindexed  # the write path: an import's only
 
     if batch_size < 1:
-        raise ValueError("batch_size must be >= 1")
+        raise InvalidArgument("batch_size must be >= 1", argument="batch_size")
     progress = on_progress or _noop
     ctx = checked_context(store)
     importer = _Importer(ctx, batch_size, progress)

@@ -21,7 +21,7 @@ from typing import Any
 
 from cogmem_graph.clock import Clock
 from cogmem_graph.errors import ArchiveError as ArchiveError  # re-exported: its old home
-from cogmem_graph.errors import ArchiveNotFound, ArchiveWriteError
+from cogmem_graph.errors import ArchiveNotFound, ArchiveWriteError, InvalidArgument
 from cogmem_graph.graph.cypher_store.graph_store import require_scope_keys
 from cogmem_graph.graph.port import GraphStore
 from cogmem_graph.model import MAX_ID_CHARS, MemoryTrace, check_text
@@ -60,7 +60,7 @@ class ArchivedTrace:
 
 def _trace_id(trace_id: str) -> str:
     if not isinstance(trace_id, str):
-        raise ValueError("trace_id must be a string")
+        raise InvalidArgument("trace_id must be a string", argument="trace_id")
     return check_text(trace_id, "trace_id", allow_empty=False, max_len=MAX_ID_CHARS)
 
 
@@ -118,7 +118,8 @@ class MemoryArchive:
     def prune(self, retention_ms: int, scope_keys: Sequence[str] | None = None) -> int:
         """Retention sweep: drop originals neither archived nor rehydrated within `retention_ms`."""
         if isinstance(retention_ms, bool) or not isinstance(retention_ms, int) or retention_ms <= 0:
-            raise ValueError(f"retention_ms must be a positive integer, got {retention_ms!r}")
+            raise InvalidArgument(f"retention_ms must be a positive integer, got {retention_ms!r}",
+                                  argument="retention_ms")
         cutoff = self.clock.now_ms() - retention_ms
         keys = _keys(scope_keys)
         pruned = 0

@@ -40,6 +40,7 @@ from cogmem_graph.cognition.perspective import (
     parse_rewrite,
     perspective_gate,
 )
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.language.entities import entity_key, extract_entities
 from cogmem_graph.model import (
     MAX_CONTENT_CHARS,
@@ -107,15 +108,16 @@ def check_witness(index: int, witness: Witness, ctx: MemoryContext, seen: set[st
     try:
         WitnessTier(witness.tier)
     except ValueError:
-        raise ValueError(f"witnesses[{index}].tier must be one of {[t.value for t in WitnessTier]}, "
-                         f"not {witness.tier!r}") from None
+        raise InvalidArgument(f"witnesses[{index}].tier must be one of {[t.value for t in WitnessTier]}, "
+                              f"not {witness.tier!r}", argument=f"witnesses[{index}].tier") from None
     if isinstance(witness.relationships, str) or len(witness.relationships) > MAX_RELATIONSHIPS:
-        raise ValueError(f"witnesses[{index}].relationships must be a list of at most {MAX_RELATIONSHIPS} names")
+        raise InvalidArgument(f"witnesses[{index}].relationships must be a list of at most {MAX_RELATIONSHIPS} names",
+                              argument=f"witnesses[{index}].relationships")
     for name in [*witness.relationships, *([witness.name] if witness.name is not None else [])]:
         check_text(name, f"witnesses[{index}] names", allow_empty=False, max_len=1_000)
     own_key = ctx.caller.scope_key(Scope.AGENT)
     if own_key in seen:
-        raise ValueError(f"witnesses[{index}] repeats agent {ctx.agent_id!r}")
+        raise InvalidArgument(f"witnesses[{index}] repeats agent {ctx.agent_id!r}", argument=f"witnesses[{index}]")
     seen.add(own_key)
 
 
@@ -123,12 +125,12 @@ def check_event(event: str, importance: float | None, entities: Sequence[str], c
     """The event's checks, made before the witnesses'; returns the importance to use."""
     check_text(event, "event", allow_empty=False, max_len=MAX_CONTENT_CHARS)
     if not event.strip():
-        raise ValueError("event must not be blank")
+        raise InvalidArgument("event must not be blank", argument="event")
     level = config.default_importance if importance is None else importance
     if isinstance(level, bool) or not isinstance(level, int | float) or not 0.0 <= level <= 1.0:
-        raise ValueError(f"importance must be a number in [0, 1], got {importance!r}")
+        raise InvalidArgument(f"importance must be a number in [0, 1], got {importance!r}", argument="importance")
     if isinstance(entities, str):
-        raise ValueError("entities must be a list of names, not a string")
+        raise InvalidArgument("entities must be a list of names, not a string", argument="entities")
     return float(level)
 
 

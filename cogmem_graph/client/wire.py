@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
 
-from cogmem_graph.errors import BackendUnavailable, RequestRejected, ServerError, UnsendableArgument
+from cogmem_graph.errors import BackendUnavailable, InvalidArgument, RequestRejected, ServerError, UnsendableArgument
 from cogmem_graph.filters import MemoryFilter, as_filter
 from cogmem_graph.model import MemoryTrace
 from cogmem_graph.operations import MAX_BATCH, OPERATIONS, value_problems
@@ -45,9 +45,9 @@ def client_options(url: str, key: str | None, timeout: float) -> dict[str, Any]:
     """The HTTP client's settings (`httpx.Client` and `httpx.AsyncClient` take the same) for
     the server at `url` with `key`; ValueError naming a bad `url` or a missing `key`."""
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-        raise ValueError(f"url must be an http:// or https:// URL, not {redact_url(str(url))!r}")
+        raise InvalidArgument(f"url must be an http:// or https:// URL, not {redact_url(str(url))!r}", argument="url")
     if not key:
-        raise ValueError("key is required: the API key the server's owner made for this agent")
+        raise InvalidArgument("key is required: the API key the server's owner made for this agent", argument="key")
     base = url.rstrip("/")
     # TLS verification is on for https://; for http:// there is no TLS to verify, and not
     # building an SSL context (the CA bundle load) saves a short-lived CLI a third of a second.
@@ -73,7 +73,7 @@ def prepare(op: str, args: Mapping[str, Any] | None) -> Prepared:
     missing path parameter, `UnsendableArgument` naming a value no request can carry."""
     entry = OPERATIONS.get(op)
     if entry is None:
-        raise ValueError(f"unknown operation {op!r}")
+        raise InvalidArgument(f"unknown operation {op!r}", argument="op")
     path = entry.path
     sent = {k: v for k, v in (args or {}).items() if v is not None}
     problems = value_problems(sent)
@@ -81,7 +81,7 @@ def prepare(op: str, args: Mapping[str, Any] | None) -> Prepared:
         raise UnsendableArgument(f"{op}: {'; '.join(problems)}")
     for name in entry.path_params:
         if name not in sent:
-            raise ValueError(f"{op}: {name} is required")
+            raise InvalidArgument(f"{op}: {name} is required", argument=name)
         path = path.replace("{" + name + "}", quote(str(sent.pop(name)), safe=""))
     return Prepared(entry.method, path, {"params": sent} if entry.in_query else {"json": sent}, entry.streams)
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cogmem_graph.config.decay import DecayConfig
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.model import MemoryTrace
 
 _DEFAULT_CONFIG = DecayConfig()
@@ -36,7 +37,7 @@ def _cfg(config: DecayConfig | None) -> DecayConfig:
 
 def _finite(name: str, value: float) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
+        raise InvalidArgument(f"{name} must be a finite number, got {value!r}", argument=name)
     return float(value)
 
 
@@ -44,14 +45,14 @@ def _check(name: str, value: float, low: float, high: float) -> float:
     """Refuse NaN/inf and out-of-range inputs with an error that names the argument."""
     v = _finite(name, value)
     if not low <= v <= high:
-        raise ValueError(f"{name} must be in [{low:g}, {high:g}], got {value!r}")
+        raise InvalidArgument(f"{name} must be in [{low:g}, {high:g}], got {value!r}", argument=name)
     return v
 
 
 def _positive(name: str, value: float) -> float:
     v = _finite(name, value)
     if v <= 0.0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
+        raise InvalidArgument(f"{name} must be > 0, got {value!r}", argument=name)
     return v
 
 
@@ -118,7 +119,7 @@ def current_strengths(
     s0 = check_array("encoding_strength", encoding_strength, 0.0, 1.0)
     tau = check_array("stability_ms", stability_ms, 0.0, math.inf)
     if (tau <= 0.0).any():
-        raise ValueError(f"stability_ms must be > 0, got {float(tau.min())!r}")
+        raise InvalidArgument(f"stability_ms must be > 0, got {float(tau.min())!r}", argument="stability_ms")
     dt = np.maximum(0, int(now_ms) - np.asarray(last_accessed_at, dtype=np.int64)).astype(np.float64)
     if cfg.model == "fsrs6":
         return s0 * (1.0 + dt / (cfg.fsrs_factor * tau)) ** (-1.0 / cfg.fsrs_decay)
@@ -129,10 +130,10 @@ def check_array(name: str, values: np.ndarray, low: float, high: float) -> np.nd
     """`_check` for an array: finite floats within [low, high], or an error naming the argument."""
     array = np.asarray(values, dtype=np.float64)
     if not np.isfinite(array).all():
-        raise ValueError(f"{name} must hold finite numbers, got {array[~np.isfinite(array)][0]!r}")
+        raise InvalidArgument(f"{name} must hold finite numbers, got {array[~np.isfinite(array)][0]!r}", argument=name)
     if array.size and (array.min() < low or array.max() > high):
         bad = array[(array < low) | (array > high)][0]
-        raise ValueError(f"{name} must be in [{low:g}, {high:g}], got {float(bad)!r}")
+        raise InvalidArgument(f"{name} must be in [{low:g}, {high:g}], got {float(bad)!r}", argument=name)
     return array
 
 
@@ -152,7 +153,7 @@ def difficulty_bonus(current: float, config: DecayConfig | None = None) -> float
 def retrieval_diminish(retrieval_count: int, config: DecayConfig | None = None) -> float:
     """Diminishing returns 1 / (1 + rate · n): the tenth rehearsal adds less than the first."""
     if retrieval_count < 0:
-        raise ValueError(f"retrieval_count must be >= 0, got {retrieval_count!r}")
+        raise InvalidArgument(f"retrieval_count must be >= 0, got {retrieval_count!r}", argument="retrieval_count")
     return 1.0 / (1.0 + _cfg(config).diminishing_rate * retrieval_count)
 
 

@@ -13,6 +13,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.text import stem, word_tokens
 
 
@@ -38,11 +39,11 @@ def maximal_marginal_relevance(relevance: Sequence[float], texts: Sequence[str],
     """Indices of the `k` candidates MMR picks, in the order picked. `relevance` is divided
     by its maximum so both terms share the [0, 1] scale; λ = 1 keeps the relevance order."""
     if len(relevance) != len(texts):
-        raise ValueError("relevance and texts must have one entry per candidate")
+        raise InvalidArgument("relevance and texts must have one entry per candidate", argument="texts")
     if not 0.0 <= lam <= 1.0:
-        raise ValueError(f"lam must be in [0, 1], got {lam!r}")
+        raise InvalidArgument(f"lam must be in [0, 1], got {lam!r}", argument="lam")
     if k < 0:
-        raise ValueError(f"k must be >= 0, got {k!r}")
+        raise InvalidArgument(f"k must be >= 0, got {k!r}", argument="k")
     n = len(relevance)
     top = max(relevance, default=0.0)
     scale = top if top > 0 else 1.0

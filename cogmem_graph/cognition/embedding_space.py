@@ -11,6 +11,8 @@ import math
 import operator
 from collections.abc import Sequence
 
+from cogmem_graph.errors import InvalidArgument
+
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     """cos(a, b); 0.0 when either vector is zero or empty, or when their dimensions differ
@@ -26,7 +28,7 @@ def centroid(vectors: Sequence[Sequence[float]]) -> list[float]:
     """The mean of unit-length copies of `vectors`, scaled to unit length: each text
     counts the same whatever its norm."""
     if not vectors:
-        raise ValueError("vectors must not be empty")
+        raise InvalidArgument("vectors must not be empty", argument="vectors")
     dims = len(vectors[0])
     total = [0.0] * dims
     for vector in vectors:

@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass
 
 from cogmem_graph.config.encoding import EncodingConfig, TraitWeight
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.language.features import ContentFeatures
 from cogmem_graph.model import Hexaco, Mood
 
@@ -36,9 +37,9 @@ def _cfg(config: EncodingConfig | None) -> EncodingConfig:
 def _check(name: str, value: float, low: float, high: float) -> float:
     """Refuse NaN/inf and out-of-range inputs with an error that names the argument."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
+        raise InvalidArgument(f"{name} must be a finite number, got {value!r}", argument=name)
     if not low <= value <= high:
-        raise ValueError(f"{name} must be in [{low:g}, {high:g}], got {value!r}")
+        raise InvalidArgument(f"{name} must be in [{low:g}, {high:g}], got {value!r}", argument=name)
     return float(value)
 
 

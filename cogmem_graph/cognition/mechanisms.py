@@ -44,6 +44,7 @@ from cogmem_graph.config.mechanisms import (
     SourceConfidenceDecayConfig,
     TemporalGistConfig,
 )
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.language.common_words import COMMON_WORDS
 from cogmem_graph.language.memory_kind import durable_sentences, fact_sentences, value_tokens
 from cogmem_graph.model import MemoryTrace, MemoryType, Mood, check_text, content_hash
@@ -521,7 +522,8 @@ def schema_centroid(embeddings: Sequence[Sequence[float]]) -> list[float]:
     """The unit-length mean of a cluster's member embeddings: where the schema sits in
     embedding space, the point new input is compared with."""
     if not embeddings:
-        raise ValueError("a schema centroid needs at least one member embedding")
+        raise InvalidArgument("embeddings must not be empty: a schema centroid needs at least one member embedding",
+                              argument="embeddings")
     dim = len(embeddings[0])
     mean = [sum(vector[i] for vector in embeddings) / len(embeddings) for i in range(dim)]
     norm = math.sqrt(sum(x * x for x in mean))

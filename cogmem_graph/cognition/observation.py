@@ -41,6 +41,7 @@ from typing import Any, Literal
 from cogmem_graph.cognition.encoding import encoding_weights
 from cogmem_graph.config.encoding import EncodingConfig
 from cogmem_graph.config.observation import ObserverConfig, ReflectorConfig
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.language.note_kinds import (
     NoteType,
     classify_sentence,
@@ -190,9 +191,9 @@ class _MergedNote:
 def threshold_reached(tokens: int, threshold: int) -> bool:
     """The buffer (or the pending notes) hold enough tokens for the next stage to run."""
     if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
-        raise ValueError(f"tokens must be a non-negative integer, got {tokens!r}")
+        raise InvalidArgument(f"tokens must be a non-negative integer, got {tokens!r}", argument="tokens")
     if isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 1:
-        raise ValueError(f"threshold must be a positive integer, got {threshold!r}")
+        raise InvalidArgument(f"threshold must be a positive integer, got {threshold!r}", argument="threshold")
     return tokens >= threshold
 
 
@@ -215,9 +216,9 @@ def note_focus(note_type: NoteType | str, traits: Hexaco, encoding: EncodingConf
 def note_salience(importance: float, focus: float) -> float:
     """Importance as this observer perceives it: importance × focus, within [0, 1]."""
     if not math.isfinite(importance) or not 0.0 <= importance <= 1.0:
-        raise ValueError(f"importance must be in [0, 1], got {importance!r}")
+        raise InvalidArgument(f"importance must be in [0, 1], got {importance!r}", argument="importance")
     if not math.isfinite(focus) or focus < 0.0:
-        raise ValueError(f"focus must be a non-negative number, got {focus!r}")
+        raise InvalidArgument(f"focus must be a non-negative number, got {focus!r}", argument="focus")
     return min(1.0, importance * focus)
 
 

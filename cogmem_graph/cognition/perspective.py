@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.language.entities import entity_key
 from cogmem_graph.model import Hexaco, Mood
 
@@ -74,7 +75,7 @@ def perspective_gate(importance: float, tier: WitnessTier | str, overlap: Iterab
                      threshold: float, require_overlap: bool = True, enabled: bool = True) -> PerspectiveGate:
     """Whether a witness remembers the event, and whether through its own eyes."""
     if not 0.0 <= importance <= 1.0:
-        raise ValueError(f"importance must be in [0, 1], got {importance!r}")
+        raise InvalidArgument(f"importance must be in [0, 1], got {importance!r}", argument="importance")
     kind = WitnessTier(tier)
     if kind is WitnessTier.BACKGROUND:
         return PerspectiveGate(False, False, GateReason.BACKGROUND)

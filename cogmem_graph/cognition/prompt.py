@@ -128,7 +128,7 @@ def abbreviate(text: str, max_chars: int) -> str:
     """The first sentence of `text` when it fits in `max_chars`, else its first `max_chars`
     characters cut at a word boundary, with an ellipsis."""
     if max_chars < 1:
-        raise ValueError(f"max_chars must be positive, got {max_chars!r}")
+        raise InvalidArgument(f"max_chars must be positive, got {max_chars!r}", argument="max_chars")
     flat = _one_line(text)
     end = next((i + 1 for i, ch in enumerate(flat) if ch in ".!?" and (i + 1 == len(flat) or flat[i + 1] == " ")),
                len(flat))
@@ -176,15 +176,16 @@ class PromptItem:
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
-            raise ValueError("PromptItem.text must be a string")
+            raise InvalidArgument("PromptItem.text must be a string", argument="text")
         if not isinstance(self.note, str) or not isinstance(self.ref, str):
-            raise ValueError("PromptItem.note and PromptItem.ref must be strings")
+            raise InvalidArgument("PromptItem.note and PromptItem.ref must be strings",
+                                  argument="note" if not isinstance(self.note, str) else "ref")
         for name in ("score", "valence"):
             value = getattr(self, name)
             if value is None:
                 continue
             if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-                raise ValueError(f"PromptItem.{name} must be a finite number or None")
+                raise InvalidArgument(f"PromptItem.{name} must be a finite number or None", argument=name)
 
 
 Entry = PromptItem | str
@@ -197,7 +198,8 @@ def _entries(value: Sequence[Entry] | str, name: str) -> tuple[Entry, ...]:
     out = tuple(value)
     for entry in out:
         if not isinstance(entry, PromptItem | str):
-            raise ValueError(f"{name} entries must be PromptItem or str, got {type(entry).__name__}")
+            raise InvalidArgument(f"{name} entries must be PromptItem or str, got {type(entry).__name__}",
+                                  argument=name)
     return out
 
 
@@ -365,7 +367,7 @@ def assemble_prompt(
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
         raise InvalidArgument(f"token_budget must be a non-negative integer, got {budget!r}", argument="token_budget")
     if not isinstance(sections, PromptSections):
-        raise ValueError("sections must be a PromptSections")
+        raise InvalidArgument("sections must be a PromptSections", argument="sections")
     style = prompt_style(traits, cfg)
     cpt = cfg.chars_per_token
 

@@ -135,7 +135,7 @@ def next_occurrence(anchor: int, interval_ms: int, now: int) -> int:
     """The first occurrence anchor + k·interval strictly after `now` (k ≥ 1): a recurring
     reminder catches up in one step instead of firing once per missed interval."""
     if interval_ms <= 0:
-        raise ValueError(f"interval_ms must be positive, got {interval_ms}")
+        raise InvalidArgument(f"interval_ms must be positive, got {interval_ms}", argument="interval_ms")
     if now < anchor:
         return anchor
     return anchor + ((now - anchor) // interval_ms + 1) * interval_ms

@@ -11,6 +11,7 @@ Pure functions: no clock, no I/O; every number comes from `RetentionConfig`.
 from __future__ import annotations
 
 from cogmem_graph.config.retention import RetentionConfig
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.model import MemoryCategory
 
 _DEFAULT_CONFIG = RetentionConfig()
@@ -33,5 +34,5 @@ def density_stability_factor(density: int, config: RetentionConfig | None = None
     """Stability multiplier 1 + gain · min(density, cap): dense memories last longer."""
     cfg = _DEFAULT_CONFIG if config is None else config
     if density < 0:
-        raise ValueError(f"density must be >= 0, got {density!r}")
+        raise InvalidArgument(f"density must be >= 0, got {density!r}", argument="density")
     return 1.0 + cfg.density_stability_gain * min(density, cfg.density_cap)

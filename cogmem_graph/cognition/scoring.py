@@ -31,6 +31,7 @@ from enum import StrEnum
 import numpy as np
 
 from cogmem_graph.config.retrieval import SIGNAL_NAMES, RetrievalConfig, SignalWeights
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.model import Hexaco
 
 
@@ -43,9 +44,9 @@ def _finite(value: float, name: str) -> float:
     if (kind is float or kind is int) and math.isfinite(value):  # the common case, checked cheaply
         return float(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a number, got {type(value).__name__}")
+        raise InvalidArgument(f"{name} must be a number, got {type(value).__name__}", argument=name)
     if not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
+        raise InvalidArgument(f"{name} must be a finite number, got {value!r}", argument=name)
     return float(value)
 
 
@@ -121,7 +122,7 @@ def recency_signal(elapsed_ms: float, *, half_life_ms: float | None = None) -> f
     half_life = RetrievalConfig().recency_half_life_ms if half_life_ms is None else half_life_ms
     elapsed = _finite(elapsed_ms, "elapsed_ms")
     if _finite(half_life, "half_life_ms") <= 0.0:
-        raise ValueError("half_life_ms must be positive")
+        raise InvalidArgument("half_life_ms must be positive", argument="half_life_ms")
     return math.exp(-max(0.0, elapsed) / half_life)
 
 
@@ -245,7 +246,7 @@ class SignalTable:
 def recency_signals(elapsed_ms: np.ndarray, *, half_life_ms: float) -> np.ndarray:
     """`recency_signal` of many candidates."""
     if _finite(half_life_ms, "half_life_ms") <= 0.0:
-        raise ValueError("half_life_ms must be positive")
+        raise InvalidArgument("half_life_ms must be positive", argument="half_life_ms")
     elapsed = np.asarray(elapsed_ms, dtype=np.float64)
     return np.exp(-np.maximum(0.0, elapsed) / half_life_ms)
 

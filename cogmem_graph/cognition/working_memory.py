@@ -15,6 +15,7 @@ from enum import StrEnum
 
 from cogmem_graph.clock import Clock, SystemClock
 from cogmem_graph.config.working_memory import WorkingMemoryConfig
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.model import Hexaco
 
 
@@ -129,7 +130,7 @@ class WorkingMemory:
         buffer is full the least active slot is displaced first. An item already
         held is rehearsed instead (and its content refreshed when given)."""
         if not isinstance(trace_id, str) or not trace_id:
-            raise ValueError("trace_id must be a non-empty string")
+            raise InvalidArgument("trace_id must be a non-empty string", argument="trace_id")
         existing = self._slots.get(trace_id)
         if existing is not None:
             if content:
@@ -165,7 +166,7 @@ class WorkingMemory:
         """End `turns` turns: decay every slot and evict those that fell below the
         threshold. Returns the evicted slots (the callback sees each once)."""
         if turns < 0:
-            raise ValueError("turns must be >= 0")
+            raise InvalidArgument("turns must be >= 0", argument="turns")
         evicted: list[WorkingMemorySlot] = []
         for _ in range(turns):
             self._turn += 1

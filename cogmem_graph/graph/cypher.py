@@ -13,7 +13,7 @@ import os
 from functools import cache
 from pathlib import Path
 
-from cogmem_graph.errors import CypherNotFound
+from cogmem_graph.errors import CypherNotFound, InvalidArgument
 from cogmem_graph.model import TYPE_LABELS, EdgeType, MemoryType
 
 EDGE_TYPE_PLACEHOLDER = "__EDGE_TYPE__"
@@ -44,7 +44,7 @@ class CypherLibrary:
 
     def __init__(self, dialect: str, root: Path | None = None) -> None:
         if dialect not in DIALECTS:
-            raise ValueError(f"dialect must be one of {DIALECTS}, not {dialect!r}")
+            raise InvalidArgument(f"dialect must be one of {DIALECTS}, not {dialect!r}", argument="dialect")
         self.dialect = dialect
         self.root = root or cypher_root()
         self._texts: dict[str, str] = {}
@@ -69,7 +69,7 @@ class CypherLibrary:
             raise TypeError(f"edge_type must be an EdgeType member, not {edge_type!r}")
         text = self.get(name)
         if EDGE_TYPE_PLACEHOLDER not in text:
-            raise ValueError(f"statement {name!r} has no {EDGE_TYPE_PLACEHOLDER} placeholder")
+            raise InvalidArgument(f"statement {name!r} has no {EDGE_TYPE_PLACEHOLDER} placeholder", argument="name")
         return text.replace(EDGE_TYPE_PLACEHOLDER, edge_type.value)
 
     def for_type_label(self, name: str, memory_type: MemoryType) -> str:
@@ -78,7 +78,7 @@ class CypherLibrary:
             raise TypeError(f"memory_type must be a MemoryType member, not {memory_type!r}")
         text = self.get(name)
         if TYPE_LABEL_PLACEHOLDER not in text:
-            raise ValueError(f"statement {name!r} has no {TYPE_LABEL_PLACEHOLDER} placeholder")
+            raise InvalidArgument(f"statement {name!r} has no {TYPE_LABEL_PLACEHOLDER} placeholder", argument="name")
         return text.replace(TYPE_LABEL_PLACEHOLDER, TYPE_LABELS[memory_type])
 
     def names(self, prefix: str = "") -> list[str]:

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from cogmem_graph import aio_bridge
 from cogmem_graph.clock import Clock
 from cogmem_graph.config.graph import GraphConfig
-from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable
+from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable, InvalidArgument
 from cogmem_graph.graph.cypher_store.graph_store import CypherGraphStore
 from cogmem_graph.graph.fulltext import lucene_query
 from cogmem_graph.redact import redact_url
@@ -75,8 +75,9 @@ class Neo4jGraphStore(CypherGraphStore):
         if driver is None:
             # Raised outside any except block: the driver's error quotes the whole URI, password
             # included, and would stay reachable as __context__ even when raised `from None`.
-            raise ValueError(
-                f"graph uri {self.url!r} is not a valid Neo4j URI; put credentials in NEO4J_USER/NEO4J_PASSWORD"
+            raise InvalidArgument(
+                f"graph uri {self.url!r} is not a valid Neo4j URI; put credentials in NEO4J_USER/NEO4J_PASSWORD",
+                argument="uri"
             )
         self._driver = driver
         self._uri, self._auth = uri, auth

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from cogmem_graph.errors import field_problems
+from cogmem_graph.errors import InvalidArgument, field_problems
 from cogmem_graph.integrations.calls import acall
 from cogmem_graph.results import RetrievalResult
 
@@ -46,8 +46,8 @@ def checked_agent(agent: Any, methods: Iterable[str]) -> Any:
     """`agent` once it has the methods an integration calls (an embedded, async or server handle)."""
     missing = [name for name in methods if not callable(getattr(agent, name, None))]
     if missing:
-        raise ValueError(f"agent must be a cogmem agent handle (store.agent(...) or cg.connect(...)), "
-                         f"not {type(agent).__name__} (it has no {', '.join(missing)})")
+        raise InvalidArgument(f"agent must be a cogmem agent handle (store.agent(...) or cg.connect(...)), "
+                              f"not {type(agent).__name__} (it has no {', '.join(missing)})", argument="agent")
     return agent
 
 

@@ -12,6 +12,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from cogmem_graph import aio_bridge
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.providers.embedders import Embedder, embed_queries, embed_with_sentences
 
 
@@ -27,7 +28,7 @@ class CachedEmbedder:
 
     def __init__(self, inner: Embedder, max_size: int = 10_000) -> None:
         if max_size < 1:
-            raise ValueError(f"max_size must be >= 1, got {max_size}")
+            raise InvalidArgument(f"max_size must be >= 1, got {max_size}", argument="max_size")
         self.inner = inner
         self.max_size = max_size
         self._entries: OrderedDict[tuple[str, str], tuple[float, ...]] = OrderedDict()

@@ -23,6 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import SecretStr
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.providers.openai_client import openai_client
 from cogmem_graph.providers.retry import (
     ProviderResponseError,
@@ -113,9 +114,10 @@ class HashEmbedder:
 
     def __init__(self, dim: int = 384, *, ngram: int = 3) -> None:
         if not isinstance(dim, int) or isinstance(dim, bool) or not 8 <= dim <= 65_536:
-            raise ValueError(f"embedder: hash dimension must be an integer in [8, 65536], got {dim!r}")
+            raise InvalidArgument(f"embedder: hash dimension must be an integer in [8, 65536], got {dim!r}",
+                                  argument="dim")
         if not 2 <= ngram <= 6:
-            raise ValueError(f"ngram must be in [2, 6], got {ngram!r}")
+            raise InvalidArgument(f"ngram must be in [2, 6], got {ngram!r}", argument="ngram")
         self.dim = dim
         self.ngram = ngram
         self.name = f"hash-{dim}"
@@ -305,9 +307,9 @@ class LocalEmbedder:
         threads: int | None = None,
     ) -> None:
         if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+            raise InvalidArgument(f"batch_size must be >= 1, got {batch_size}", argument="batch_size")
         if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
-            raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
+            raise InvalidArgument(f"threads must be a positive integer or None, got {threads!r}", argument="threads")
         self.threads = threads
         path = Path(model_path) if model_path is not None else minilm_model_path()
         self.model_path = path
@@ -370,7 +372,8 @@ class LocalEmbedder:
         `max_seq_length` (truncated) gets none; a text with none keeps its own vector."""
         texts = _check_texts(texts)
         if len(spans) != len(texts):
-            raise ValueError(f"spans: one list per text, got {len(spans)} for {len(texts)} texts")
+            raise InvalidArgument(f"spans: one list per text, got {len(spans)} for {len(texts)} texts",
+                                  argument="spans")
         if not texts:
             return [], []
         import numpy as np
@@ -443,17 +446,17 @@ class OpenAIEmbedder:
         retry: RetryConfig | None = None,
     ) -> None:
         if not model:
-            raise ValueError("embedder: the OpenAI model name is empty")
+            raise InvalidArgument("embedder: the OpenAI model name is empty", argument="model")
         if dimensions is not None and dimensions < 1:
-            raise ValueError(f"dimensions must be >= 1, got {dimensions}")
+            raise InvalidArgument(f"dimensions must be >= 1, got {dimensions}", argument="dimensions")
         if not 1 <= batch_size <= 2048:
-            raise ValueError(f"batch_size must be in [1, 2048], got {batch_size}")
+            raise InvalidArgument(f"batch_size must be in [1, 2048], got {batch_size}", argument="batch_size")
         if max_batch_chars < 1:
-            raise ValueError(f"max_batch_chars must be >= 1, got {max_batch_chars}")
+            raise InvalidArgument(f"max_batch_chars must be >= 1, got {max_batch_chars}", argument="max_batch_chars")
         key = secret_value(api_key) or env_first("OPENAI_API_KEY")
         if not key:
-            raise ValueError(
-                "api_key: the OpenAI embedder needs a key; set OPENAI_API_KEY or pass api_key"
+            raise InvalidArgument(
+                "api_key: the OpenAI embedder needs a key; set OPENAI_API_KEY or pass api_key", argument="api_key"
             )
         self._api_key = SecretStr(key)
         self.model = model
@@ -550,7 +553,7 @@ def make_embedder(spec: str, **kwargs: Any) -> Embedder:
     Extra keyword arguments go to the embedder's constructor (api_key, base_url, retry, ...).
     """
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"embedder: empty or non-string spec {spec!r}; {_SPEC_HELP}")
+        raise InvalidArgument(f"embedder: empty or non-string spec {spec!r}; {_SPEC_HELP}", argument="spec")
     kind, _, rest = spec.strip().partition(":")
     kind = kind.lower()
     if kind == "hash":
@@ -559,7 +562,7 @@ def make_embedder(spec: str, **kwargs: Any) -> Embedder:
         try:
             dim = int(rest)
         except ValueError:
-            raise ValueError(f"embedder: bad hash dimension in {spec!r}; {_SPEC_HELP}") from None
+            raise InvalidArgument(f"embedder: bad hash dimension in {spec!r}; {_SPEC_HELP}", argument="spec") from None
         return HashEmbedder(dim, **kwargs)
     if kind == "local":
         return LocalEmbedder(rest or None, **kwargs)
@@ -572,9 +575,9 @@ def make_embedder(spec: str, **kwargs: Any) -> Embedder:
             try:
                 dimensions = int(dims)
             except ValueError:
-                raise ValueError(f"embedder: bad dimensions in {spec!r}; {_SPEC_HELP}") from None
+                raise InvalidArgument(f"embedder: bad dimensions in {spec!r}; {_SPEC_HELP}", argument="spec") from None
         return OpenAIEmbedder(model or "text-embedding-3-small", dimensions=dimensions, **kwargs)
-    raise ValueError(f"embedder: cannot parse {spec!r}; {_SPEC_HELP}")
+    raise InvalidArgument(f"embedder: cannot parse {spec!r}; {_SPEC_HELP}", argument="spec")
 
 
 def best_local_embedder(**kwargs: Any) -> Embedder:

@@ -13,6 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import SecretStr
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.providers.openai_client import openai_client
 from cogmem_graph.providers.retry import (
     ProviderResponseError,
@@ -52,10 +53,11 @@ class OpenAIChat:
         retry: RetryConfig | None = None,
     ) -> None:
         if not model:
-            raise ValueError("model: the OpenAI chat model name is empty")
+            raise InvalidArgument("model: the OpenAI chat model name is empty", argument="model")
         key = secret_value(api_key) or env_first("OPENAI_API_KEY")
         if not key:
-            raise ValueError("api_key: the OpenAI chat model needs a key; set OPENAI_API_KEY or pass api_key")
+            raise InvalidArgument("api_key: the OpenAI chat model needs a key; set OPENAI_API_KEY or pass api_key",
+                                  argument="api_key")
         self._api_key = SecretStr(key)
         self.model = model
         self.name = f"openai:{model}"
@@ -77,9 +79,9 @@ class OpenAIChat:
         json_mode: bool,
     ) -> str:
         if max_tokens < 1:
-            raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+            raise InvalidArgument(f"max_tokens must be >= 1, got {max_tokens}", argument="max_tokens")
         if not 0.0 <= temperature <= 2.0:
-            raise ValueError(f"temperature must be in [0, 2], got {temperature}")
+            raise InvalidArgument(f"temperature must be in [0, 2], got {temperature}", argument="temperature")
         params: dict[str, Any] = {
             "model": self.model,
             "messages": [

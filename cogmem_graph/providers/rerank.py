@@ -12,6 +12,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import SecretStr
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.providers.retry import (
     ProviderResponseError,
     RetryConfig,
@@ -52,14 +53,16 @@ class CohereReranker:
         retry: RetryConfig | None = None,
     ) -> None:
         if not model:
-            raise ValueError("model: the Cohere rerank model name is empty")
+            raise InvalidArgument("model: the Cohere rerank model name is empty", argument="model")
         key = secret_value(api_key) or env_first("CO_API_KEY", "COHERE_API_KEY")
         if not key:
-            raise ValueError(
-                "api_key: the Cohere reranker needs a key; set CO_API_KEY (or COHERE_API_KEY) or pass api_key"
+            raise InvalidArgument(
+                "api_key: the Cohere reranker needs a key; set CO_API_KEY (or COHERE_API_KEY) or pass api_key",
+                argument="api_key"
             )
         if max_tokens_per_doc is not None and max_tokens_per_doc < 1:
-            raise ValueError(f"max_tokens_per_doc must be >= 1, got {max_tokens_per_doc}")
+            raise InvalidArgument(f"max_tokens_per_doc must be >= 1, got {max_tokens_per_doc}",
+                                  argument="max_tokens_per_doc")
         self._api_key = SecretStr(key)
         self.model = model
         self.name = f"cohere:{model}"
@@ -87,7 +90,7 @@ class CohereReranker:
         """Score `documents` against `query`; the best `top_n` as (index, score), best first."""
         docs = list(documents)
         if top_n is not None and top_n < 1:
-            raise ValueError(f"top_n must be >= 1, got {top_n}")
+            raise InvalidArgument(f"top_n must be >= 1, got {top_n}", argument="top_n")
         if not docs:
             return []
         n = len(docs) if top_n is None else min(top_n, len(docs))

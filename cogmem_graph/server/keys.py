@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.home import private_dir, write_private
 from cogmem_graph.identity import AgentIdentity
 
@@ -60,18 +61,18 @@ def parse_expiry(text: str, *, now: int | None = None) -> int:
     if duration:
         amount, unit = int(duration.group(1)), duration.group(2).lower()
         if amount <= 0:
-            raise ValueError(f"expires: a duration must be positive, got {text!r}")
+            raise InvalidArgument(f"expires: a duration must be positive, got {text!r}", argument="expires")
         return now + amount * _UNIT_S[unit] * 1000
     try:
         moment = datetime.fromisoformat(text.strip())
     except ValueError:
-        raise ValueError(f"expires: {text!r} is neither a duration (30d, 12h, 90m, 2w, 45s) nor an ISO date or "
-                         "date-time (2026-01-31, 2026-01-31T18:00:00+01:00)") from None
+        raise InvalidArgument(f"expires: {text!r} is neither a duration (30d, 12h, 90m, 2w, 45s) nor an ISO date or "
+                              "date-time (2026-01-31, 2026-01-31T18:00:00+01:00)", argument="expires") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     at = int(moment.timestamp() * 1000)
     if at <= now:
-        raise ValueError(f"expires: {text!r} is not in the future")
+        raise InvalidArgument(f"expires: {text!r} is not in the future", argument="expires")
     return at
 
 
@@ -176,7 +177,8 @@ class KeyRing:
                     entry = KeyEntry(**raw)
                     entries[entry.key_id] = entry
             except (OSError, ValueError, TypeError) as exc:
-                raise ValueError(f"key file {self.path} is not a valid cogmem key file: {exc}") from None
+                raise InvalidArgument(f"key file {self.path} is not a valid cogmem key file: {exc}",
+                                      argument="path") from None
         self._entries = entries
         self._by_digest = {e.digest: e for e in entries.values()}
         self._stamp = stamp
@@ -218,20 +220,23 @@ class KeyRing:
         """Make a key; returns (the key, shown only now, and its entry). `expires_at`: epoch ms
         (see `parse_expiry`), None for a key that never expires."""
         if role not in ROLES:
-            raise ValueError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+            raise InvalidArgument(f"role must be one of {', '.join(ROLES)}, not {role!r}", argument="role")
         ident = {k: v for k, v in {"agent_id": agent_id, "user_id": user_id, "thread_id": thread_id,
                                    "persona_id": persona_id, "organization_id": organization_id}.items() if v}
         if role in ("agent", "read") and not agent_id:
-            raise ValueError(f"agent_id is required for {'a read-only' if role == 'read' else 'an agent'} key")
+            raise InvalidArgument(f"agent_id is required for {'a read-only' if role == 'read' else 'an agent'} key",
+                                  argument="agent_id")
         if expires_at is not None and (isinstance(expires_at, bool) or not isinstance(expires_at, int)
                                        or expires_at <= now_ms()):
-            raise ValueError(f"expires_at must be a future time in epoch milliseconds, got {expires_at!r}")
+            raise InvalidArgument(f"expires_at must be a future time in epoch milliseconds, got {expires_at!r}",
+                                  argument="expires_at")
         if ident and not agent_id:
-            raise ValueError("agent_id is required when a key names an identity")
+            raise InvalidArgument("agent_id is required when a key names an identity", argument="agent_id")
         if ident:
             AgentIdentity(**ident)  # a clear error now, not at the first request
         if rate_per_second is not None and not rate_per_second > 0:
-            raise ValueError(f"rate_per_second must be positive, got {rate_per_second!r}")
+            raise InvalidArgument(f"rate_per_second must be positive, got {rate_per_second!r}",
+                                  argument="rate_per_second")
         key_id = secrets.token_hex(4)
         key = f"{KEY_PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
         entry = KeyEntry(key_id=key_id, digest=key_digest(key), role=role, identity=ident, name=name,

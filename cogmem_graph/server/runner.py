@@ -33,7 +33,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from cogmem_graph.errors import ServerStartError, ServingFailed
+from cogmem_graph.errors import InvalidArgument, ServerStartError, ServingFailed
 
 # The app, MCP and the service are imported where they are used: `bind` runs before them, so a
 # busy port is reported before seconds of imports (and before the store opens).
@@ -327,7 +327,7 @@ def serve_stdio_local(store: MemoryStore, keys: KeyRing, key: str | None, consol
 
     principal = keys.authenticate(key)
     if principal is None:
-        raise ValueError(f"the API key (COGMEM_API_KEY or --key) is missing or not in {keys.path}")
+        raise InvalidArgument(f"the API key (COGMEM_API_KEY or --key) is missing or not in {keys.path}", argument="key")
     scheduler = ConsolidationScheduler(store, consolidate_every_s)
     service = MemoryService(store, scheduler)
 

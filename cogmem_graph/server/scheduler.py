@@ -13,6 +13,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.server.wire import to_jsonable
 
 if TYPE_CHECKING:
@@ -25,7 +26,8 @@ log = logging.getLogger("cogmem.server")
 class ConsolidationScheduler:
     def __init__(self, store: MemoryStore, interval_s: float = DEFAULT_INTERVAL_S) -> None:
         if interval_s < 0:
-            raise ValueError(f"interval_s must be >= 0 (0 turns scheduling off), got {interval_s!r}")
+            raise InvalidArgument(f"interval_s must be >= 0 (0 turns scheduling off), got {interval_s!r}",
+                                  argument="interval_s")
         self.store = store
         self.interval_s = float(interval_s)
         self._stop = threading.Event()

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.filters import PayloadCondition
 from cogmem_graph.lexical import SparseVector
 
@@ -55,7 +56,8 @@ def clamp_cosine(score: float) -> float:
 def visible_keys(scope_keys: Sequence[str]) -> set[str]:
     """The scopes a read (a search, or a read by id) may answer from; none is a programming error."""
     if isinstance(scope_keys, str) or not scope_keys:
-        raise ValueError("scope_keys must not be empty: a read without visible scopes sees nothing")
+        raise InvalidArgument("scope_keys must not be empty: a read without visible scopes sees nothing",
+                              argument="scope_keys")
     return set(scope_keys)
 
 

@@ -24,7 +24,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 
 from cogmem_graph import aio_bridge, telemetry
 from cogmem_graph.config.vectors import VectorConfig
-from cogmem_graph.errors import VectorStoreUnavailable
+from cogmem_graph.errors import InvalidArgument, VectorStoreUnavailable
 from cogmem_graph.filters import PayloadCondition
 from cogmem_graph.home import private_dir, tighten
 from cogmem_graph.lexical import SparseVector
@@ -82,7 +82,7 @@ class QdrantVectorIndex:
         self, *, model: str, dim: int, config: VectorConfig | None = None, local_path: Path | None = None,
     ) -> None:
         if dim <= 0:
-            raise ValueError(f"dim must be positive, got {dim}")
+            raise InvalidArgument(f"dim must be positive, got {dim}", argument="dim")
         self.config = config or VectorConfig()
         self.dim = dim
         self.name = collection_name(self.config.collection_prefix, model, dim)
@@ -106,7 +106,8 @@ class QdrantVectorIndex:
             self._serial = contextlib.nullcontext()
         else:
             if local_path is None:
-                raise ValueError("local_path is required when vectors url is None (Qdrant local mode)")
+                raise InvalidArgument("local_path is required when vectors url is None (Qdrant local mode)",
+                                      argument="local_path")
             folder = self._local_path = local_path.resolve()
             self.location = str(folder)
             private_dir(folder)  # the client's files (SQLite, lock, meta) inherit the process umask
@@ -216,7 +217,8 @@ class QdrantVectorIndex:
 
     def _check_dim(self, vector: Sequence[float]) -> None:
         if len(vector) != self.dim:
-            raise ValueError(f"vector has {len(vector)} dimensions, collection {self.name} expects {self.dim}")
+            raise InvalidArgument(f"vector has {len(vector)} dimensions, collection {self.name} expects {self.dim}",
+                                  argument="vector")
 
     @staticmethod
     def _hits(points, *, cosine: bool = False) -> list[VectorHit]:
@@ -287,7 +289,7 @@ class QdrantVectorIndex:
     ) -> list[list[VectorHit]]:
         """Several dense searches in one request (the write path's neighbour checks)."""
         if len(vectors) != len(scope_keys):
-            raise ValueError("search_dense_many needs one scope_keys list per vector")
+            raise InvalidArgument("search_dense_many needs one scope_keys list per vector", argument="scope_keys")
         if not vectors:
             return []
         requests = []

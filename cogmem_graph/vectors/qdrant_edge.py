@@ -68,7 +68,7 @@ if TYPE_CHECKING:
 
 from cogmem_graph import telemetry
 from cogmem_graph.config.vectors import VectorConfig
-from cogmem_graph.errors import VectorStoreUnavailable
+from cogmem_graph.errors import InvalidArgument, VectorStoreUnavailable
 from cogmem_graph.filters import (
     PAYLOAD_ENTITIES,
     PAYLOAD_SOURCE_TYPE,
@@ -471,7 +471,7 @@ class EdgeVectorIndex:
         """`sentences`: whether the embedder gives sentence vectors; without them the shards
         carry no sentence storage."""
         if dim <= 0:
-            raise ValueError(f"dim must be positive, got {dim}")
+            raise InvalidArgument(f"dim must be positive, got {dim}", argument="dim")
         self.config = config or VectorConfig()
         self.dim = dim
         self.name = collection_name(self.config.collection_prefix, model, dim)
@@ -522,7 +522,8 @@ class EdgeVectorIndex:
 
     def _check_dim(self, vector: Sequence[float]) -> None:
         if len(vector) != self.dim:
-            raise ValueError(f"vector has {len(vector)} dimensions, collection {self.name} expects {self.dim}")
+            raise InvalidArgument(f"vector has {len(vector)} dimensions, collection {self.name} expects {self.dim}",
+                                  argument="vector")
 
     @staticmethod
     def _best(answers: list[tuple[EdgeShard, list]], limit: int) -> list[tuple[EdgeShard, Any]]:
@@ -676,7 +677,7 @@ class EdgeVectorIndex:
         """Several dense searches in one call (the write path's neighbour checks): one batch
         per partition asked."""
         if len(vectors) != len(scope_keys):
-            raise ValueError("search_dense_many needs one scope_keys list per vector")
+            raise InvalidArgument("search_dense_many needs one scope_keys list per vector", argument="scope_keys")
         if not vectors:
             return []
         filters: dict[tuple[str, ...], Filter] = {}  # a batch's traces mostly share their scope

@@ -11,6 +11,7 @@ import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.graph.cypher_store.graph_store import require_scope_keys
 from cogmem_graph.graph.port import GdsCommunityAlgorithm
 from cogmem_graph.model import EdgeType
@@ -51,9 +52,10 @@ def detect_clusters(ctx: MemoryContext, keys: Sequence[str]) -> tuple[list[tuple
         return clusters_cypher(ctx, keys), "cypher_label_propagation"
     if dialect == "falkordb":
         if algorithm in ("louvain", "leiden"):
-            raise ValueError(
+            raise InvalidArgument(
                 f"consolidation.cluster_algorithm={algorithm!r} needs Neo4j with GDS; on FalkorDB use "
-                "'auto' or 'label_propagation' (algo.labelPropagation) or 'cypher'")
+                "'auto' or 'label_propagation' (algo.labelPropagation) or 'cypher'",
+                argument="consolidation.cluster_algorithm")
         return clusters_falkordb(ctx, keys), "falkordb_label_propagation"
     if dialect == "neo4j":
         available = ctx.graph.gds_procedures_available(list(_GDS_PROCEDURES.values()))
@@ -62,9 +64,10 @@ def detect_clusters(ctx: MemoryContext, keys: Sequence[str]) -> tuple[list[tuple
             if _GDS_PROCEDURES[choice] in available:
                 return clusters_gds(ctx, keys, choice), f"gds_{choice}"
         if algorithm != "auto":
-            raise ValueError(
+            raise InvalidArgument(
                 f"consolidation.cluster_algorithm={algorithm!r} needs the GDS procedure "
-                f"{_GDS_PROCEDURES[algorithm]}, which this Neo4j does not have; use 'auto' or 'cypher'")
+                f"{_GDS_PROCEDURES[algorithm]}, which this Neo4j does not have; use 'auto' or 'cypher'",
+                argument="consolidation.cluster_algorithm")
         _say_once_without_gds(ctx.graph)
     return clusters_cypher(ctx, keys), "cypher_label_propagation"
 

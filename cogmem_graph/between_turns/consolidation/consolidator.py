@@ -15,7 +15,7 @@ from cogmem_graph.between_turns.consolidation.result import ConsolidationResult
 from cogmem_graph.between_turns.consolidation.schemas import list_schemas
 from cogmem_graph.between_turns.consolidation.step_context import StepContext
 from cogmem_graph.between_turns.consolidation.steps import STEPS, Step, run_steps
-from cogmem_graph.errors import StoreClosed
+from cogmem_graph.errors import InvalidArgument, StoreClosed
 from cogmem_graph.graph.cypher_store.graph_store import require_scope_keys
 from cogmem_graph.graph.rows import SchemaRow
 from cogmem_graph.model import Hexaco
@@ -86,7 +86,8 @@ class Consolidator:
         thread until `stop()`. Failures are logged and kept in `last_error`."""
         interval = self.ctx.config.consolidation.interval_ms / 1000 if interval_s is None else interval_s
         if isinstance(interval, bool) or not isinstance(interval, int | float) or not interval > 0:
-            raise ValueError(f"interval_s must be a positive number of seconds, got {interval_s!r}")
+            raise InvalidArgument(f"interval_s must be a positive number of seconds, got {interval_s!r}",
+                                  argument="interval_s")
         keys = None if scope_keys is None else require_scope_keys(scope_keys)
         if self._thread is not None and self._thread.is_alive():
             raise RuntimeError("periodic consolidation is already running; call stop() first")

@@ -6,6 +6,7 @@ import bisect
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.graph.cypher_store.execution import (
     BATCH_SIZE,
     StatementRunner,
@@ -50,11 +51,13 @@ class EdgeStatements(StatementRunner):
         by_pair: dict[tuple[str, str], float] = {}
         for e in edges:
             if not 0.0 <= e.weight <= 1.0:
-                raise ValueError(f"edge weight must be in [0, 1], got {e.weight} for {e.src}->{e.dst}")
+                raise InvalidArgument(f"edge weight must be in [0, 1], got {e.weight} for {e.src}->{e.dst}",
+                                      argument="edges")
             if e.weight > ceiling:
-                raise ValueError(
+                raise InvalidArgument(
                     f"{edge_type.value} weight {e.weight} for {e.src}->{e.dst} is above "
-                    f"edges.structural_weight_ceiling ({ceiling}); raise the ceiling in GraphConfig to store it")
+                    f"edges.structural_weight_ceiling ({ceiling}); raise the ceiling in GraphConfig to store it",
+                    argument="edges")
             if e.src == e.dst:
                 continue
             by_pair[(e.src, e.dst)] = max(e.weight, by_pair.get((e.src, e.dst), 0.0))

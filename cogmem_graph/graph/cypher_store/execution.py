@@ -17,7 +17,7 @@ from tenacity import (
 from cogmem_graph import aio_bridge, telemetry
 from cogmem_graph.clock import Clock, SystemClock
 from cogmem_graph.config.graph import GraphConfig
-from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable
+from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable, InvalidArgument
 from cogmem_graph.graph.cypher import CypherLibrary
 
 BATCH_SIZE = 2_000
@@ -37,11 +37,11 @@ have applied and logged it just before it died, and a second application could c
 def require_scope_keys(scope_keys: Sequence[str] | None) -> list[str]:
     """Tenancy is never optional: a read without scope keys is a programming error."""
     if scope_keys is None or isinstance(scope_keys, str) or len(scope_keys) == 0:
-        raise ValueError("scope_keys must be a non-empty list of scope keys")
+        raise InvalidArgument("scope_keys must be a non-empty list of scope keys", argument="scope_keys")
     keys = list(scope_keys)
     for key in keys:
         if not isinstance(key, str) or not key:
-            raise ValueError("scope_keys must contain non-empty strings")
+            raise InvalidArgument("scope_keys must contain non-empty strings", argument="scope_keys")
     return keys
 
 

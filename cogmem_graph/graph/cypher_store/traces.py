@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.graph.cypher_store.execution import (
     StatementRunner,
     chunks,
@@ -104,7 +105,7 @@ class TraceStatements(StatementRunner):
     ) -> list[MemoryTrace]:
         keys = require_scope_keys(scope_keys)
         if skip < 0 or limit < 0:
-            raise ValueError("skip and limit must be >= 0")
+            raise InvalidArgument("skip and limit must be >= 0", argument="skip" if skip < 0 else "limit")
         rows = self.run(
             "list_traces",
             {"scopeKeys": keys, "includeInactive": include_inactive, "skip": skip, "limit": limit},

@@ -43,6 +43,7 @@ from cogmem_graph.errors import (
     EmbeddedServerError,
     GraphQueryError,
     GraphStoreUnavailable,
+    InvalidArgument,
     UnconfirmedWriteFailed,
 )
 from cogmem_graph.graph.cypher_store.graph_store import CypherGraphStore
@@ -128,7 +129,7 @@ class FalkorGraphStore(CypherGraphStore):
         owned by this process)."""
         super().__init__(config, clock)
         if (url is None) == (data_dir is None):
-            raise ValueError("FalkorGraphStore needs exactly one of url= or data_dir=")
+            raise InvalidArgument("FalkorGraphStore needs exactly one of url= or data_dir=", argument="url")
         self._server: EmbeddedFalkorDB | None = None
         self._external: tuple[str, int, str | None, bool] | None = None
         if data_dir is not None:
@@ -144,8 +145,8 @@ class FalkorGraphStore(CypherGraphStore):
             parsed = urlparse(url)
             scheme = parsed.scheme.lower()
             if scheme not in FALKOR_SCHEMES:
-                raise ValueError(f"graph url scheme must be falkor://, redis://, or rediss:// / falkors:// for TLS; "
-                                 f"got {redact_url(url)!r}")
+                raise InvalidArgument(f"graph url scheme must be falkor://, redis://, or rediss:// / falkors:// "
+                                      f"for TLS; got {redact_url(url)!r}", argument="url")
             host, port = parsed.hostname or "127.0.0.1", parsed.port or 6379
             password = parsed.password or (
                 self.config.falkor_password.get_secret_value() if self.config.falkor_password else None

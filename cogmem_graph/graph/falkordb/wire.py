@@ -29,6 +29,8 @@ from typing import Any
 from falkordb.helpers import stringify_param_value
 from redis import ResponseError
 
+from cogmem_graph.errors import InvalidArgument
+
 
 def _param(value: Any) -> str:
     kind = type(value)
@@ -51,7 +53,8 @@ def params_header(params: dict[str, Any]) -> str:
         return ""
     for key in params:
         if type(key) is not str or not key or "`" in key:
-            raise ValueError(f"Cypher parameter name must be a non-empty string without backticks: {key!r}")
+            raise InvalidArgument(f"Cypher parameter name must be a non-empty string without backticks: {key!r}",
+                                  argument="params")
     return "CYPHER " + "".join([f"`{key}`={_param(value)} " for key, value in params.items()])
 
 

@@ -20,6 +20,7 @@ from crewai.memory.types import MemoryMatch, MemoryRecord
 from crewai.memory.unified_memory import Memory
 from pydantic import ConfigDict, Field, field_validator
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.integrations.calls import acall, call
 from cogmem_graph.integrations.toolkit import checked_agent
 
@@ -126,12 +127,14 @@ class CogmemCrewMemory(Memory):  # type: ignore[misc]  # base read untyped (crew
         Deleting by scope, category, age or metadata is refused: cogmem forgets by id, and
         fades the rest by itself."""
         if scope is not None or categories or older_than is not None or metadata_filter or not record_ids:
-            raise ValueError("CogmemCrewMemory.forget takes record_ids only (the ids recall returned)")
+            raise InvalidArgument("CogmemCrewMemory.forget takes record_ids only (the ids recall returned)",
+                                  argument="record_ids")
         return len(call(self.agent, "forget", list(record_ids), instead="aforget").forgotten)
 
     async def aforget(self, record_ids: list[str]) -> int:
         if not record_ids:
-            raise ValueError("CogmemCrewMemory.aforget takes record_ids (the ids recall returned)")
+            raise InvalidArgument("CogmemCrewMemory.aforget takes record_ids (the ids recall returned)",
+                                  argument="record_ids")
         return len((await acall(self.agent, "forget", list(record_ids))).forgotten)
 
     def reset(self, scope: str | None = None) -> None:

@@ -9,6 +9,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.filters import MemoryFilter, as_filter
 from cogmem_graph.integrations.calls import acall, call
 from cogmem_graph.integrations.langchain.documents import documents_of
@@ -23,7 +24,7 @@ IGNORED = frozenset({"verbose"})
 
 def _count(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TOP_K:
-        raise ValueError(f"{name} must be an integer in [1, {MAX_TOP_K}], got {value!r}")
+        raise InvalidArgument(f"{name} must be an integer in [1, {MAX_TOP_K}], got {value!r}", argument=name)
     return value
 
 
@@ -32,7 +33,7 @@ def _one_count(options: dict[str, Any]) -> dict[str, Any]:
     if "k" not in options:
         return options
     if "top_k" in options:
-        raise ValueError("give k or top_k, not both (they are the same setting: how many documents)")
+        raise InvalidArgument("give k or top_k, not both (they are the same setting: how many documents)", argument="k")
     options = dict(options)
     options["top_k"] = options.pop("k")
     return options
@@ -77,7 +78,8 @@ class CogmemRetriever(BaseRetriever):  # type: ignore[misc]  # base read untyped
         """The retrieval's options: the retriever's, with what the call gave checked and in their place."""
         unknown = sorted(set(per_call) - set(PER_CALL) - IGNORED)
         if unknown:
-            raise ValueError(f"CogmemRetriever takes {', '.join(PER_CALL)} per call, not {', '.join(unknown)}")
+            raise InvalidArgument(f"CogmemRetriever takes {', '.join(PER_CALL)} per call, not {', '.join(unknown)}",
+                                  argument=unknown[0])
         given = _one_count({name: value for name, value in per_call.items() if name in PER_CALL})
         top_k = self.top_k
         if "top_k" in given:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from langgraph.store.base import InvalidNamespaceError
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.model import MAX_NAME_CHARS, Scope
 
 USER_LABEL = "{user_id}"
@@ -86,10 +87,12 @@ class NamespaceScopes:
 
     def __init__(self, pattern: Sequence[str] = DEFAULT_USER_NAMESPACE, bound_user: str | None = None) -> None:
         if isinstance(pattern, str) or not isinstance(pattern, Sequence) or not pattern:
-            raise ValueError(f"user_namespace must be a tuple of labels ending with {USER_LABEL!r}, got {pattern!r}")
+            raise InvalidArgument(f"user_namespace must be a tuple of labels ending with {USER_LABEL!r}, "
+                                  f"got {pattern!r}", argument="user_namespace")
         pattern = tuple(pattern)
         if pattern[-1] != USER_LABEL or pattern.count(USER_LABEL) != 1:
-            raise ValueError(f"user_namespace must end with {USER_LABEL!r} and name it once, got {pattern!r}")
+            raise InvalidArgument(f"user_namespace must end with {USER_LABEL!r} and name it once, got {pattern!r}",
+                                  argument="user_namespace")
         check_namespace(pattern[:-1], "user_namespace", allow_wildcard=True)
         self.pattern = pattern
         self.bound_user = bound_user

@@ -32,7 +32,7 @@ from langgraph.store.base import (
 )
 
 from cogmem_graph.api.governance import ForgetReceipt, MemoryRecord
-from cogmem_graph.errors import NamespaceScanTooLarge
+from cogmem_graph.errors import InvalidArgument, NamespaceScanTooLarge
 from cogmem_graph.filters import MAX_METADATA_CONDITIONS, MemoryState
 from cogmem_graph.integrations.calls import Blocking, bridged, is_async
 from cogmem_graph.integrations.langgraph import values
@@ -99,35 +99,37 @@ class CogmemStore(BaseStore):  # type: ignore[misc]  # base read untyped (pyproj
                  pinned: bool = False, namespace_scan_limit: int = DEFAULT_NAMESPACE_SCAN,
                  every_user: bool = False, max_users_per_search: int = DEFAULT_USERS_PER_SEARCH) -> None:
         if not callable(getattr(memory, "agent", None)) or not hasattr(memory, "clock"):
-            raise ValueError(f"memory must be a cogmem MemoryStore (cg.open() or cg.open_async()), "
-                             f"not {type(memory).__name__}")
+            raise InvalidArgument(f"memory must be a cogmem MemoryStore (cg.open() or cg.open_async()), "
+                                  f"not {type(memory).__name__}", argument="memory")
         self.memory = memory
         self._async = is_async(memory, "health")
         self.agent_id = agent_id
         self.organization_id = organization_id
         if not isinstance(every_user, bool):
-            raise ValueError(f"every_user must be True or False, got {every_user!r}")
+            raise InvalidArgument(f"every_user must be True or False, got {every_user!r}", argument="every_user")
         if every_user and user_id is not None:
-            raise ValueError("every_user=True reads every user's namespaces and user_id binds the store to one user: "
-                             "pass every_user or user_id, not both")
+            raise InvalidArgument("every_user=True reads every user's namespaces and user_id binds the store to one "
+                                  "user: pass every_user or user_id, not both", argument="every_user")
         self.every_user = every_user
         if isinstance(max_users_per_search, bool) or not isinstance(max_users_per_search, int) \
                 or max_users_per_search < 1:
-            raise ValueError(f"max_users_per_search must be a positive integer, got {max_users_per_search!r}")
+            raise InvalidArgument(f"max_users_per_search must be a positive integer, got {max_users_per_search!r}",
+                                  argument="max_users_per_search")
         self.max_users_per_search = max_users_per_search
         self.namespaces = NamespaceScopes(user_namespace, bound_user=user_id)
         self.fields = _index_fields(index)
         try:
             self.memory_type = MemoryType(memory_type)
         except ValueError:
-            raise ValueError(f"memory_type must be one of {[t.value for t in MemoryType]}, "
-                             f"got {memory_type!r}") from None
+            raise InvalidArgument(f"memory_type must be one of {[t.value for t in MemoryType]}, "
+                                  f"got {memory_type!r}", argument="memory_type") from None
         if not isinstance(pinned, bool):
-            raise ValueError(f"pinned must be True or False, got {pinned!r}")
+            raise InvalidArgument(f"pinned must be True or False, got {pinned!r}", argument="pinned")
         self.pinned = pinned
         if isinstance(namespace_scan_limit, bool) or not isinstance(namespace_scan_limit, int) \
                 or namespace_scan_limit < 1:
-            raise ValueError(f"namespace_scan_limit must be a positive integer, got {namespace_scan_limit!r}")
+            raise InvalidArgument(f"namespace_scan_limit must be a positive integer, got {namespace_scan_limit!r}",
+                                  argument="namespace_scan_limit")
         self.namespace_scan_limit = namespace_scan_limit
         self._handles: OrderedDict[str | None, AgentMemory] = OrderedDict()
         self._handles_lock = threading.Lock()
@@ -159,7 +161,8 @@ class CogmemStore(BaseStore):  # type: ignore[misc]  # base read untyped (pyproj
             return self._put(op)
         if isinstance(op, ListNamespacesOp):
             return self._list_namespaces(op)
-        raise ValueError(f"ops must be GetOp, PutOp, SearchOp or ListNamespacesOp, not {type(op).__name__}")
+        raise InvalidArgument(f"ops must be GetOp, PutOp, SearchOp or ListNamespacesOp, not {type(op).__name__}",
+                              argument="ops")
 
     # ------------------------------------------------------------ beyond BaseStore
 
@@ -237,7 +240,8 @@ class CogmemStore(BaseStore):  # type: ignore[misc]  # base read untyped (pyproj
         limit, offset = _paging(op.limit, op.offset)
         conditions = values.check_filter(op.filter)
         if op.query is not None and not isinstance(op.query, str):
-            raise ValueError(f"query must be a string (or None to list without ranking), not {type(op.query).__name__}")
+            raise InvalidArgument(f"query must be a string (or None to list without ranking), "
+                                  f"not {type(op.query).__name__}", argument="query")
         query = op.query if op.query and op.query.strip() else None  # "" and blanks list, as None does
         if limit == 0:
             return []
@@ -283,8 +287,8 @@ class CogmemStore(BaseStore):  # type: ignore[misc]  # base read untyped (pyproj
         its score."""
         most = self.memory.config.retrieval.max_top_k
         if wanted > most:
-            raise ValueError(f"offset + limit must be at most {most} (retrieval.max_top_k) for a search with a query, "
-                             f"got {wanted}")
+            raise InvalidArgument(f"offset + limit must be at most {most} (retrieval.max_top_k) for a search with "
+                                  f"a query, got {wanted}", argument="limit")
         top_k = min(most, wanted * WIDER_POOL)  # unindexed items are dropped after retrieval
         result = handle.retrieve(query, top_k=top_k, where=where, record_access=bool(record_access),
                                  strategy=strategy)
@@ -337,12 +341,14 @@ class CogmemStore(BaseStore):  # type: ignore[misc]  # base read untyped (pyproj
         limit, offset = _paging(op.limit, op.offset)
         if op.max_depth is not None and (isinstance(op.max_depth, bool) or not isinstance(op.max_depth, int)
                                          or op.max_depth < 1):
-            raise ValueError(f"max_depth must be a positive integer or None, got {op.max_depth!r}")
+            raise InvalidArgument(f"max_depth must be a positive integer or None, got {op.max_depth!r}",
+                                  argument="max_depth")
         conditions = [(c.match_type, check_namespace(c.path, f"{c.match_type}", allow_wildcard=True))
                       for c in op.match_conditions or ()]
         for match_type, _ in conditions:
             if match_type not in ("prefix", "suffix"):
-                raise ValueError(f"match_type must be 'prefix' or 'suffix', not {match_type!r}")
+                raise InvalidArgument(f"match_type must be 'prefix' or 'suffix', not {match_type!r}",
+                                      argument="match_type")
         prefix = next((path for kind, path in conditions if kind == "prefix"), ())
         fixed = prefix[:prefix.index(WILDCARD)] if WILDCARD in prefix else prefix
         found: set[tuple[str, ...]] = set()
@@ -385,10 +391,11 @@ class CogmemStore(BaseStore):  # type: ignore[misc]  # base read untyped (pyproj
         owner = Blocking(self.memory, instead=ASYNC_METHODS) if self._async else self.memory
         users = cast("list[str]", owner.users(organization_id=self.organization_id))
         if search and len(users) > self.max_users_per_search:
-            raise ValueError(
+            raise InvalidArgument(
                 f"this search would reach {len(users):,} users, more than the store's max_users_per_search "
                 f"({self.max_users_per_search:,}): give a prefix naming the user, such as "
-                f"{self._user_prefix_example()}, or open the store with a larger max_users_per_search")
+                f"{self._user_prefix_example()}, or open the store with a larger max_users_per_search",
+                argument="namespace_prefix")
         return views + [ReadView(user, (Scope.USER,)) for user in users]
 
     def _user_prefix_example(self) -> str:
@@ -439,7 +446,7 @@ def _paging(limit: object, offset: object) -> tuple[int, int]:
 
 def _count(name: str, number: object) -> int:
     if isinstance(number, bool) or not isinstance(number, int) or number < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {number!r}")
+        raise InvalidArgument(f"{name} must be a non-negative integer, got {number!r}", argument=name)
     return number
 
 
@@ -455,11 +462,12 @@ def _index_fields(index: Mapping[str, Any] | None) -> list[str] | None:
     if index is None:
         return None
     if not isinstance(index, Mapping):
-        raise ValueError(f"index must be a dict such as {{'fields': ['content']}}, not {type(index).__name__}")
+        raise InvalidArgument(f"index must be a dict such as {{'fields': ['content']}}, not {type(index).__name__}",
+                              argument="index")
     extra = sorted(set(index) - {"fields"})
     if extra:
-        raise ValueError(f"index takes 'fields' only, not {extra}: cogmem embeds with the memory store's own "
-                         "embedder (cg.open(embedder=...))")
+        raise InvalidArgument(f"index takes 'fields' only, not {extra}: cogmem embeds with the memory store's own "
+                              "embedder (cg.open(embedder=...))", argument="index")
     return _put_fields(index.get("fields"), "index['fields']")
 
 
@@ -471,5 +479,6 @@ def _put_fields(fields: object, argument: str = "index") -> list[str] | None:
         return ["$"]
     if isinstance(fields, str) or not isinstance(fields, list | tuple) or not fields \
             or not all(isinstance(f, str) and f for f in fields):
-        raise ValueError(f"{argument} must be a non-empty list of JSON paths such as ['content'], got {fields!r}")
+        raise InvalidArgument(f"{argument} must be a non-empty list of JSON paths such as ['content'], got {fields!r}",
+                              argument=argument)
     return list(fields)

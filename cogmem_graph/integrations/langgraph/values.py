@@ -17,6 +17,7 @@ from typing import Any, TypeGuard, TypeVar
 
 from langgraph.store.base import Item, SearchItem, get_text_at_path
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.integrations.langgraph.namespaces import labels_of, namespace_path, path_prefixes
 from cogmem_graph.model import MAX_METADATA_CHARS, MAX_NAME_CHARS, MemoryTrace
 
@@ -44,15 +45,16 @@ OPERATORS = ("$eq", "$ne", *COMPARISONS)
 def checked_value(value: object) -> dict[str, Any]:
     """The value as a dict of JSON, or a ValueError naming `value`."""
     if not isinstance(value, Mapping):
-        raise ValueError(f"value must be a dict, not {type(value).__name__}")
+        raise InvalidArgument(f"value must be a dict, not {type(value).__name__}", argument="value")
     value = dict(value)
     if not all(isinstance(k, str) for k in value):
-        raise ValueError("value's keys must be strings")
+        raise InvalidArgument("value's keys must be strings", argument="value")
     try:
         json.dumps(value, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"value must be JSON (text, finite numbers, true/false, null, lists, objects): {exc}") from None
+        raise InvalidArgument(
+            f"value must be JSON (text, finite numbers, true/false, null, lists, objects): {exc}",
+            argument="value") from None
     return value
 
 
@@ -121,15 +123,16 @@ def item_metadata(namespace: Sequence[str], key: str, value: Mapping[str, Any], 
         metadata[METADATA_KEY]["unindexed"] = True
     size = len(json.dumps(metadata, ensure_ascii=False))
     if size > MAX_METADATA_CHARS:
-        raise ValueError(f"value is too large: with its namespace, key and filterable fields it takes {size:,} "
-                         f"characters of JSON, and a memory's metadata holds at most {MAX_METADATA_CHARS:,}")
+        raise InvalidArgument(f"value is too large: with its namespace, key and filterable fields it takes {size:,} "
+                              f"characters of JSON, and a memory's metadata holds at most {MAX_METADATA_CHARS:,}",
+                              argument="value")
     return metadata
 
 
 def checked_key(key: object) -> str:
     if not isinstance(key, str) or not key or "\x00" in key or len(key) > MAX_NAME_CHARS:
-        raise ValueError(f"key must be a non-empty string of at most {MAX_NAME_CHARS} characters "
-                         f"without NUL, got {key!r}")
+        raise InvalidArgument(f"key must be a non-empty string of at most {MAX_NAME_CHARS} characters "
+                              f"without NUL, got {key!r}", argument="key")
     return key
 
 
@@ -188,7 +191,7 @@ def check_filter(filter: object) -> dict[str, Any]:  # noqa: A002 - LangGraph's 
     if filter is None:
         return {}
     if not isinstance(filter, Mapping):
-        raise ValueError(f"filter must be a dict of field → value, not {type(filter).__name__}")
+        raise InvalidArgument(f"filter must be a dict of field → value, not {type(filter).__name__}", argument="filter")
     _check_conditions(filter, "filter")
     return dict(filter)
 
@@ -196,13 +199,14 @@ def check_filter(filter: object) -> dict[str, Any]:  # noqa: A002 - LangGraph's 
 def _check_conditions(conditions: Mapping[str, Any], where: str) -> None:
     for field, expected in conditions.items():
         if not isinstance(field, str):
-            raise ValueError(f"{where}: field names must be strings, got {field!r}")
+            raise InvalidArgument(f"{where}: field names must be strings, got {field!r}", argument=where)
         if isinstance(expected, Mapping):
             operators = [k for k in expected if isinstance(k, str) and k.startswith("$")]
             if operators:
                 unknown = sorted(set(expected) - set(OPERATORS))
                 if unknown:
-                    raise ValueError(f"{where}[{field!r}]: unknown operator(s) {unknown}; use one of {OPERATORS}")
+                    raise InvalidArgument(f"{where}[{field!r}]: unknown operator(s) {unknown}; use one of {OPERATORS}",
+                                          argument=f"{where}[{field!r}]")
             else:
                 _check_conditions(expected, f"{where}[{field!r}]")
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from agents.run_config import CallModelData, ModelInputData
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.integrations.calls import acall
 from cogmem_graph.integrations.openai_agents.items import latest_user_text
 from cogmem_graph.integrations.toolkit import checked_agent
@@ -23,9 +24,10 @@ def memory_context(agent: Any, *, token_budget: int | None = None,
     checked_agent(agent, ("assemble_for_prompt",))
     if token_budget is not None and (isinstance(token_budget, bool) or not isinstance(token_budget, int)
                                      or token_budget < 1):
-        raise ValueError(f"token_budget must be a positive integer or None, got {token_budget!r}")
+        raise InvalidArgument(f"token_budget must be a positive integer or None, got {token_budget!r}",
+                              argument="token_budget")
     if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
-        raise ValueError(f"top_k must be a positive integer, got {top_k!r}")
+        raise InvalidArgument(f"top_k must be a positive integer, got {top_k!r}", argument="top_k")
 
     async def with_memory(call: CallModelData[Any]) -> ModelInputData:
         data = call.model_data

@@ -15,6 +15,7 @@ from typing import Any
 
 from agents.memory import Session, SessionSettings, SQLiteSession
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.integrations.calls import acall
 from cogmem_graph.integrations.openai_agents.items import turns_of
 from cogmem_graph.integrations.toolkit import checked_agent
@@ -34,18 +35,20 @@ class CogmemSession:
         thread_id = getattr(getattr(agent, "identity", None), "thread_id", None)
         session_id = thread_id if session_id is None else session_id
         if not isinstance(session_id, str) or not session_id.strip():
-            raise ValueError(f"session_id must be a non-empty string (or give the agent handle a thread_id), "
-                             f"got {session_id!r}")
+            raise InvalidArgument(f"session_id must be a non-empty string (or give the agent handle a thread_id), "
+                                  f"got {session_id!r}", argument="session_id")
         if thread_id is not None and session_id != thread_id:
-            raise ValueError(f"session_id {session_id!r} is not the agent handle's thread_id {thread_id!r}: "
-                             "one conversation is one thread")
+            raise InvalidArgument(f"session_id {session_id!r} is not the agent handle's thread_id {thread_id!r}: "
+                                  "one conversation is one thread", argument="session_id")
         if history is None:
             history = SQLiteSession(session_id)
         elif not isinstance(history, Session):
-            raise ValueError(
-                f"history must be an Agents SDK Session (SQLiteSession, ...), not {type(history).__name__}")
+            raise InvalidArgument(
+                f"history must be an Agents SDK Session (SQLiteSession, ...), not {type(history).__name__}",
+                argument="history")
         elif history.session_id != session_id:
-            raise ValueError(f"history is session {history.session_id!r}, not session_id {session_id!r}")
+            raise InvalidArgument(f"history is session {history.session_id!r}, not session_id {session_id!r}",
+                                  argument="history")
         self.session_id = session_id
         self.history = history
 
@@ -75,6 +78,6 @@ class CogmemSession:
         """Take notes of the observed turns and reflect them into long-term memory now (at a
         conversation's end, say), rather than when the observer's buffer is full."""
         if not callable(getattr(self.agent, "flush_observations", None)):
-            raise ValueError(f"flush needs a handle with flush_observations; {type(self.agent).__name__} has none "
-                             "(a server's observer takes notes when its buffer is full)")
+            raise InvalidArgument(f"flush needs a handle with flush_observations; {type(self.agent).__name__} has none "
+                                  "(a server's observer takes notes when its buffer is full)", argument="agent")
         return await acall(self.agent, "flush_observations")

@@ -24,6 +24,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.toolsets import FunctionToolset
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.integrations.calls import acall
 from cogmem_graph.integrations.pydantic_ai.tools import memory_tools
 from cogmem_graph.integrations.toolkit import checked_agent
@@ -33,9 +34,10 @@ from cogmem_graph.integrations.turns import observe_turns
 def _budget(token_budget: int | None, top_k: int) -> None:
     if token_budget is not None and (isinstance(token_budget, bool) or not isinstance(token_budget, int)
                                      or token_budget < 1):
-        raise ValueError(f"token_budget must be a positive integer or None, got {token_budget!r}")
+        raise InvalidArgument(f"token_budget must be a positive integer or None, got {token_budget!r}",
+                              argument="token_budget")
     if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
-        raise ValueError(f"top_k must be a positive integer, got {top_k!r}")
+        raise InvalidArgument(f"top_k must be a positive integer, got {top_k!r}", argument="top_k")
 
 
 def memory_instructions(agent: Any, *, token_budget: int | None = None,
@@ -76,8 +78,8 @@ class CogmemMemory(AbstractCapability[Any]):  # type: ignore[misc]  # base read 
                       + (("encode", "retrieve", "forget") if self.tools else ()))
         _budget(self.token_budget, self.top_k)
         if self.flush and not callable(getattr(self.agent, "flush_observations", None)):
-            raise ValueError(f"flush needs a handle with flush_observations ({type(self.agent).__name__} has none): "
-                             "pass flush=False")
+            raise InvalidArgument(f"flush needs a handle with flush_observations ({type(self.agent).__name__} has "
+                                  "none): pass flush=False", argument="flush")
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -97,8 +99,8 @@ class CogmemMemory(AbstractCapability[Any]):  # type: ignore[misc]  # base read 
         """Take notes of the observed turns and reflect them into long-term memory now (with
         `flush=False`, at a conversation's end, say)."""
         if not callable(getattr(self.agent, "flush_observations", None)):
-            raise ValueError(f"{type(self.agent).__name__} has no flush_observations: a server's observer takes "
-                             "notes when its buffer is full")
+            raise InvalidArgument(f"{type(self.agent).__name__} has no flush_observations: a server's observer takes "
+                                  "notes when its buffer is full", argument="agent")
         return await acall(self.agent, "flush_observations")
 
 

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from cogmem_graph.errors import InvalidArgument
+
 MAX_FIELD_CHARS = 2000
 DAY_MS = 86_400_000
 
@@ -14,7 +16,7 @@ DAY_MS = 86_400_000
 def first(form: Mapping[str, list[str]], name: str) -> str:
     value = (form.get(name) or [""])[0].strip()
     if len(value) > MAX_FIELD_CHARS:
-        raise ValueError(f"{name}: at most {MAX_FIELD_CHARS} characters")
+        raise InvalidArgument(f"{name}: at most {MAX_FIELD_CHARS} characters", argument=name)
     return value
 
 
@@ -25,7 +27,7 @@ def _day_ms(form: Mapping[str, list[str]], name: str) -> int | None:
     try:
         day = datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=UTC)
     except ValueError:
-        raise ValueError(f"{name}: a date as YYYY-MM-DD, not {text[:40]!r}") from None
+        raise InvalidArgument(f"{name}: a date as YYYY-MM-DD, not {text[:40]!r}", argument=name) from None
     return int(day.timestamp() * 1000)
 
 
@@ -46,7 +48,8 @@ def where_of(form: Mapping[str, list[str]]) -> dict[str, Any] | None:
         for pair in pairs:
             key, sep, value = pair.partition("=")
             if not sep or not key.strip():
-                raise ValueError(f"metadata: write key=value (comma separated), not {pair[:40]!r}")
+                raise InvalidArgument(f"metadata: write key=value (comma separated), not {pair[:40]!r}",
+                                      argument="metadata")
             metadata[key.strip()] = value.strip()
         where["metadata"] = metadata
     for name in ("created_after", "created_before"):

@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.server.dashboard import forms, graph_page, pages, report_pages, retention
 from cogmem_graph.server.dashboard.sessions import Session, SessionStore, csrf_matches
 from cogmem_graph.server.guards import AddressLimiter, RateLimiter
@@ -295,7 +296,7 @@ class Dashboard:
         if action == "edit":
             content = (form.get("content") or [""])[0]
             if not content.strip():
-                raise ValueError("content: write the new version's text")
+                raise InvalidArgument("content: write the new version's text", argument="content")
             record = await self.call(principal, "update", {"trace_id": trace_id, "content": content})
             session.done = pages.notice(f"Saved as version {record.get('version')}; the previous version is kept, "
                                         "superseded.")
