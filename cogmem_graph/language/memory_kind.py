@@ -86,6 +86,7 @@ _LIFE_FACTS = Caseless(
     r"\bturn(?:ed|s) (?:\d+|" + _NUMBER_WORDS + r")\b|\b(?:\d+|" + _NUMBER_WORDS + r") years old\b|"
     # home and places, and where things are kept: "the spare key's under the plant pot"
     r"\b(?:we|i) (?:live|grew up|were raised|was raised)\b|\bmy (?:hometown|home town|house|flat|apartment)\b|"
+    r"\bi(?:'m| am) (?:originally )?from\b|\bi come from\b|"
     r"\b(?:the|my|our|both|all) (?:[\w-]+ ){0,3}?[\w-]+(?: is| are|'s|'re) (?:always |usually )?"
     r"(?:kept |stored |hidden |filed )?(?:in|under|behind|inside|beneath|above|on top of|next to) the\b|"
     r"\b(?:my|our) (?:parents|in-laws|family) (?:live|are|retired|moved)\b|"
@@ -106,8 +107,12 @@ _OWN_VALUE = re.compile(
     # "my locker there is number 57", "our car's a grey Skoda", "my username is grit_and_gravel"
     r"\b(?i:my|our)\s+(?:[\w-]+\s+){0,3}?[\w-]+(?:\s+(?i:is|are)\s+|'s\s+|'re\s+)(?:[\w'-]+\s+){0,5}?"
     r"(?:[A-Z][\w'-]*[a-z]|[\w-]*\d[\w-]*|[a-z]+_[\w]+)\b"
-    # "Brenda, my mother-in-law, ...", "Biscuit, our greyhound, ..."
-    r"|\b[A-Z][a-z]+,\s+(?i:my|our)\s+(?:[\w-]+\s+){0,2}?[\w-]+,"
+    # "Brenda, my mother-in-law, ...", "Biscuit, our greyhound, ...", "Nugget, her hamster, ..."
+    r"|\b[A-Z][a-z]+,\s+(?i:my|our|his|her|their)\s+(?:[\w-]+\s+){0,2}?[\w-]+,"
+    # "Harriet Osei, who I report to, ...": someone named, and how they stand to the user
+    r"|\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?,\s+who\s+(?i:i|we)\s+(?:[\w']+\s+){1,3}?(?i:to|from|with|for|under|after)\b"
+    # "a woman called Sunita walks the dog", "the vet is a guy called Mr Fraser": someone named
+    r"|\b(?i:called|named)\s+(?:(?:Mr|Mrs|Ms|Dr)\.?\s+)?[A-Z][a-z]+"
     # "I've been on levothyroxine", "I'm on ferrous fumarate": a treatment the user takes
     r"|\b(?i:i've been|i have been|i'm|i am)\s+on\s+(?!(?i:the|a|an|my|our|it|that|this|my|holiday|leave|call|"
     r"time|site|board|track|way|foot|top)\b)[a-z]{4,}")

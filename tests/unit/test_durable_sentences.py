@@ -40,6 +40,15 @@ IN_PASSING = [
      "Whenever you send me a recipe"),
     ("My head is pounding after quiz night. Stick to metric units unless I say otherwise.",
      "Stick to metric units unless I say otherwise"),
+    # someone named, and how they stand to the user; where the user comes from
+    ("Printer's jammed again, of course. Odile Martin, who we rent the flat from, wants the boiler checked.",
+     "Odile Martin, who we rent the flat from"),
+    ("Bit of a slog getting the kids out today. A lad called Kwame cuts our hedges every other Friday.",
+     "A lad called Kwame"),
+    ("The storm took the bins halfway down the road. Pepper, his gecko, sheds her skin every month.",
+     "Pepper, his gecko,"),
+    ("Everyone at work is off with colds. I'm originally from Tromsø, so this cold snap is nothing.",
+     "I'm originally from Tromsø"),
 ]
 SMALL_TALK = [
     "Ugh, what a day, the printer jammed twice and the coffee machine is broken.",
@@ -49,6 +58,7 @@ SMALL_TALK = [
     "Mum rang when I got home and told me all about her cruise.",
     "The kids are watching cartoons while I make tea.",
     "Whenever it rains the cat sulks by the radiator.",
+    "Honestly, who I am kidding, I'm never getting up at six.",
 ]
 
 
