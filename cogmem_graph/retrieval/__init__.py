@@ -1,7 +1,10 @@
-"""The read path: `retrieve` (`read_path.py`, with the query's plan in `query_plan.py`),
-reciprocal rank and score fusion (`fusion.py`), the multi-hop walk (`multihop/`, which the
-read path blends into `retrieve`) and `multi_hop()` built on both (`graph_rag.py`). The
-parts of this package import one way: `graph_rag` → `read_path` → `multihop/`.
+"""The read path: `retrieve` (`read_path.py`, with the query's plan in `query_plan.py`), its
+stages, each returning its own result (`candidates.py`: search, fuse, expand; `ranking.py`:
+rank; `selection.py`: select, current facts first), reciprocal rank and score fusion
+(`fusion.py`), the multi-hop walk (`multihop/`, which the read path blends into `retrieve`)
+and `multi_hop()` built on both (`graph_rag.py`). The parts of this package import one way:
+`graph_rag` → `read_path` → `selection` → `ranking` → `candidates` → `multihop/`, and all of
+them → `ask` (the question as every stage takes it).
 
 It reads the graph and vectors through their ports, weighs what it finds with
 `cognition/` and reads the question with `language/`; it never imports `write/` (the
