@@ -1,7 +1,7 @@
 """The read path's stages, each given its inputs and read by its own result: fusion
 (`candidates.fuse` → `Fused`), scoring (`ranking.rank` → `Ranked`), selection
-(`selection.select` → `Selected`) and the current facts first. No database: a stage that
-reads the graph gets a stub answering only what it asks."""
+(`selection.select` → `Selected`) and the current facts first. The stages that read the
+graph read the embedded store's."""
 
 from __future__ import annotations
 
@@ -32,19 +32,24 @@ NOW_MS = 400 * DAY
 ROUTE = IntentRoute()
 
 
-class _Graph:
-    """The graph reads the selection stage makes, from a fixed set of traces."""
+class _Recording:
+    """A real graph store that also records which traces the selection stage loads whole."""
 
-    def __init__(self, traces: list[MemoryTrace]) -> None:
-        self.traces = {t.id: t for t in traces}
+    def __init__(self, graph) -> None:
+        self.graph = graph
         self.asked: list[list[str]] = []
+
+    def __getattr__(self, name: str):
+        return getattr(self.graph, name)
 
     def get_traces_later(self, ids, keys):
         self.asked.append(list(ids))
-        return lambda: [self.traces[i] for i in ids if i in self.traces]
+        return self.graph.get_traces_later(ids, keys)
 
-    def trace_texts(self, ids, keys):
-        return {i: self.traces[i].content for i in ids if i in self.traces}
+
+def _stored(store, traces: list[MemoryTrace]) -> _Recording:
+    store.graph.upsert_traces(traces)
+    return _Recording(store.graph)
 
 
 def _ctx(graph=None, **config) -> MemoryContext:
@@ -53,7 +58,7 @@ def _ctx(graph=None, **config) -> MemoryContext:
 
 
 def _ask(ctx: MemoryContext, query: str, top_k: int = 2, when: When = NOW) -> Ask:
-    return Ask.of(ctx, query, top_k, "full", ["u1"], when, None)
+    return Ask.of(ctx, query, top_k, "full", ["user:u1"], when, None)
 
 
 def _vitals(tid: str, *, dormant: bool = False, created_at: int = NOW_MS - DAY) -> TraceVitals:
@@ -141,10 +146,11 @@ def _ranked(ctx: MemoryContext, ids_scores: list[tuple[str, float]], created: di
                                     Mood())
 
 
-def test_selection_returns_the_top_k_loaded_and_reads_nothing_more() -> None:
+def test_selection_returns_the_top_k_loaded_and_reads_nothing_more(embedded_store) -> None:
     created = {"a": NOW_MS - 3 * DAY, "b": NOW_MS - 2 * DAY, "c": NOW_MS - DAY}
-    graph = _Graph([_trace("a", "We cooked pasta", created["a"]), _trace("b", "We cooked rice", created["b"]),
-                    _trace("c", "We went hiking", created["c"])])
+    graph = _stored(embedded_store, [_trace("a", "We cooked pasta", created["a"]),
+                                     _trace("b", "We cooked rice", created["b"]),
+                                     _trace("c", "We went hiking", created["c"])])
     ctx = _ctx(graph, retrieval={"query": {"mmr_lambda": 1.0}})
     searched, expanded, ranked = _ranked(ctx, [("b", 0.9), ("a", 0.8), ("c", 0.1)], created)
     plan = QueryPlan(QueryIntent.GENERAL, ROUTE, ("what did we cook",))
@@ -159,9 +165,9 @@ def test_selection_returns_the_top_k_loaded_and_reads_nothing_more() -> None:
     assert graph.asked == [["b", "a"]]  # whole traces only for what is returned
 
 
-def test_selection_on_the_timeline_tells_the_best_in_the_order_they_happened() -> None:
+def test_selection_on_the_timeline_tells_the_best_in_the_order_they_happened(embedded_store) -> None:
     created = {"a": NOW_MS - 3 * DAY, "b": NOW_MS - 2 * DAY, "c": NOW_MS - DAY}
-    graph = _Graph([_trace(t, f"We cooked dish {t}", c) for t, c in created.items()])
+    graph = _stored(embedded_store, [_trace(t, f"We cooked dish {t}", c) for t, c in created.items()])
     ctx = _ctx(graph, retrieval={"query": {"mmr_lambda": 1.0}})
     searched, expanded, ranked = _ranked(ctx, [("c", 0.9), ("a", 0.8), ("b", 0.1)], created)
     plan = QueryPlan(QueryIntent.GENERAL, ROUTE, ("what did we cook",))
