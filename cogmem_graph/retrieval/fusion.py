@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from cogmem_graph.errors import InvalidArgument
+
 if TYPE_CHECKING:
     from cogmem_graph.config.retrieval import RetrievalConfig
     from cogmem_graph.vectors.port import VectorHit
@@ -20,9 +22,9 @@ def reciprocal_rank_fusion(
 ) -> list[tuple[str, float]]:
     """Fused (id, score) pairs, best first; ties keep first-seen order."""
     if k < 0:
-        raise ValueError("k must be >= 0")
+        raise InvalidArgument(f"k must be >= 0, got {k!r}", argument="k")
     if weights is not None and len(weights) != len(rankings):
-        raise ValueError("weights must have one entry per ranking")
+        raise InvalidArgument("weights must have one entry per ranking", argument="weights")
     scores: dict[str, float] = {}
     for index, ranking in enumerate(rankings):
         weight = 1.0 if weights is None else weights[index]
@@ -46,9 +48,9 @@ def weighted_score_fusion(
     a BM25 hit far ahead of the rest stays far ahead.
     """
     if len(weights) != len(scored_lists):
-        raise ValueError("weights must have one entry per list")
+        raise InvalidArgument("weights must have one entry per list", argument="weights")
     if any(w < 0 for w in weights):
-        raise ValueError("weights must be >= 0")
+        raise InvalidArgument("weights must be >= 0", argument="weights")
     totals: dict[str, float] = {}
     used = 0.0
     for weight, items in zip(weights, scored_lists, strict=True):
