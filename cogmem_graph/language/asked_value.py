@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.language.common_words import COMMON_WORDS
 from cogmem_graph.language.contradiction import of_other_times
 from cogmem_graph.language.speakers import speaker_of
@@ -96,7 +97,7 @@ def asked_kinds(question: str) -> frozenset[str]:
     """The token kinds of the value a question asks for (see `value_slots.Token.kind`; "place"
     for a place named in lower case), or none when it asks for no value."""
     if not isinstance(question, str):
-        raise ValueError("question must be a string")
+        raise InvalidArgument("question must be a string", argument="question")
     for pattern, kinds in _ASKS:
         if pattern.search(question):
             return kinds

@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.language.value_moves import moved_to_new_value
 from cogmem_graph.language.value_slots import (
     anchor_words,
@@ -397,7 +398,7 @@ def _sentence_facts(sentence: str) -> list[Fact]:
 def extract_facts(text: str) -> list[Fact]:
     """The simple facts a text states, sentence by sentence, in order."""
     if not isinstance(text, str):
-        raise ValueError("text must be a string")
+        raise InvalidArgument("text must be a string", argument="text")
     return list(_text_facts(text))
 
 
@@ -650,7 +651,7 @@ def _sentence_changes_cached(sentence: str) -> tuple[Change, ...]:
 def extract_changes(text: str) -> list[Change]:
     """The changes of value a text reports, sentence by sentence, in order."""
     if not isinstance(text, str):
-        raise ValueError("text must be a string")
+        raise InvalidArgument("text must be a string", argument="text")
     return list(_text_changes(text))
 
 
@@ -772,9 +773,9 @@ def detect_contradiction(new_text: str, old_text: str, similarity: float | None 
     only gates the correction-cue heuristic (shared words stand in for it otherwise).
     """
     if not isinstance(new_text, str) or not isinstance(old_text, str):
-        raise ValueError("new_text and old_text must be strings")
+        raise InvalidArgument("new_text and old_text must be strings", argument="new_text")
     if similarity is not None and not (-1.0 <= similarity <= 1.0 + 1e-9):
-        raise ValueError(f"similarity must be in [-1, 1], got {similarity!r}")
+        raise InvalidArgument(f"similarity must be in [-1, 1], got {similarity!r}", argument="similarity")
     if of_other_times(new_text, old_text):
         return NO_CONTRADICTION
     best = NO_CONTRADICTION

@@ -22,6 +22,8 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, fields
 from functools import lru_cache
 
+from cogmem_graph.errors import InvalidArgument
+
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 # ---------------------------------------------------------------- feature model
@@ -54,9 +56,9 @@ class ContentFeatures:
     def _refuse(name: str, value: object, low: float) -> None:
         """Raise for a value that is not a finite number in range (ints in range pass)."""
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ValueError(f"ContentFeatures.{name} must be a number, got {value!r}")
+            raise InvalidArgument(f"ContentFeatures.{name} must be a number, got {value!r}", argument=name)
         if not math.isfinite(value) or not low <= value <= 1.0:
-            raise ValueError(f"ContentFeatures.{name} must be in [{low:g}, 1], got {value!r}")
+            raise InvalidArgument(f"ContentFeatures.{name} must be in [{low:g}, 1], got {value!r}", argument=name)
 
 
 _FEATURE_RANGES: tuple[tuple[str, float], ...] = tuple(

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
+from cogmem_graph.errors import InvalidArgument
+
 
 class QueryIntent(StrEnum):
     """The intents of the second reference's router."""
@@ -173,7 +175,7 @@ def decompose_query(query: str, max_parts: int = 4) -> list[str]:
     ", and what/when/..."), at most `max_parts`; a simple query is one part. Parts
     shorter than three words are no questions of their own and stay joined."""
     if max_parts < 1:
-        raise ValueError(f"max_parts must be at least 1, got {max_parts!r}")
+        raise InvalidArgument(f"max_parts must be at least 1, got {max_parts!r}", argument="max_parts")
     parts = [p.strip(" ,") for p in _SPLIT.split(query.strip()) if p and p.strip(" ,?")]
     if len(parts) < 2 or any(len(p.split()) < 3 for p in parts):
         return [query.strip()]

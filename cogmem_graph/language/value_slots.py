@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.language.speakers import speaker_of, turn_body
 from cogmem_graph.text import STOPWORDS, stem
 
@@ -528,7 +529,7 @@ def restated_with_new_value(new_text: str, old_text: str, similarity: float | No
     in one slot (see the module's rule); `NO_RESTATEMENT` when none does. Texts of two
     different speakers never restate each other."""
     if not isinstance(new_text, str) or not isinstance(old_text, str):
-        raise ValueError("new_text and old_text must be strings")
+        raise InvalidArgument("new_text and old_text must be strings", argument="new_text")
     if speaker_of(new_text) != speaker_of(old_text):
         return NO_RESTATEMENT
     old_sentences = restatable_sentences(old_text)
