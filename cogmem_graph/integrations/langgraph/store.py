@@ -111,11 +111,7 @@ class CogmemStore(BaseStore):  # type: ignore[misc]  # base read untyped (pyproj
             raise InvalidArgument("every_user=True reads every user's namespaces and user_id binds the store to one "
                                   "user: pass every_user or user_id, not both", argument="every_user")
         self.every_user = every_user
-        if isinstance(max_users_per_search, bool) or not isinstance(max_users_per_search, int) \
-                or max_users_per_search < 1:
-            raise InvalidArgument(f"max_users_per_search must be a positive integer, got {max_users_per_search!r}",
-                                  argument="max_users_per_search")
-        self.max_users_per_search = max_users_per_search
+        self.max_users_per_search = _positive("max_users_per_search", max_users_per_search)
         self.namespaces = NamespaceScopes(user_namespace, bound_user=user_id)
         self.fields = _index_fields(index)
         try:
@@ -126,11 +122,7 @@ class CogmemStore(BaseStore):  # type: ignore[misc]  # base read untyped (pyproj
         if not isinstance(pinned, bool):
             raise InvalidArgument(f"pinned must be True or False, got {pinned!r}", argument="pinned")
         self.pinned = pinned
-        if isinstance(namespace_scan_limit, bool) or not isinstance(namespace_scan_limit, int) \
-                or namespace_scan_limit < 1:
-            raise InvalidArgument(f"namespace_scan_limit must be a positive integer, got {namespace_scan_limit!r}",
-                                  argument="namespace_scan_limit")
-        self.namespace_scan_limit = namespace_scan_limit
+        self.namespace_scan_limit = _positive("namespace_scan_limit", namespace_scan_limit)
         self._handles: OrderedDict[str | None, AgentMemory] = OrderedDict()
         self._handles_lock = threading.Lock()
         self._handle(user_id)  # a bad agent, user or organization id is refused now
@@ -442,6 +434,12 @@ def _where(view: ReadView, metadata: dict[str, Any]) -> dict[str, Any]:
 
 def _paging(limit: object, offset: object) -> tuple[int, int]:
     return _count("limit", limit), _count("offset", offset)
+
+
+def _positive(name: str, number: object) -> int:
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        raise InvalidArgument(f"{name} must be a positive integer, got {number!r}", argument=name)
+    return number
 
 
 def _count(name: str, number: object) -> int:
