@@ -72,20 +72,22 @@ typecheck: install
 	$(VENV)/bin/mypy
 
 # The suite on every core (pytest-xdist; PYTEST_XDIST_AUTO_NUM_WORKERS=N to choose), a test file per
-# worker so a module's server fixture starts once; then the tests marked `serial` alone, since
-# their timing or fd limits would be skewed by a busy neighbour. Exit 5 (no test collected) of the
-# serial pass is not an error: the marker may have no test left. The package is compiled to
-# bytecode first: with PYTHONDONTWRITEBYTECODE set, each of the suite's hundreds of Python processes
-# (`cogmem` commands, servers, documentation chains) would compile it from source again (~0.1 s CPU each).
-# The first pass may write bytecode whatever PYTHONDONTWRITEBYTECODE says, so that pytest keeps the test
-# modules it rewrote for the second pass, whose collection then takes ~8 s of CPU instead of ~15 s.
-# Both passes run beside one Neo4j with GDS (tools/neo4j/server.py run): it starts before the
-# first (~15 s), its URI and credentials are in their environment, and it stops after the second
-# whatever the outcome; a failing first pass still ends the run, as before.
+# worker so a module's server fixture starts once, from a plain copy of the checkout with nothing
+# beside it (tools/plain_clone.py): a user's clone, where the tests that read the LoCoMo
+# development data skip with their reason. Those tests (marker `locomo_data`) then run here,
+# beside the data; then the tests marked `serial` alone, since their timing or fd limits would be
+# skewed by a busy neighbour. Exit 5 (no test collected) of the last two passes is not an error:
+# a marker may have no test left. The package is compiled to bytecode first (the plain copy
+# compiles its own): with PYTHONDONTWRITEBYTECODE set, each of the suite's hundreds of Python
+# processes (`cogmem` commands, servers, documentation chains) would compile it from source
+# again (~0.1 s CPU each). All passes run beside one Neo4j with GDS (tools/neo4j/server.py run):
+# it starts before the first (~15 s), its URI and credentials are in their environment, and it
+# stops after the last whatever the outcome; a failing pass ends the run.
 test: install node-tools browser-tools java-tools lint
 	$(PY) -m compileall -q cogmem_graph tests benchmarks >/dev/null
 	$(NEO4J_SERVER) run --dir $(NEO4J_TEST_DIR) -- sh -ec '\
-	  PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n auto --dist loadfile -m "not serial"; \
+	  $(PY) tools/plain_clone.py run -- $(abspath $(PY)) -m pytest -n auto --dist loadfile -m "not serial"; \
+	  $(PY) -m pytest -n auto --dist loadfile -m "locomo_data and not serial" || [ $$? -eq 5 ]; \
 	  $(PY) -m pytest -n 0 -m serial || [ $$? -eq 5 ]'
 	$(MAKE) test-crewai
 

@@ -8,16 +8,26 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import TypeVar
 
 import pytest
+
+T = TypeVar("T")
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 LOCOMO_DATA = BENCHMARKS.parents[1] / "shared" / "data" / "locomo"
 """The LoCoMo development conversations, beside the checkout: a user's clone has none, so
-every test that reads them is marked `needs_locomo_data` (tests/packaging/test_plain_clone.py
+every test that reads them is decorated with `needs_locomo_data` (tests/packaging/test_plain_clone.py
 checks that no test finds them another way)."""
-needs_locomo_data = pytest.mark.skipif(not LOCOMO_DATA.is_dir(),
-                                       reason=f"no LoCoMo development data at {LOCOMO_DATA}")
+_skipped_without_data = pytest.mark.skipif(not LOCOMO_DATA.is_dir(),
+                                           reason=f"no LoCoMo development data at {LOCOMO_DATA}")
+
+
+def needs_locomo_data(test: T) -> T:
+    """A test that reads the data: skipped with the reason where it is absent, and marked
+    `locomo_data`, so `make test` runs these in a pass of their own beside the data after the
+    main pass has run everything from a plain clone (tools/plain_clone.py)."""
+    return pytest.mark.locomo_data(_skipped_without_data(test))
 
 
 def load_benchmark(name: str) -> ModuleType:

@@ -1,65 +1,76 @@
 """The suite on a user's clone: no development data folder beside it.
 
 A checkout here has the LoCoMo development data at `../shared/data/locomo`; a user's clone
-does not. Every test must collect there, and each test that reads the data must skip with a
-reason instead of failing. The tracked files are copied to a temporary folder (nothing
-beside it) and pytest runs there: the whole suite collected, and every test file that names
-the data set, its folder or the helper that loads it run.
+does not. `make test` runs the whole suite's main pass from a plain copy made by
+tools/plain_clone.py, where each test that reads the data must skip with its reason instead
+of failing, and then those tests beside the data. These tests check that tool, that recipe,
+and that the data is found through one definition only.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
+TOOL = ROOT / "tools" / "plain_clone.py"
 DATA_MARK = "LoCoMo development data"
 """What a test that reads the data says when it skips."""
-NAMES_THE_DATA = re.compile(r"locomo|shared/data|benchmark_scripts|" + DATA_MARK, re.IGNORECASE)
-"""How a test file that may read the data is found: it names the data set, its folder, or the
-helper that loads the benchmarks' data sets."""
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
-    out = tmp_path_factory.mktemp("plain") / "cogmem-graph"
-    for name in filter(None, tracked.decode().split("\0")):
-        source = ROOT / name
-        if source.is_file():
-            (out / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, out / name)
-    assert not (out.parent / "shared").exists()
-    return out
+def _plain_clone(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run([sys.executable, str(TOOL), "run", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
 
 
-def _pytest(clone: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COGMEM_"))}
-    env["PYTHONPATH"] = str(clone)  # the clone's package, not the checkout's
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", *args],
-                          cwd=clone, env=env, capture_output=True, text=True, timeout=900)
+PROBE = """
+import json, os, sys
+from pathlib import Path
+import cogmem_graph
+from tests.benchmark_scripts import LOCOMO_DATA
+here = Path.cwd()
+print(json.dumps({"cwd": str(here), "beside": sorted(p.name for p in here.parent.iterdir()),
+                  "package": cogmem_graph.__file__, "data": str(LOCOMO_DATA), "data_there": LOCOMO_DATA.is_dir(),
+                  "venv": (here / ".venv").is_dir(), "readme": (here / "README.md").is_file(),
+                  "compiled": any((here / "cogmem_graph" / "__pycache__").iterdir())}))
+sys.exit(7)
+"""
 
 
-def test_the_whole_suite_collects_on_a_plain_clone(clone: Path) -> None:
-    run = _pytest(clone, "--collect-only", "-q", "tests")
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+def test_the_plain_clone_holds_the_checkout_with_nothing_beside_it_and_is_removed_after() -> None:
+    run = _plain_clone("--", sys.executable, "-c", PROBE)
+    assert run.returncode == 7, run.stderr[-3000:]  # the command's own exit code
+    seen = json.loads(run.stdout.strip().splitlines()[-1])
+    clone = Path(seen["cwd"])
+    assert clone.name == "cogmem-graph" and seen["beside"] == ["cogmem-graph"]
+    assert not clone.is_relative_to(ROOT) and not seen["data_there"]
+    assert seen["data"] == str(clone.parent / "shared" / "data" / "locomo")
+    assert Path(seen["package"]).is_relative_to(clone), "the copy's package, not the checkout's"
+    assert seen["venv"] and seen["readme"] and seen["compiled"]
+    assert not clone.parent.exists(), "the copy is removed afterwards"
 
 
-def test_the_tests_that_read_the_development_data_skip_with_a_reason(clone: Path) -> None:
-    files = sorted(str(p.relative_to(clone)) for p in (clone / "tests").rglob("test_*.py")
-                   if NAMES_THE_DATA.search(p.read_text()) and p.name != Path(__file__).name)
-    assert files, f"no test names the {DATA_MARK}: this check has nothing to run"
-    run = _pytest(clone, "-q", "-rs", "-m", "not neo4j", *files)
-    assert run.returncode == 0, run.stdout[-5000:] + run.stderr[-3000:]
-    assert f"no {DATA_MARK} at" in run.stdout
+def test_make_test_runs_the_main_pass_from_a_plain_clone_and_the_data_tests_beside_the_data() -> None:
+    recipe = (ROOT / "Makefile").read_text().split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    assert 'tools/plain_clone.py run -- $(abspath $(PY)) -m pytest -n auto --dist loadfile -m "not serial"' in recipe
+    assert '-m "locomo_data and not serial"' in recipe
+
+
+def test_every_test_that_reads_the_data_is_marked_for_its_own_pass() -> None:
+    """The pass beside the data selects the marker: a test decorated with `needs_locomo_data`
+    carries it, so it runs there and skips (with the reason) in the plain clone."""
+    from tests.benchmark_scripts import LOCOMO_DATA, needs_locomo_data
+
+    @needs_locomo_data
+    def reads_the_data() -> None: ...
+
+    marks = {m.name: m for m in reads_the_data.pytestmark}
+    assert set(marks) == {"locomo_data", "skipif"}
+    assert marks["skipif"].kwargs["reason"] == f"no {DATA_MARK} at {LOCOMO_DATA}"
 
 
 FINDS_THE_DATA = re.compile(r"""["']shared["']\s*/\s*["']data["']|shared/data""")
