@@ -167,6 +167,13 @@ class UserArgs(Args):
                                                                          "user's keys name one")
 
 
+class OrganizationArgs(Args):
+    """An owner operation over one organization's users (owner entries only)."""
+
+    organization_id: str | None = Field(None, min_length=1, description=(
+        "that organization's users; without it, the users outside every organization"))
+
+
 class EraseArgs(UserArgs):
     include_shared: bool = Field(False, description=(
         "also delete what the user wrote into shared scopes (organization, agent, persona); by default it "
@@ -681,6 +688,14 @@ OPERATIONS: dict[str, Operation] = _table(
             "scopes stays without its author, unless include_shared. Run twice, the second run finds "
             "nothing. Returns a receipt with the counts."),
         client="erase", cli="erase"),
+    Operation(
+        "users", OrganizationArgs, "owner", "GET", "/v1/admin/users",
+        summary="Owner: the users who hold memories",
+        description=(
+            "Owner only: the ids of the users who hold memories (in their user scope or one of their threads) "
+            "in one organization, or outside every organization without organization_id; sorted. The ids "
+            "`erase` and `export_user` take."),
+        mcp="users", client="users", cli="users"),
     Operation(
         "export_user", UserArgs, "owner", "GET", "/v1/admin/export",
         summary="Owner: one user's memories as JSON Lines",

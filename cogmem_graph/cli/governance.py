@@ -1,6 +1,6 @@
 """What the memory holds, and control over it: `list` memories by filter, `get` one,
 `update` (correct) it, show its `history`, `forget` memories for good, and the owner's
-`erase` of a whole user.
+`users` (who holds memories) and `erase` of a whole user.
 
 Each command runs one entry of `cogmem_graph.operations`: with --server through the
 entry's route (`RemoteAgent.call`, the server's JSON), otherwise through the facade on
@@ -338,3 +338,31 @@ def erase(
               f"{counts.get('other_nodes', 0)} other records in {len(receipt['scope_keys'])} scopes; shared: "
               f"{counts.get('shared_deleted', 0)} deleted, {counts.get('shared_kept_without_author', 0)} kept "
               "without author" + (", files compacted" if receipt.get("compacted") else ""))
+
+
+@app.command()
+def users(
+    ctx: typer.Context,
+    org: Annotated[str | None, typer.Option("--org", help=(
+        "that organization's users; without it, the users outside every organization"))] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """The users who hold memories (owner), one id a line: the ids `cogmem erase --user U` takes.
+    Give the organization after the command: `cogmem users --org O`."""
+    settings = settings_of(ctx)
+    chosen = [option for name, option in IDENTITY_OPTIONS if getattr(settings, name)]
+    if chosen:  # before the command they would name who acts, which an owner command takes from nobody
+        raise fail(f"`cogmem users` is an owner command: the organization goes after it (`cogmem users --org O`); "
+                   f"remove the global {', '.join(chosen)} given before `users` (or unset the matching "
+                   "COGMEM_* variables)", EXIT_USAGE)
+    if settings.server:
+        with remote_session(ctx) as remote:
+            answer = remote.call("users", {"organization_id": org})
+    else:
+        with session(ctx) as store:
+            answer = {"organization_id": org, "users": store.users(organization_id=org)}
+    if as_json:
+        out.print_json(data=answer)
+        return
+    for user_id in answer["users"]:
+        out.print(escape(user_id), soft_wrap=True)

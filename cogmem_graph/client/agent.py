@@ -246,6 +246,13 @@ class RemoteMethods:
             "compact": compact})))
 
     @remote
+    def users(self, *, organization_id: str | None = None) -> Plan[builtins.list[str]]:
+        """The users who hold memories, in one organization or outside every one (owner key):
+        `MemoryStore.users`."""
+        answer = yield Send("users", {"organization_id": organization_id})
+        return list(answer["users"])
+
+    @remote
     def export_user(self, out: TextIO, user_id: str, organization_id: str | None = None) -> Plan[PortableCounts]:
         """Write one user's memories to `out` as JSON Lines (owner key): `MemoryStore.export(user_id=...)`."""
         last = yield Send("export_user", {"user_id": user_id, "organization_id": organization_id}, out=out)

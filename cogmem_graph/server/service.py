@@ -60,6 +60,7 @@ from cogmem_graph.operations import (
     MemoryArgs,
     MultiHopArgs,
     ObserveArgs,
+    OrganizationArgs,
     PageArgs,
     RecallArgs,
     RemindArgs,
@@ -335,6 +336,10 @@ class MemoryService:
                                     "(`cogmem --home HOME export FILE`)")
         agent = self._agent(p)
         return stream_text(agent.export, name="export")
+
+    def _op_users(self, p: Principal, a: OrganizationArgs) -> dict[str, Any]:
+        return {"organization_id": a.organization_id,
+                "users": self.store.users(organization_id=a.organization_id)}
 
     def _op_export_user(self, p: Principal, a: UserArgs) -> Iterator[str]:
         def write(out: Any) -> Any:

@@ -1,4 +1,4 @@
-"""Get, list, update, history, forget, export and erase on every surface of `cogmem serve`,
+"""Get, list, update, history, forget, export, users and erase on every surface of `cogmem serve`,
 each through a real client: httpx for REST, the official MCP client over streamable HTTP,
 `cg.connect`, and the `cogmem` CLI both through `--server` and on a local home.
 
@@ -231,6 +231,38 @@ def test_erase_without_organization_is_refused_on_every_surface_when_the_user_is
     assert again.returncode == 0 and json.loads(again.stdout)["counts"]["traces"] == 0, again.stderr
 
 
+def test_users_lists_who_holds_memories_in_one_organization_on_every_surface(server) -> None:
+    """The owner's list of users, the ids `erase` takes: one organization's, or those outside
+    every organization; an agent key is refused (403)."""
+    srv, keys = server
+    v1 = f"{srv.url}/v1"
+    for who in ("alice", "bob", "carol", "solo"):
+        assert httpx.post(f"{v1}/memories", json={"content": f"{who} likes quiet mornings"},
+                          headers=auth(keys[who]), timeout=60).status_code == 200
+    owner = {"headers": auth(keys["owner"]), "timeout": 60}
+    acme = httpx.get(f"{v1}/admin/users", params={"organization_id": "acme"}, **owner).json()
+    assert acme["organization_id"] == "acme" and {"alice", "bob"} <= set(acme["users"])
+    assert "carol" not in acme["users"] and acme["users"] == sorted(acme["users"])
+    outside = httpx.get(f"{v1}/admin/users", **owner).json()["users"]
+    assert "solo" in outside and not {"alice", "bob", "carol"} & set(outside)
+    refused = httpx.get(f"{v1}/admin/users", params={"organization_id": "acme"}, headers=auth(keys["alice"]),
+                        timeout=60)
+    assert refused.status_code == 403 and "owner operation" in refused.json()["error"]
+
+    with cg.connect(srv.url, keys["owner"]) as by_client:
+        assert "carol" in by_client.users(organization_id="globex")
+        assert "alice" not in by_client.users(organization_id="globex")
+
+    async def by_mcp() -> list[str]:
+        async with mcp_session(srv.url, keys["owner"]) as session:
+            return (await tool(session, "users", organization_id="acme"))["users"]
+
+    assert {"alice", "bob"} <= set(anyio.run(by_mcp))
+    by_cli = cogmem("--server", srv.url, "users", "--org", "acme", COGMEM_API_KEY=keys["owner"])
+    assert by_cli.returncode == 0 and {"alice", "bob"} <= set(by_cli.stdout.split()), by_cli.stderr
+    assert "carol" not in by_cli.stdout.split()
+
+
 # ---------------------------------------------------------------- cg.connect
 
 
@@ -398,6 +430,7 @@ def test_cli_on_a_local_home(tmp_path: Path) -> None:
         return done
 
     assert maya("ingest", str(notes)).returncode == 0
+    assert cogmem(*store, "users").stdout.split() == ["maya"]
     items = json.loads(maya("list", "--json").stdout)["items"]
     desk = next(r["trace"]["id"] for r in items if "desk" in r["trace"]["content"])
     updated = maya("update", desk, "--content", "Maya's standing desk is set to 118 cm.", "--json")
@@ -414,6 +447,7 @@ def test_cli_on_a_local_home(tmp_path: Path) -> None:
     assert forgot.returncode == 0 and new_id in json.loads(forgot.stdout)["forgotten"], forgot.stderr
     erased = cogmem(*store, "erase", "--user", "maya")
     assert erased.returncode == 0 and "erased user maya" in erased.stdout, erased.stderr
+    assert json.loads(cogmem(*store, "users", "--json").stdout) == {"organization_id": None, "users": []}
     assert json.loads(maya("list", "--json").stdout)["items"] == []
 
 
@@ -439,6 +473,7 @@ def test_cli_erase_without_org_names_the_organization_on_a_local_home(tmp_path: 
     (["update", "t1", "--metadata", "3"], "--metadata must be a JSON object"),
     (["export", "out.jsonl", "--org", "acme"], "give --user too"),
     (["--user", "maya", "erase", "--user", "maya"], "goes after it"),
+    (["--org", "acme", "users"], "goes after it"),
 ])
 def test_cli_usage_errors_name_the_argument(tmp_path: Path, args: list[str], words: str) -> None:
     done = cogmem("--home", str(tmp_path / "home"), *args)

@@ -181,7 +181,7 @@ CLI_NAMES = {
     ("pin", "trace_ids"): "ids", ("unpin", "trace_ids"): "ids", ("forget", "trace_ids"): "ids",
     ("list", "tags"): "tags_any", ("list", "types"): "type", ("list", "states"): "state", ("list", "scopes"): "scope",
     ("update", "memory_type"): "type",
-    ("erase", "user"): "user_id", ("erase", "org"): "organization_id",
+    ("erase", "user"): "user_id", ("erase", "org"): "organization_id", ("users", "org"): "organization_id",
 }
 INVERTED = {("recall", "no_reinforce")}  # a flag saying "not" the argument
 # A command's own default, where the table's is None ("the configured one") and the command

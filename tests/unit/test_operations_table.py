@@ -114,7 +114,7 @@ def test_the_existing_operations_keep_their_routes_and_mcp_names() -> None:
         assert (op.method, op.path, op.mcp) == (method, path, mcp), name
     assert OPERATIONS["memory"].mcp_resource == "memory://{trace_id}"
     assert {op.name for op in ENTRIES if op.role == "owner"} == {"consolidate", "stats", "repair", "erase",
-                                                                "export_user"}
+                                                                "export_user", "users"}
 
 
 @pytest.mark.parametrize("op", by_name(ENTRIES))
