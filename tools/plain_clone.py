@@ -9,11 +9,11 @@ their own in the checkout.)
     python tools/plain_clone.py run [--keep] -- COMMAND [ARG ...]
 
 The copy holds the files git tracks (and untracked ones it does not ignore, so a new test
-is run before it is committed), in a fresh temporary folder. What the Makefile's set-up
-builds inside a clone is linked, not copied: the venv, the Cypher linter's node modules and
-Neo4j's resolved jars, as a user's clone has them after `make test`'s set-up. COMMAND runs in
-the copy with the copy's package first on PYTHONPATH; its exit code is returned, and the
-copy is removed afterwards (`--keep` leaves it and says where).
+is run before it is committed), in a fresh temporary folder. The rest of a clone is linked,
+not copied: its `.git`, and what the Makefile's set-up builds inside it (the venv, the Cypher
+linter's node modules and Neo4j's resolved jars), as a user's clone has them after `make
+test`'s set-up. COMMAND runs in the copy with the copy's package first on PYTHONPATH; its exit
+code is returned, and the copy is removed afterwards (`--keep` leaves it and says where).
 """
 
 from __future__ import annotations
@@ -31,8 +31,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "cogmem-graph"
-SET_UP = (".venv", "tools/cypher-lint/node_modules", "tools/neo4j/target")
-"""What the Makefile builds inside a clone (ignored by git), linked into the copy."""
+SET_UP = (".git", ".venv", "tools/cypher-lint/node_modules", "tools/neo4j/target")
+"""What a clone holds besides its files: its repository, and what the Makefile builds inside it
+(ignored by git); linked into the copy."""
 COMPILED = ("cogmem_graph", "tests", "benchmarks")
 """Compiled once in the copy: each of the suite's Python processes would compile them again."""
 

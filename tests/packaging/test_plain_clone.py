@@ -36,12 +36,14 @@ here = Path.cwd()
 print(json.dumps({"cwd": str(here), "beside": sorted(p.name for p in here.parent.iterdir()),
                   "package": cogmem_graph.__file__, "data": str(LOCOMO_DATA), "data_there": LOCOMO_DATA.is_dir(),
                   "venv": (here / ".venv").is_dir(), "readme": (here / "README.md").is_file(),
+                  "git": (here / ".git").exists(),
                   "compiled": any((here / "cogmem_graph" / "__pycache__").iterdir())}))
 sys.exit(7)
 """
 
 
 def test_the_plain_clone_holds_the_checkout_with_nothing_beside_it_and_is_removed_after() -> None:
+    """Run here or from a plain clone itself (the main pass of `make test` runs there)."""
     run = _plain_clone("--", sys.executable, "-c", PROBE)
     assert run.returncode == 7, run.stderr[-3000:]  # the command's own exit code
     seen = json.loads(run.stdout.strip().splitlines()[-1])
@@ -50,7 +52,7 @@ def test_the_plain_clone_holds_the_checkout_with_nothing_beside_it_and_is_remove
     assert not clone.is_relative_to(ROOT) and not seen["data_there"]
     assert seen["data"] == str(clone.parent / "shared" / "data" / "locomo")
     assert Path(seen["package"]).is_relative_to(clone), "the copy's package, not the checkout's"
-    assert seen["venv"] and seen["readme"] and seen["compiled"]
+    assert seen["venv"] and seen["readme"] and seen["compiled"] and seen["git"]
     assert not clone.parent.exists(), "the copy is removed afterwards"
 
 
