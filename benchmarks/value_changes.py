@@ -42,10 +42,15 @@ from cogmem_graph.clock import MS_PER_DAY, MS_PER_HOUR, ManualClock
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lifecycle import EMBEDDED, consolidate_nights, day_start, open_store  # noqa: E402
 from value_changes_holdout import HOLDOUT_CHANGES, HOLDOUT_DISTINCT  # noqa: E402
+from value_changes_second_holdout import HALF as SECOND_HALF  # noqa: E402
+from value_changes_second_holdout import SECOND_CHANGES, SECOND_DISTINCT  # noqa: E402
 from value_changes_set import CHANGES, DISTINCT, FORMS, HALVES, Change, Distinct  # noqa: E402
 
-ALL_HALVES = (*HALVES, "holdout")
-"""`holdout`: pairs written after the rules were built, in verbs and constructions neither half uses."""
+ALL_HALVES = (*HALVES, "holdout", SECOND_HALF)
+"""`holdout`: pairs written after the rules were built, in verbs and constructions neither half uses;
+`holdout 2`: pairs written later still, after the rules that followed the first holdout's misses."""
+HELD_OUT_CHANGES = (*HOLDOUT_CHANGES, *SECOND_CHANGES)
+HELD_OUT_DISTINCT = (*HOLDOUT_DISTINCT, *SECOND_DISTINCT)
 
 DAYS_BETWEEN = 10
 PROMPT_TOKENS = 400
@@ -198,8 +203,8 @@ def changes_table(outcomes: list[ChangeOutcome], distinct: list[DistinctOutcome]
 
 def run_value_changes(embedder: str, preset: str, progress: Progress, graph: str = EMBEDDED) -> dict:
     """The rows as `lifecycle.py` reports them: changes followed and different things kept, per half."""
-    changes = run_changes(embedder, preset, progress, graph, (*CHANGES, *HOLDOUT_CHANGES))
-    distinct = run_distinct(embedder, preset, progress, graph, (*DISTINCT, *HOLDOUT_DISTINCT))
+    changes = run_changes(embedder, preset, progress, graph, (*CHANGES, *HELD_OUT_CHANGES))
+    distinct = run_distinct(embedder, preset, progress, graph, (*DISTINCT, *HELD_OUT_DISTINCT))
     return {"hits": sum(o.followed for o in changes), "n": len(changes),
             "by_half": {h: ratio([o.followed for o in changes if o.half == h]) for h in ALL_HALVES},
             "distinct": {"hits": sum(d.kept for d in distinct), "n": len(distinct),
@@ -219,8 +224,8 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     console = Console(width=200)
     started = time.perf_counter()
-    change_set = CHANGES if args.no_holdout else (*CHANGES, *HOLDOUT_CHANGES)
-    distinct_set = DISTINCT if args.no_holdout else (*DISTINCT, *HOLDOUT_DISTINCT)
+    change_set = CHANGES if args.no_holdout else (*CHANGES, *HELD_OUT_CHANGES)
+    distinct_set = DISTINCT if args.no_holdout else (*DISTINCT, *HELD_OUT_DISTINCT)
     with Progress(console=console, transient=True) as progress:
         changes = run_changes(args.embedder, args.preset, progress, args.graph, change_set)
         distinct = run_distinct(args.embedder, args.preset, progress, args.graph, distinct_set)

@@ -56,15 +56,17 @@ _ASKS = (
      frozenset({"day", "date"})),
     (re.compile(r"\bhow often\b|\bhow frequently\b|\bhow many times a\b", re.IGNORECASE), frozenset({"frequency"})),
     (re.compile(r"\bhow (?:much|many|long|big|far|old)\b|\bwhat(?:'s| is| are)? (?:the |my |our )?"
-                r"(?:price|cost|fee|rent|dose|dosage|budget|limit|amount|number|total)\b", re.IGNORECASE), _AMOUNT),
-    (re.compile(r"\b(?:which|what) (?:room|hall|floor|gate|platform|studio|office|desk|seat|table)\b",
+                r"(?:[\w-]+ ){0,2}(?:price|cost|fee|rent|dose|dosage|budget|limit|amount|number|total)\b",
+                re.IGNORECASE), _AMOUNT),
+    (re.compile(r"\b(?:which|what) (?:[\w-]+ ){0,2}(?:room|hall|floor|gate|platform|studio|office|desk|seat|table)\b",
                 re.IGNORECASE), _PLACE),
     (re.compile(r"^\W*when\b|\bwhen (?:is|are|was|will|does|do)\b", re.IGNORECASE), _WHEN),
     (re.compile(r"^\W*where\b|\bwhere (?:is|are|does|do|will)\b", re.IGNORECASE), _PLACE),
     (re.compile(r"^\W*(?:who|whom)\b|\bwho (?:is|are|does|do|will)\b", re.IGNORECASE), _PERSON),
 )
 """The first phrase that matches says what is asked: "what time" before "when", "which room"
-before "where"."""
+before "where". The thing may stand between ("which *consulting* room", "what is my *daily
+screen-time* limit")."""
 
 _QUESTION_ONLY = frozenset({
     "what", "which", "where", "who", "whom", "whose", "when", "how", "why", "time", "day", "days", "night",
@@ -74,6 +76,14 @@ _QUESTION_ONLY = frozenset({
 """Words that say what is asked, not what it is asked about."""
 
 _PLACE_PREPOSITIONS = frozenset({"in", "at", "to", "from"})
+_SLOT_NOUNS = frozenset({
+    "schedule", "timetable", "timing", "time", "times", "date", "dates", "day", "days", "hours", "start",
+    "arrival", "deadline", "venue", "location", "address", "price", "cost", "fee", "fees", "rate", "size", "number",
+    "count", "amount", "total", "frequency", "dose", "dosage"})
+"""Nouns that name a kind of value, not another thing: "the running group's *schedule*" is the
+group's own frequency, where "Alice's *brother*" is someone else."""
+_AGENT_ENDINGS = ("er", "or")
+"""Who does a thing, named from the verb: "teach*er*" is who teaches, "supervis*or*" who supervises."""
 _BE = frozenset({"is", "are", "was", "were", "be", "'s"})
 _DEFINITE = frozenset({"the", "my", "our", "your", "their", "his", "her", "its", "this", "that"})
 _CLAUSE_OPENERS = frozenset({"and", "but", "so", "then", "while", "when", "because", "if", "though", "although"})
@@ -132,15 +142,28 @@ def _holds_a_role(tokens: tuple[Token, ...], name: Token) -> bool:
     return any(t.word in _DEFINITE or t.possessor for t in after[1:])
 
 
-def _values(sentence: str, tokens: tuple[Token, ...], kinds: frozenset[str], asked: frozenset[str]) -> frozenset[str]:
-    """The values of the asked kinds in a sentence, less the question's own words."""
-    out = {t.key for t in tokens if t.kind in kinds and t.key not in asked
-           and (t.kind != "name" or kinds != _PERSON or _holds_a_role(tokens, t))}
+def _date_key(tokens: tuple[Token, ...], month: Token) -> str:
+    """A month with the day of the month beside it ("September 8", "28 November") as one
+    value: the month alone would make the 8th and the 15th one date."""
+    for at in (month.position + 1, month.position - 1):
+        if 0 <= at < len(tokens) and tokens[at].kind == "number" and tokens[at].key.isdigit() \
+                and 1 <= int(tokens[at].key) <= 31:
+            return f"{month.key} {tokens[at].key}"
+    return month.key
+
+
+def _values(sentence: str, tokens: tuple[Token, ...], kinds: frozenset[str], asked: frozenset[str],
+            value_start: int = -1) -> frozenset[str]:
+    """The values of the asked kinds in a sentence, less the question's own words; a place
+    named in lower case is read after the last place preposition, or where a change told of
+    puts its new value (`value_start`)."""
+    out = {_date_key(tokens, t) if t.kind == "date" else t.key for t in tokens if t.kind in kinds
+           and t.key not in asked and (t.kind != "name" or kinds != _PERSON or _holds_a_role(tokens, t))}
     if "name" in kinds and tokens and tokens[0].kind == "word" and _first_word_name(sentence, tokens[0]) \
             and tokens[0].key not in asked and (kinds != _PERSON or _holds_a_role(tokens, tokens[0])):
         out.add(tokens[0].key)
     if "place" in kinds and not out:  # "in the church hall": the words after the last place preposition
-        cut = max((t.position for t in tokens if t.word in _PLACE_PREPOSITIONS), default=-1)
+        cut = max((t.position for t in tokens if t.word in _PLACE_PREPOSITIONS), default=value_start - 1)
         place = [t.key for t in tokens[cut + 1:] if t.kind == "word" and t.key not in asked] if cut >= 0 else []
         if place:
             out.add(" ".join(place))
@@ -150,12 +173,31 @@ def _values(sentence: str, tokens: tuple[Token, ...], kinds: frozenset[str], ask
 def _owners_asked(tokens: tuple[Token, ...], asked: frozenset[str]) -> bool:
     """Whether every owner the sentence names, and what it owns, are words of the question:
     asked "Where does Alice live?", "Alice's brother lives in Madrid" speaks of another person."""
-    return all(t.key in asked and tokens[t.position + 1].key in asked
+    return all(t.key in asked and (tokens[t.position + 1].key in asked or tokens[t.position + 1].word in _SLOT_NOUNS)
                for t in tokens if t.possessor and t.position + 1 < len(tokens))
 
 
+def _agent_noun(word: str, other: str) -> bool:
+    """Whether one word names who does what the other does ("teacher" / "teach")."""
+    return len(other) >= 4 and word[:-2] == other and word.endswith(_AGENT_ENDINGS)
+
+
+def _covered(asked: frozenset[str], asked_pairs: frozenset[tuple[str, str]],
+             tokens: tuple[Token, ...]) -> frozenset[str]:
+    """The question's words a sentence holds: as they are, or written as one word or two ("the
+    school run" / "school-run", "pick up" / "pickup"), or the one who does it ("teaches" /
+    "teacher")."""
+    keys = [t.key for t in tokens if t.kind != "punct"]
+    found = set(keys) | {k.replace("-", "") for k in keys} | {a + b for a, b in pairwise(keys)}
+    out = {w for w in asked if w in found or w.replace("-", "") in found
+           or any(_agent_noun(k, w) or _agent_noun(w, k) for k in keys)}
+    out |= {w for a, b in asked_pairs if a + b in found for w in (a, b)}
+    return frozenset(out)
+
+
 @lru_cache(maxsize=4_096)
-def _reading(text: str, asked: frozenset[str], kinds: frozenset[str]) -> _Reading | None:
+def _reading(text: str, asked: frozenset[str], kinds: frozenset[str],
+             asked_pairs: frozenset[tuple[str, str]] = frozenset()) -> _Reading | None:
     """The text's stating sentence that holds the most of the question's words and a value of
     the asked kind; None when no sentence does."""
     best: _Reading | None = None
@@ -164,16 +206,18 @@ def _reading(text: str, asked: frozenset[str], kinds: frozenset[str]) -> _Readin
             continue
         tokens = sentence_tokens(sentence)
         moved = move_reading(sentence)
+        value_start = -1
         if moved is not None and moved.moved and not moved.relative:
             tokens, sentence = moved.tokens, ""  # "X was moved to Y": its result, Y, holds now
+            value_start = moved.value_start
         elif not states(tokens):
             continue
         if not _owners_asked(tokens, asked):
             continue
-        values = _values(sentence, tokens, kinds, asked)
+        values = _values(sentence, tokens, kinds, asked, value_start)
         if not values:
             continue
-        covered = asked & {t.key for t in tokens}
+        covered = _covered(asked, asked_pairs, tokens)
         if best is None or len(covered) > len(best.covered):
             best = _Reading(frozenset(covered), values, tuple(t.key for t in tokens),
                             frozenset(t.key for t in tokens if t.kind == "word"))
@@ -206,7 +250,9 @@ def disagree_on_asked_value(question: str, memories: Sequence[tuple[str, str]]) 
     asked = _question_words(question) if kinds else frozenset()
     if len(asked) < MIN_NAMING_WORDS:
         return []
-    read = [(tid, text, _reading(text, asked, kinds)) for tid, text in memories]
+    in_order = [t.key for t in sentence_tokens(question) if t.key in asked]
+    pairs = frozenset(pairwise(in_order))
+    read = [(tid, text, _reading(text, asked, kinds, pairs)) for tid, text in memories]
     out = []
     for i, (old_id, old_text, old) in enumerate(read):
         if old is None or old.covered != asked:

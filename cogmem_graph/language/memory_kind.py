@@ -21,6 +21,7 @@ from cogmem_graph.config.retention import RetentionConfig
 from cogmem_graph.language.caseless import Caseless
 from cogmem_graph.language.sentences import sentence_spans
 from cogmem_graph.language.speakers import turn_body
+from cogmem_graph.language.value_slots import sentence_tokens, sentences
 from cogmem_graph.model import MemoryCategory
 
 _DEFAULT_CONFIG = RetentionConfig()
@@ -217,11 +218,28 @@ def value_tokens(text: str) -> frozenset[str]:
     return frozenset(values)
 
 
+_STATED_KINDS = frozenset({"number", "money", "percent", "frequency", "time", "date", "day"})
+"""The value kinds the slot reader normalises (`value_slots.Token.kind`) that make one fact another."""
+
+
+@lru_cache(maxsize=16_384)
+def stated_values(text: str) -> frozenset[str]:
+    """The values a text states as the slot reader normalises them: counts and rates said in
+    words too ("fourteen players", "twice a week", "every other day"). Cached: the write path
+    compares each new memory with its neighbours, which the next write meets again."""
+    return frozenset(t.key for sentence in sentences(turn_body(text)) for t in sentence_tokens(sentence)
+                     if t.kind in _STATED_KINDS)
+
+
 def carries_different_facts(text_a: str, text_b: str) -> bool:
-    """True when the two texts name different values (numbers, names, dates): however alike
-    the sentences, they state different facts, and neither may stand for the other."""
+    """True when the two texts name different values (numbers, names, dates, or counts and
+    rates said in words): however alike the sentences, they state different facts, and neither
+    may stand for the other ("the string section has fourteen players" / "seventeen players
+    make up the string section")."""
     a, b = value_tokens(text_a), value_tokens(text_b)
-    return (bool(a) or bool(b)) and a != b
+    if (a or b) and a != b:
+        return True
+    return stated_values(text_a) != stated_values(text_b)
 
 
 _NAME = re.compile(r"(?<=[\w,;:)]\s)[A-Z][\w'-]+")

@@ -60,6 +60,8 @@ _NOT_CHANGE_VERBS = frozenset({"need", "feed", "seed", "indeed", "speed", "bed",
                                "planned", "set", "capped", "expected", "priced"})
 """Words in -ed (and forms of "set") that state a value rather than change it: "is booked for
 Saturday", "is set for June 12", "is capped at 12" restate; they do not move."""
+_OBJECT_PRONOUNS = frozenset({"me", "us", "you", "him", "her", "them", "it"})
+"""An object that names nothing: what was changed is then what the subject names."""
 _AUXILIARIES = frozenset({"has", "have", "had", "been", "was", "were", "is", "are", "be", "being", "got", "gets",
                           "get", "getting", "will", "'s", "just", "now", "finally", "officially", "also"})
 _ONSETS = ("starting", "beginning", "from", "as of", "effective", "going forward", "from now on",
@@ -90,6 +92,11 @@ class MoveReading:
     """A change by an amount ("an hour later") rather than to a value: the amount and unit."""
     moved: bool = False
     """A verb of change was read (not only an onset or a given-up value)."""
+    value_start: int = -1
+    """Where in `tokens` the new value begins when the change is told as a state reached, with
+    an auxiliary before its verb ("... *has* decamped to *the scout hut*", "... *were* shunted
+    into ..."); -1 otherwise: after a bare past verb ("we walked the group over to the café")
+    the words may tell where something went once, not where it is now."""
 
 
 _ONLY_WITH_A_PARTICLE = frozenset({"went", "gone", "put"})
@@ -224,8 +231,10 @@ def _moved(tokens: tuple[Token, ...]) -> MoveReading | None:
         value = [t for t in tokens[j + 1:] if t.kind != "punct" or t.key == ","]
         if not any(t.is_value or t.kind == "word" for t in value[:4]):
             continue  # "moved to it", "changed to that": no value to read
-        thing = obj if obj and any(t.kind in ("word", "name") for t in obj) else before
-        return MoveReading(_renumbered([*thing, *value]), moved=True)
+        names = obj and any(t.kind in ("word", "name") and t.word not in _OBJECT_PRONOUNS for t in obj)
+        thing = obj if names else before  # "the Seaview Inn upgraded us to room 310": the inn's room
+        reached = v > 0 and tokens[v - 1].word in _AUXILIARIES
+        return MoveReading(_renumbered([*thing, *value]), moved=True, value_start=len(thing) if reached else -1)
     return None
 
 
@@ -244,7 +253,7 @@ def move_reading(sentence: str) -> MoveReading | None:
     tokens = sentence_tokens(text.replace("—", ",").replace("–", ","))
     moved = _moved(tokens) or _compared(tokens)
     if moved is not None:
-        return MoveReading(moved.tokens, given_up, moved.relative, True)
+        return MoveReading(moved.tokens, given_up, moved.relative, True, moved.value_start)
     if onset or given_up:
         return MoveReading(tokens, given_up)
     return None

@@ -139,6 +139,16 @@ def test_value_tokens_tell_facts_apart() -> None:
     assert "may" not in value_tokens("We may go out on Friday.")
 
 
+def test_counts_and_rates_said_in_words_tell_facts_apart() -> None:
+    """However alike two sentences read, another count or rate in words is another fact: a
+    near-duplicate may not stand for it."""
+    assert carries_different_facts("The quiz team has five members.", "Six members make up the quiz team.")
+    assert carries_different_facts("We water the ferns every day.", "We water the ferns every other day.")
+    assert carries_different_facts("The choir meets once a week.", "The choir meets twice a week now.")
+    assert not carries_different_facts("The choir meets once a week.", "Once a week the choir meets.")
+    assert not carries_different_facts("We water the ferns daily.", "We water the ferns every day.")
+
+
 # ---------------------------------------------------------------- prior-weighted scoring
 
 

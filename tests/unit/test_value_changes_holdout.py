@@ -1,63 +1,88 @@
-"""`benchmarks/value_changes_holdout.py` keeps its own promises: 32 changes and 16 distinct pairs, all in the
-holdout half, values written where they are said to be, every question a question, and no statement taken
-from `benchmarks/value_changes_set.py`. Only the data is checked."""
+"""The held-out value-change sets keep their own promises: `benchmarks/value_changes_holdout.py` (32 changes
+and 16 distinct pairs) and `benchmarks/value_changes_second_holdout.py` (32 changes and 12 distinct pairs),
+each in its own half, values written where they are said to be, every question a question, and no
+statement taken from `benchmarks/value_changes_set.py` or an earlier set. Only the data is checked."""
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
+from typing import Any
 
+import pytest
 from benchmark_scripts import load_benchmark
 
 data_set = load_benchmark("value_changes_set")
-holdout = load_benchmark("value_changes_holdout")
+first = load_benchmark("value_changes_holdout")
+second = load_benchmark("value_changes_second_holdout")
 
 
-def test_there_are_32_changes_and_16_distinct_pairs() -> None:
-    assert len(holdout.HOLDOUT_CHANGES) == 32
-    assert len(holdout.HOLDOUT_DISTINCT) == 16
+@dataclass(frozen=True)
+class HeldOut:
+    half: str
+    changes: tuple[Any, ...]
+    distinct: tuple[Any, ...]
+    forms: dict[str, int]
+    distinct_pairs: int
+    earlier: tuple[Any, ...] = ()
+    """Sets written before this one: none of their statements may come back."""
 
 
-def test_forms_and_slots_are_spread() -> None:
-    forms = Counter(change.form for change in holdout.HOLDOUT_CHANGES)
-    assert forms == {"restate": 6, "move": 16, "replace": 6, "relative": 4}
-    slots = Counter(change.slot for change in holdout.HOLDOUT_CHANGES)
+SETS = [
+    pytest.param(HeldOut("holdout", first.HOLDOUT_CHANGES, first.HOLDOUT_DISTINCT,
+                         {"restate": 6, "move": 16, "replace": 6, "relative": 4}, 16), id="holdout"),
+    pytest.param(HeldOut("holdout 2", second.SECOND_CHANGES, second.SECOND_DISTINCT,
+                         {"restate": 8, "move": 8, "replace": 8, "relative": 8}, 12,
+                         (*first.HOLDOUT_CHANGES, *first.HOLDOUT_DISTINCT)), id="holdout 2"),
+]
+
+
+@pytest.mark.parametrize("held", SETS)
+def test_the_counts_forms_and_slots_are_as_promised(held: HeldOut) -> None:
+    assert len(held.changes) == 32
+    assert len(held.distinct) == held.distinct_pairs
+    assert Counter(change.form for change in held.changes) == held.forms
+    slots = Counter(change.slot for change in held.changes)
     assert {slot: slots[slot] for slot in data_set.SLOT_KINDS if slots[slot] < 2} == {}
-    assert {pair.slot for pair in holdout.HOLDOUT_DISTINCT} <= set(data_set.SLOT_KINDS)
+    assert {pair.slot for pair in held.distinct} <= set(data_set.SLOT_KINDS)
 
 
-def test_every_pair_is_in_the_holdout_half() -> None:
-    halves = {change.half for change in holdout.HOLDOUT_CHANGES} | {pair.half for pair in holdout.HOLDOUT_DISTINCT}
-    assert halves == {"holdout"}
+@pytest.mark.parametrize("held", SETS)
+def test_every_pair_is_in_its_half(held: HeldOut) -> None:
+    assert {change.half for change in held.changes} | {pair.half for pair in held.distinct} == {held.half}
 
 
-def test_values_are_written_where_they_are_said_to_be() -> None:
-    for change in holdout.HOLDOUT_CHANGES:
+@pytest.mark.parametrize("held", SETS)
+def test_values_are_written_where_they_are_said_to_be(held: HeldOut) -> None:
+    for change in held.changes:
         assert change.old_value in change.old, change
         assert change.old_value != change.new_value, change
         if change.form == "relative":
             assert change.new_value not in change.new, change  # resolved, not read off
         else:
             assert change.new_value in change.new, change
-    for pair in holdout.HOLDOUT_DISTINCT:
+    for pair in held.distinct:
         assert pair.value_a in pair.a, pair
         assert pair.value_b in pair.b, pair
         assert pair.value_a != pair.value_b, pair
 
 
-def _statements(changes, distinct) -> list[str]:
-    return [s for c in changes for s in (c.old, c.new)] + [s for d in distinct for s in (d.a, d.b)]
+def _statements(pairs) -> list[str]:
+    return [s for p in pairs for s in ((p.old, p.new) if hasattr(p, "old") else (p.a, p.b))]
 
 
-def test_no_statement_is_used_twice_or_taken_from_the_set() -> None:
-    statements = _statements(holdout.HOLDOUT_CHANGES, holdout.HOLDOUT_DISTINCT)
+@pytest.mark.parametrize("held", SETS)
+def test_no_statement_is_used_twice_or_taken_from_an_earlier_set(held: HeldOut) -> None:
+    statements = _statements((*held.changes, *held.distinct))
     assert [s for s, n in Counter(statements).items() if n > 1] == []
-    seen = set(_statements(data_set.CHANGES, data_set.DISTINCT))
+    seen = set(_statements((*data_set.CHANGES, *data_set.DISTINCT, *held.earlier)))
     assert [s for s in statements if s in seen] == []
 
 
-def test_questions_are_questions() -> None:
-    questions = [c.question for c in holdout.HOLDOUT_CHANGES]
-    questions += [q for d in holdout.HOLDOUT_DISTINCT for q in (d.question_a, d.question_b)]
+@pytest.mark.parametrize("held", SETS)
+def test_questions_are_questions(held: HeldOut) -> None:
+    questions = [c.question for c in held.changes]
+    questions += [q for d in held.distinct for q in (d.question_a, d.question_b)]
     assert [q for q in questions if not q.endswith("?")] == []
-    for pair in holdout.HOLDOUT_DISTINCT:
+    for pair in held.distinct:
         assert pair.question_a != pair.question_b, pair
