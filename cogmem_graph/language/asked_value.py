@@ -11,12 +11,15 @@ how the change was worded is needed, only what the question is about. A pair of 
    long"), a person ("who"), a place or a room ("where", "which room");
 2. **both speak of what the question names**: a sentence of each holds every word of the
    question (its values and content words, not the words that ask: "when", "how much",
-   "time"). Asked "When is the yoga class?", "The pottery class is on Wednesdays" lacks
-   *yoga*: another class. Asked "How much does room 204 cost?", "Room 310 costs 120" lacks
-   the number: another room. One word names too little ("When are my classes?"). An owner
-   and what it owns must be the question's words too: asked "Where does Alice live?",
-   "Alice's brother lives in Madrid" speaks of her brother. The newer sentence may leave out
-   one plain word when two or more remain (`_names_it`): a change rarely repeats the verb;
+   "time"), as written, as one word or two ("drop-off" / "drop off"), or as the one who
+   does it ("trainer" / "trains"). Asked "When is the yoga class?", "The pottery class is
+   on Wednesdays" lacks *yoga*: another class. Asked "How much does room 204 cost?", "Room
+   310 costs 120" lacks the number: another room. One word names too little ("When are my
+   classes?"). An owner and what it owns must be the question's words too: asked "Where
+   does Alice live?", "Alice's brother lives in Madrid" speaks of her brother (a noun naming
+   the kind of value, "the choir's *schedule*", is the owner's own). The newer sentence may
+   leave out one plain word when two or more remain (`_names_it`): a change rarely repeats
+   the verb;
 3. **they give different values of that kind**: the newer sentence holds a value of the
    asked kind the older one does not (the question's own words are never the value), and
    the older holds one;
