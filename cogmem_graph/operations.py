@@ -58,6 +58,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from cogmem_graph.config.retrieval import MAX_TOP_K
 from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.filters import MemoryFilter
 from cogmem_graph.model import MemoryType, Moment
@@ -197,7 +198,7 @@ class BatchArgs(Args):
 
 class RecallArgs(Args):
     query: str = Field(..., min_length=1, description="what to remember")
-    top_k: int | None = Field(None, ge=1, le=1000)
+    top_k: int | None = Field(None, ge=1, le=MAX_TOP_K)
     strategy: Literal["full", "dense", "lexical"] = "full"
     record_access: bool = Field(True, description="false: look without reinforcing what is found")
     as_of: Moment | None = Field(None, description="a moment: what the memory knew then and held true then")
@@ -208,7 +209,7 @@ class RecallArgs(Args):
 class ContextArgs(Args):
     query: str = Field(..., min_length=1, description="what the prompt is about")
     token_budget: int | None = Field(None, ge=1, le=200_000)
-    top_k: int = Field(20, ge=1, le=1000)
+    top_k: int = Field(20, ge=1, le=MAX_TOP_K)
     events: list[str] = Field(default_factory=list, description="events this turn, for event reminders")
     where: Where = Field(None, description=WHERE_DESCRIPTION)
     debug: bool = Field(False, description=(
@@ -219,7 +220,7 @@ class ContextArgs(Args):
 class MultiHopArgs(Args):
     query: str = Field(..., min_length=1)
     hops: int | None = Field(None, ge=1, le=4)
-    top_k: int | None = Field(None, ge=1, le=1000)
+    top_k: int | None = Field(None, ge=1, le=MAX_TOP_K)
     where: Where = Field(None, description=WHERE_DESCRIPTION)
 
 

@@ -68,7 +68,9 @@ class SignalWeights(_Config):
 
 
 MAX_TOP_K = 1_000
-"""Default of `RetrievalConfig.max_top_k`, and the `--top-k` limit of the CLI."""
+"""The largest `top_k` a call may ask for, declared once: the default of
+`RetrievalConfig.max_top_k` (which a deployment may lower), the limit of the operations'
+argument models (REST, MCP, the client, the CLI's `--top-k`) and of the LangChain retriever."""
 
 
 class RetrievalConfig(_Config):

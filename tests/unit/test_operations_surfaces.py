@@ -239,3 +239,18 @@ def test_the_drift_tests_see_the_limits_they_compare() -> None:
     assert (recall["top_k"].min, recall["top_k"].max) == bounds(OPERATIONS["recall"].args.model_fields["top_k"])
     assert bounds(OPERATIONS["recall"].args.model_fields["top_k"]) == (1, 1000)
     assert bounds(OPERATIONS["remind"].args.model_fields["every"]) == (1, None)
+
+
+def test_top_k_has_one_limit_on_every_surface() -> None:
+    """REST, MCP, the client and the CLI take the table's limit; the facade's default limit
+    (`RetrievalConfig.max_top_k`, which a deployment may lower) and the LangChain retriever's
+    are the same declaration."""
+    from cogmem_graph.config.retrieval import MAX_TOP_K, RetrievalConfig
+    from cogmem_graph.integrations.langchain.retriever import CogmemRetriever
+
+    limits = {(op.name, name): bounds(field)[1] for op in OPERATIONS.values()
+              for name, field in op.args.model_fields.items() if name == "top_k"}
+    assert len(limits) >= 3 and set(limits.values()) == {MAX_TOP_K}, limits
+    assert RetrievalConfig().max_top_k == MAX_TOP_K
+    assert bounds(CogmemRetriever.model_fields["top_k"])[1] == MAX_TOP_K
+    assert cli_options(OPERATIONS["recall"])["top_k"].max == MAX_TOP_K

@@ -9,13 +9,13 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from cogmem_graph.config.retrieval import MAX_TOP_K
 from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.filters import MemoryFilter, as_filter
 from cogmem_graph.integrations.calls import acall, call
 from cogmem_graph.integrations.langchain.documents import documents_of
 from cogmem_graph.integrations.toolkit import checked_agent
 
-MAX_TOP_K = 1000
 PER_CALL = ("k", "top_k", "where")
 """What a call may set for itself: `retriever.invoke(query, k=3, where={...})`."""
 IGNORED = frozenset({"verbose"})
