@@ -78,9 +78,10 @@ class RetrievalConfig(_Config):
 
     top_k: int = Field(10, ge=1, le=MAX_TOP_K, description="traces returned by default")
     max_top_k: int = Field(
-        MAX_TOP_K, ge=1, le=100_000,
+        MAX_TOP_K, ge=1, le=MAX_TOP_K,
         description="the largest top_k a call may ask for (retrieve, multi_hop, assemble_for_prompt, viz); a "
-        "larger one is refused at once: the candidate pools, the activation and the scoring grow with it",
+        "larger one is refused at once: the candidate pools, the activation and the scoring grow with it. A "
+        "deployment may lower it below MAX_TOP_K, the limit every surface declares, not raise it",
     )
     candidate_multiplier: int = Field(
         2, ge=1, le=100,

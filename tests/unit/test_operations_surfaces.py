@@ -252,5 +252,7 @@ def test_top_k_has_one_limit_on_every_surface() -> None:
               for name, field in op.args.model_fields.items() if name == "top_k"}
     assert len(limits) >= 3 and set(limits.values()) == {MAX_TOP_K}, limits
     assert RetrievalConfig().max_top_k == MAX_TOP_K
+    with pytest.raises(ValidationError, match="max_top_k"):
+        RetrievalConfig(max_top_k=MAX_TOP_K + 1)  # lowered by a deployment, never raised past the surfaces
     assert bounds(CogmemRetriever.model_fields["top_k"])[1] == MAX_TOP_K
     assert cli_options(OPERATIONS["recall"])["top_k"].max == MAX_TOP_K
