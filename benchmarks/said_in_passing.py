@@ -48,7 +48,13 @@ import durable_facts  # noqa: E402
 from durable_facts import score  # noqa: E402
 from lifecycle import EMBEDDED, consolidate_nights, day_start, filler_turns, open_store  # noqa: E402
 from locomo import DEFAULT_DATA, load_conversations  # noqa: E402
+from passing_facts_holdout import HALF as HOLDOUT_HALF  # noqa: E402
+from passing_facts_holdout import PASSING_HOLDOUT  # noqa: E402
 from passing_facts_set import HALVES, KINDS, PASSING_FACTS, PassingFact  # noqa: E402
+
+FACT_SETS: dict[str, tuple[tuple[PassingFact, ...], tuple[str, ...]]] = {
+    "set": (PASSING_FACTS, HALVES), "holdout": (PASSING_HOLDOUT, (HOLDOUT_HALF,))}
+"""`--facts`: the tune and confirm halves, or the held-out facts written after their rules."""
 
 TOP_K = 5
 SEARCH_DEPTH = 50
@@ -121,10 +127,11 @@ def state_of(store: cg.MemoryStore, reader: cg.AgentMemory, trace_id: str, answe
 
 
 def run_lived(conversations: list[dict], embedder: str, preset: str, days: int, span: int, per_day: int,
-              seed: int, progress: Progress, graph: str = EMBEDDED, sentence_memories: bool = False) -> list[Outcome]:
+              seed: int, progress: Progress, graph: str = EMBEDDED, sentence_memories: bool = False,
+              told: tuple[PassingFact, ...] = PASSING_FACTS) -> list[Outcome]:
     """The facts said over the first `span` days among daily conversation, nights consolidated,
     then every question asked once."""
-    facts = list(PASSING_FACTS)
+    facts = list(told)
     start = day_start(int(time.time() * 1000)) - (days + 10) * MS_PER_DAY + 9 * MS_PER_HOUR
     clock = ManualClock(start)
     filler = filler_turns(conversations)
@@ -155,10 +162,11 @@ def run_lived(conversations: list[dict], embedder: str, preset: str, days: int, 
 
 
 def run_frozen(conversations: list[dict], embedder: str, preset: str, days: int, per_day: int,
-               progress: Progress, graph: str = EMBEDDED) -> dict[str, list[bool]]:
+               progress: Progress, graph: str = EMBEDDED,
+               told: tuple[PassingFact, ...] = PASSING_FACTS) -> dict[str, list[bool]]:
     """The same turns encoded at once, the clock frozen, asked read-only: the full pipeline and
     the dense search alone. Returns hits per strategy, in the facts' order."""
-    facts = list(PASSING_FACTS)
+    facts = list(told)
     filler = filler_turns(conversations)
     turns = [filler[i % len(filler)] for i in range(days * per_day)]
     hits: dict[str, list[bool]] = {"full": [], "dense": []}
@@ -193,7 +201,8 @@ def miss_line(o: Outcome) -> str:
 
 
 def hits_table(lived: list[Outcome], frozen: dict[str, list[bool]] | None, days: int, span: int,
-               per_day: int) -> Table:
+               per_day: int, told: tuple[PassingFact, ...] = PASSING_FACTS,
+               halves: tuple[str, ...] = HALVES) -> Table:
     table = Table(title=f"Facts said in passing: in the top {TOP_K} (said over the first {span} days, asked after "
                         f"{days}; {per_day} other turns a day, consolidation every night)")
     table.add_column("kind")
@@ -201,13 +210,13 @@ def hits_table(lived: list[Outcome], frozen: dict[str, list[bool]] | None, days:
     if frozen:
         columns += [(f"frozen {name}", hits) for name, hits in frozen.items()]
     for name, _ in columns:
-        for half in (*HALVES, "all"):
+        for half in (*halves, "all"):
             table.add_column(f"{name} {half}", justify="right")
-    facts = list(PASSING_FACTS)
-    for kind in (*KINDS, None):
+    facts = list(told)
+    for kind in (*(k for k in KINDS if any(f.kind == k for f in facts)), None):
         cells = []
         for _, hits in columns:
-            for half in (*HALVES, None):
+            for half in (*halves, None):
                 chosen = [h for f, h in zip(facts, hits, strict=True)
                           if (kind is None or f.kind == kind) and (half is None or f.half == half)]
                 cells.append(f"{sum(chosen)}/{len(chosen)}")
@@ -229,8 +238,11 @@ def main(argv: list[str] | None = None) -> dict:
                         help="the alternative design, measured: every turn's later durable sentences are "
                              "also told as memories of their own (a hit: the turn or one of them in the top 5)")
     parser.add_argument("--graph", default=EMBEDDED, help=f"{EMBEDDED} or a Neo4j URL (its database is cleared)")
+    parser.add_argument("--facts", choices=sorted(FACT_SETS), default="set",
+                        help="the tune and confirm halves (set), or the facts held out from their rules (holdout)")
     parser.add_argument("--json", type=Path, default=None, help="write the results here")
     args = parser.parse_args(argv)
+    told, halves = FACT_SETS[args.facts]
     if not args.data.exists():
         sys.exit(f"no LoCoMo data at {args.data}: pass --data")
     if not 0 < args.fact_span <= args.days:
@@ -240,12 +252,12 @@ def main(argv: list[str] | None = None) -> dict:
     started = time.perf_counter()
     with Progress(console=console, transient=True) as progress:
         lived = run_lived(conversations, args.embedder, args.preset, args.days, args.fact_span,
-                          args.filler_per_day, args.seed, progress, args.graph, args.sentence_memories)
+                          args.filler_per_day, args.seed, progress, args.graph, args.sentence_memories, told)
         frozen = None if args.no_frozen else run_frozen(conversations, args.embedder, args.preset, args.days,
-                                                        args.filler_per_day, progress, args.graph)
-    console.print(f"embedder {args.embedder}; preset {args.preset}; graph {args.graph}; {len(PASSING_FACTS)} facts; "
-                  f"{time.perf_counter() - started:.0f} s")
-    console.print(hits_table(lived, frozen, args.days, args.fact_span, args.filler_per_day))
+                                                        args.filler_per_day, progress, args.graph, told)
+    console.print(f"embedder {args.embedder}; preset {args.preset}; graph {args.graph}; {len(told)} facts "
+                  f"({args.facts}); {time.perf_counter() - started:.0f} s")
+    console.print(hits_table(lived, frozen, args.days, args.fact_span, args.filler_per_day, told, halves))
     for o in lived:
         if not o.hit:
             console.print(f"  missed: {miss_line(o)}", markup=False)
@@ -257,8 +269,8 @@ def main(argv: list[str] | None = None) -> dict:
     gisted_away = sum(not o.answer_kept for o in lived)
     console.print(f"answer no longer in the memory's text (hit or not): {gisted_away}/{len(lived)}")
     report = {"embedder": args.embedder, "preset": args.preset, "days": args.days, "fact_span": args.fact_span,
-              "filler_per_day": args.filler_per_day, "seed": args.seed, "facts": len(PASSING_FACTS),
-              "lived": {"hits": sum(o.hit for o in lived), "by_half": {h: score(lived, half=h) for h in HALVES},
+              "filler_per_day": args.filler_per_day, "seed": args.seed, "facts": len(told), "set": args.facts,
+              "lived": {"hits": sum(o.hit for o in lived), "by_half": {h: score(lived, half=h) for h in halves},
                         "outcomes": [asdict(o) for o in lived]},
               "frozen": frozen}
     if args.json:

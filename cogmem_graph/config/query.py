@@ -96,6 +96,10 @@ class QueryConfig(_Config):
         "\"Whose wedding is coming up?\" is answered "
         "by the announcement, not by memories of a wedding long past. The cue words themselves (coming up, "
         "upcoming, ahead, soon) are then left out of the lexical search; 0 turns both off")
+    relation_words: bool = Field(
+        True, description="the lexical search of a question naming a relation (a sibling, a partner, a parent, "
+        "a boss, a dog, ...) also looks for the other words of that relation (\"my sibling's job\" for "
+        "\"brother\" and \"sister\"; language/relation_words.py); the question's vector is left as asked")
     decompose: bool = Field(True, description="split compound questions, retrieve each part, fuse with RRF")
     max_sub_queries: int = Field(4, ge=1, le=8, description="parts a compound question is split into at most")
     mmr_lambda: float = Field(

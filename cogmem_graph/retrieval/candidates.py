@@ -27,6 +27,7 @@ from cogmem_graph.language.query_intent import (
     without_time_cues,
 )
 from cogmem_graph.language.query_names import query_entity_keys
+from cogmem_graph.language.relation_words import with_relation_words
 from cogmem_graph.lexical import bm25_query_vector
 from cogmem_graph.providers.cache import CachedEmbedder
 from cogmem_graph.providers.embedders import gives_sentences
@@ -112,6 +113,8 @@ def search(ctx: MemoryContext, ask: Ask, plan: QueryPlan | None, named: Callable
     if ask.strategy in ("full", "lexical"):
         # "coming up" is when, not what: searched as words it finds everything that came up.
         words = without_time_cues(ask.query) if ahead else ask.query
+        if cfg.query.relation_words:  # "my sibling's job" is searched for "brother" and "sister" too
+            words = with_relation_words(words)
         lexical = ctx.vectors.search_sparse(bm25_query_vector(words), ask.keys, ask.pool, where=ask.payload)
     return Searched(dense, lexical, ahead, vector,
                     {h.trace_id: h.score for h in dense})

@@ -74,3 +74,19 @@ def test_questions_are_questions_in_other_words() -> None:
         assert fact.question.endswith("?"), fact
         shared = _content_words(fact.question) & _content_words(fact.turn)
         assert len(shared) <= 2, (fact.question, sorted(shared))
+
+
+holdout = load_benchmark("passing_facts_holdout")
+
+
+def test_the_held_out_facts_keep_the_set_s_promises_and_repeat_none_of_it() -> None:
+    facts = holdout.PASSING_HOLDOUT
+    assert len(facts) == 16 and {f.half for f in facts} == {"holdout"}
+    assert {f.kind for f in facts} <= set(data.KINDS)
+    seen = {f.turn for f in data.PASSING_FACTS} | {f.question for f in data.PASSING_FACTS}
+    for fact in facts:
+        sentences = _sentences(fact.turn)
+        assert len(sentences) >= 2 and fact.answer not in sentences[0], fact
+        assert any(fact.answer in sentence for sentence in sentences[1:3]), fact
+        assert fact.question.endswith("?") and fact.turn not in seen and fact.question not in seen, fact
+        assert len(_content_words(fact.question) & _content_words(fact.turn)) <= 2, fact.question
