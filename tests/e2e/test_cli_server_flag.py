@@ -48,6 +48,7 @@ CASES: dict[str, list[tuple[list[str], str]]] = {
     "memory-stats": [([], "server")],
     "consolidation-report": [(["--runs", "5"], "server")],
     "erase": [(["--user", "u1"], "server")],
+    "users": [([], "server"), (["--org", "acme", "--json"], "server")],
     "import": [(["{backup}"], "refuse")],
     "migrate": [([], "refuse")],
     "serve": [([], "refuse"), (["--stdio"], "server")],

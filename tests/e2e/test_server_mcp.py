@@ -31,7 +31,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 EXPECTED_TOOLS = {"remember", "recall", "build_context", "multi_hop", "observe", "remind", "list_reminders",
                   "cancel_reminder", "pin", "unpin", "whoami", "consolidate", "stats", "repair",
                   "list_memories", "update_memory", "memory_history", "forget", "consolidation_report",
-                  "memory_stats"}
+                  "memory_stats", "users"}
 
 
 @pytest.fixture(scope="module")
