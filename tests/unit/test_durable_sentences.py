@@ -33,6 +33,11 @@ IN_PASSING = [
      "started me on sertraline"),
     ("The builders next door have been drilling since dawn. Our tortoise turned forty this summer, older than "
      "both of us.", "Our tortoise turned forty"),
+    # a treatment someone in the user's care is on
+    ("Parking at the hospital cost a fortune. My mum's on blood thinners now, so no aspirin for her.",
+     "My mum's on blood thinners"),
+    ("The cat from next door keeps sneaking in. Our puppy has been on ear drops since the weekend, twice a day.",
+     "Our puppy has been on ear drops"),
     # how the assistant is to answer, said in passing
     ("Three trains cancelled, what a commute. If a parcel needs signing for, ring me rather than the office.",
      "ring me rather than the office"),
@@ -59,6 +64,7 @@ SMALL_TALK = [
     "The kids are watching cartoons while I make tea.",
     "Whenever it rains the cat sulks by the radiator.",
     "Honestly, who I am kidding, I'm never getting up at six.",
+    "Our dog is on the sofa again, covered in mud.",
 ]
 
 
