@@ -303,6 +303,18 @@ def forget(
         raise fail("; ".join(problems), EXIT_USAGE)
 
 
+def _subject_after_the_command(ctx: typer.Context, command: str, subject: str, usage: str) -> None:
+    """An owner command's subject (the user, the organization) goes after it: the identity
+    options given before it would name who acts, which an owner command takes from nobody,
+    so they are refused (exit 2) rather than taken for the subject."""
+    settings = settings_of(ctx)
+    chosen = [option for name, option in IDENTITY_OPTIONS if getattr(settings, name)]
+    if chosen:
+        raise fail(f"`cogmem {command}` is an owner command: {subject} goes after it (`{usage}`); remove the "
+                   f"global {', '.join(chosen)} given before `{command}` (or unset the matching COGMEM_* "
+                   "variables)", EXIT_USAGE)
+
+
 @app.command()
 def erase(
     ctx: typer.Context,
@@ -317,11 +329,7 @@ def erase(
     archive and vectors, and compact the files. Shared memories they wrote stay, without author,
     unless --include-shared. Give the user after the command: `cogmem erase --user U`."""
     settings = settings_of(ctx)
-    chosen = [option for name, option in IDENTITY_OPTIONS if getattr(settings, name)]
-    if chosen:  # before the command they would name who acts, which an owner command takes from nobody
-        raise fail(f"`cogmem erase` is an owner command: the user to erase goes after it (`cogmem erase --user U "
-                   f"--org O`); remove the global {', '.join(chosen)} given before `erase` (or unset the matching "
-                   "COGMEM_* variables)", EXIT_USAGE)
+    _subject_after_the_command(ctx, "erase", "the user to erase", "cogmem erase --user U --org O")
     args = {"user_id": user, "organization_id": org, "include_shared": include_shared}
     if settings.server:
         with remote_session(ctx) as remote:
@@ -350,11 +358,7 @@ def users(
     """The users who hold memories (owner), one id a line: the ids `cogmem erase --user U` takes.
     Give the organization after the command: `cogmem users --org O`."""
     settings = settings_of(ctx)
-    chosen = [option for name, option in IDENTITY_OPTIONS if getattr(settings, name)]
-    if chosen:  # before the command they would name who acts, which an owner command takes from nobody
-        raise fail(f"`cogmem users` is an owner command: the organization goes after it (`cogmem users --org O`); "
-                   f"remove the global {', '.join(chosen)} given before `users` (or unset the matching "
-                   "COGMEM_* variables)", EXIT_USAGE)
+    _subject_after_the_command(ctx, "users", "the organization", "cogmem users --org O")
     if settings.server:
         with remote_session(ctx) as remote:
             answer = remote.call("users", {"organization_id": org})
