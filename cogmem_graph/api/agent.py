@@ -1,9 +1,12 @@
-"""Agent handles: one agent's view of a store.
+"""Agent handles: one agent's view of a store, for recall and encoding.
 
-A handle carries who is asking (identity → visible scope keys), how it
-attends (HEXACO traits), how it feels (a mood or a mood provider) and its
-working memory. Every read and write of the memory goes through one, so no
-call can forget the scope filter.
+`AgentMemory` is `AgentRecords` (the governance face: who is asking, its traits, mood and
+working memory, and the calls by id or filter) plus everything that needs the read path,
+the write path or a between-turn process: `encode`, `retrieve`, `multi_hop`,
+`assemble_for_prompt`, the observer, the reflector and reminders. Every read and write of
+the memory goes through a handle, so no call can forget the scope filter. This module
+imports those paths (and numpy with them); `store.agent(...)` loads it on first use, so a
+command that only lists or forgets memories (`store.records(...)`) does not.
 """
 
 from __future__ import annotations
@@ -13,33 +16,31 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
-from cogmem_graph.api import governance
 from cogmem_graph.api.prompt_layout import PromptLayout, event_order
-from cogmem_graph.cognition.working_memory import WorkingMemory
-from cogmem_graph.context import MemoryContext, MoodSource, checked_context
-from cogmem_graph.errors import InvalidArgument, model_from
+from cogmem_graph.api.records import AgentRecords, MoodSource
+from cogmem_graph.between_turns import observer, reflector
+from cogmem_graph.between_turns import prospective as prospective_memory
+from cogmem_graph.between_turns.archive import MemoryArchive
+from cogmem_graph.between_turns.consolidation.contradictions import RESOLVED_REASON
+from cogmem_graph.cognition.prompt import Injection, PromptSections, assemble_prompt, far_below_best, injection_level
+from cogmem_graph.context import checked_context
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.filters import MemoryFilter, as_filter
-from cogmem_graph.identity import AgentIdentity
-from cogmem_graph.model import Hexaco, MemoryTrace, MemoryType, Mood, Scope, epoch_ms_of
+from cogmem_graph.model import MemoryTrace, Mood, Scope, epoch_ms_of
 from cogmem_graph.results import AssembledContext, RetrievalResult, ScoredTrace
+from cogmem_graph.retrieval import read_path
+from cogmem_graph.retrieval.graph_rag import multi_hop
+from cogmem_graph.retrieval.multihop.walk import check_arguments
+from cogmem_graph.write.encode import encode_many
 
-# The write path, the read path and the between-turn processes (observer, reflector, prospective memory,
-# archive) are imported inside the methods that use them: a command that only lists, gets
-# or counts memories (`cogmem stats`, `list`, `export`) does not pay for them, nor for
-# numpy, which the write path brings.
 if TYPE_CHECKING:
-    from cogmem_graph.api.ports import StorePort
-    from cogmem_graph.between_turns.consolidation import ConsolidationResult
     from cogmem_graph.between_turns.observer import ObserveResult
     from cogmem_graph.between_turns.reflector import ReflectionResult
     from cogmem_graph.cognition.observation import ObservationNote
-    from cogmem_graph.cognition.prompt import PromptSections
     from cogmem_graph.cognition.prospective import FiredReminder, Intention
     from cogmem_graph.config.retrieval import RetrievalConfig
-    from cogmem_graph.graph.port import Edge, GraphStats
-    from cogmem_graph.retrieval import read_path
     from cogmem_graph.retrieval.multihop.results import MultiHopResult
     from cogmem_graph.write.request import EncodeRequest
 
@@ -48,74 +49,14 @@ __all__ = ["AgentMemory", "MoodSource"]
 log = logging.getLogger(__name__)
 
 
-def as_traits(traits: Hexaco | Mapping[str, Any] | None) -> Hexaco | None:
-    """`traits` as a `Hexaco`: the model itself, or a dict of its fields validated at once."""
-    if traits is None or isinstance(traits, Hexaco):
-        return traits
-    if not isinstance(traits, Mapping):
-        raise InvalidArgument(f"traits must be a Hexaco or a dict of its fields, not {type(traits).__name__}",
-                              argument="traits")
-    return model_from(Hexaco, traits, "traits are not valid Hexaco traits", argument="traits")
-
-
-def as_mood_source(mood: MoodSource | Mapping[str, Any]) -> MoodSource:
-    """`mood` as a `Mood`, a provider (a callable returning one) or None; a dict of `Mood`
-    fields is validated into one at once."""
-    if mood is None or isinstance(mood, Mood) or callable(mood):
-        return mood
-    if not isinstance(mood, Mapping):
-        raise InvalidArgument(f"mood must be a Mood, a dict of its fields or a callable returning a Mood, "
-                              f"not {type(mood).__name__}", argument="mood")
-    return model_from(Mood, mood, "mood is not a valid Mood", argument="mood")
-
-
-class AgentMemory:
+class AgentMemory(AgentRecords):
     """One agent's view of a `MemoryStore` (`store.agent(...)`): every read and write of its
-    memory, inside the scope keys its identity sees.
+    memory, inside the scope keys its identity sees: `AgentRecords`' governance calls, and
+    recall, encoding, prompt assembly, the observer, the reflector and reminders.
 
     Every method that reaches the store raises `StoreClosed` once the store is closed, and
     `BackendUnavailable` when the graph or the vector index cannot be reached.
     """
-
-    def __init__(self, store: StorePort, identity: AgentIdentity, traits: Hexaco, mood: MoodSource = None) -> None:
-        self.store = store
-        self.identity = identity
-        self.traits = traits
-        self._mood = as_mood_source(mood)
-        self.working_memory = WorkingMemory(traits, config=store.config.working_memory, clock=store.clock)
-
-    def __repr__(self) -> str:
-        return f"AgentMemory(agent_id={self.identity.agent_id!r}, scopes={self.visible_scope_keys!r})"
-
-    @property
-    def visible_scope_keys(self) -> list[str]:
-        return self.identity.visible_scope_keys()
-
-    def current_mood(self) -> Mood:
-        """The mood encoding and retrieval use now (the provider's answer, if one was given).
-
-        Returns:
-            The `Mood` set, or a neutral one when none was.
-        """
-        return self.context().current_mood()
-
-    def context(self) -> MemoryContext:
-        """What the read path, the write path and the between-turn processes get instead of this handle:
-        the store's ports and this agent's identity, traits and mood (made per call, so a
-        changed mood or traits count at once)."""
-        return self.store.context().for_agent(self.identity, self.traits, self._mood)
-
-    def set_mood(self, mood: MoodSource | Mapping[str, Any]) -> None:
-        """Set the mood that encoding and retrieval take from now on.
-
-        Args:
-            mood: a `Mood`, a dict of its fields, a callable returning a `Mood`, or None
-                for neutral.
-
-        Raises:
-            ValueError: `mood` is none of these, or a dict that is not a valid `Mood`.
-        """
-        self._mood = as_mood_source(mood)
 
     # ------------------------------------------------------------ write
 
@@ -158,187 +99,11 @@ class AgentMemory:
             ValueError: an item or an argument is invalid (the message names it and its index).
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.write.encode import encode_many
 
         if not isinstance(reinforce_duplicates, bool):
             raise InvalidArgument(f"reinforce_duplicates must be True or False, got {reinforce_duplicates!r}",
                                   argument="reinforce_duplicates")
         return encode_many(self.context(), items, batch_size=batch_size, reinforce_duplicates=reinforce_duplicates)
-
-    # ------------------------------------------------------------ what the memory holds
-
-    def get(self, trace_id: str) -> governance.MemoryRecord:
-        """One memory with its state (active, dormant, superseded, inactive), pinned, validity
-        bounds and version.
-
-        Args:
-            trace_id: the memory's id.
-
-        Returns:
-            Its `MemoryRecord`.
-
-        Raises:
-            MemoryNotFound: this agent cannot see a memory of that id.
-            ValueError: `trace_id` is not a non-empty string.
-            StoreClosed: the store is closed.
-        """
-        return governance.get(self, trace_id)
-
-    def list(self, where: MemoryFilter | Mapping[str, Any] | None = None, *, order: str = "newest",
-             limit: int = governance.DEFAULT_PAGE, cursor: str | None = None) -> governance.MemoryPage:
-        """A page of this agent's memories, newest or oldest event first.
-
-        Args:
-            where: a `MemoryFilter` or a dict of its fields; None lists every memory.
-            order: "newest" or "oldest".
-            limit: memories per page, 1 to 1,000.
-            cursor: the `cursor` of the previous page, for the next one.
-
-        Returns:
-            A `MemoryPage`: its records and the cursor of the next page (None after the last).
-
-        Raises:
-            ValueError: a bad filter, order, limit, or a cursor no list call returned.
-            StoreClosed: the store is closed.
-        """
-        return governance.list_page(self, where, order=order, limit=limit, cursor=cursor)
-
-    def update(self, trace_id: str, *, content: str | None = None, tags: Sequence[str] | None = None,
-               metadata: Mapping[str, Any] | None = None, pinned: bool | None = None,
-               type: MemoryType | str | None = None) -> governance.MemoryRecord:  # noqa: A002
-        """Correct a memory.
-
-        Args:
-            trace_id: the memory's id.
-            content: new text: a new version superseding the old (kept for `history`,
-                `timeline` and `as_of`).
-            tags, metadata, pinned, type: changed in place.
-
-        Returns:
-            The `MemoryRecord` of the memory as it is now (the new version for new content).
-
-        Raises:
-            MemoryNotFound: this agent cannot see a memory of that id.
-            ValueError: nothing to change, an invalid value, or a memory already replaced.
-            StoreClosed: the store is closed.
-        """
-        return governance.update(self, trace_id, content=content, tags=tags, metadata=metadata, pinned=pinned,
-                                 type=type)
-
-    def history(self, trace_id: str) -> builtins.list[governance.MemoryRecord]:
-        """Every version of a memory, oldest first, each with when and by which agent.
-
-        Args:
-            trace_id: the id of any of its versions.
-
-        Returns:
-            One `MemoryRecord` per version.
-
-        Raises:
-            MemoryNotFound: this agent cannot see a memory of that id.
-            ValueError: `trace_id` is not a non-empty string.
-            StoreClosed: the store is closed.
-        """
-        return governance.history(self, trace_id)
-
-    def forget(self, ids: str | Sequence[str] | None = None, *, where: MemoryFilter | Mapping[str, Any] | None = None,
-               force: bool = False, compact: bool = False) -> governance.ForgetReceipt:
-        """Delete memories for good: the trace, its versions, edges, vectors, archive copies
-        and what was made from it. Gone from the files at the next consolidation.
-
-        Args:
-            ids: one id or up to 1,000 (not with `where`).
-            where: a `MemoryFilter` or a dict of its fields: every matching memory (not with `ids`).
-            force: delete pinned memories too (else they are skipped).
-            compact: rewrite the files now, not at the next consolidation.
-
-        Returns:
-            A `ForgetReceipt`: what was forgotten, not found, or skipped as pinned.
-
-        Raises:
-            ValueError: both or neither of `ids` and `where`, too many ids, or an empty filter.
-            StoreClosed: the store is closed.
-        """
-        return governance.forget(self, ids, where=where, force=force, compact=compact)
-
-    def export(self, out: TextIO) -> Any:
-        """Write this agent's user's memories (the user and thread scopes it sees) as JSON Lines
-        that `import` takes into another store. Audited.
-
-        Args:
-            out: a text stream to write to.
-
-        Returns:
-            The `PortableCounts` written.
-
-        Raises:
-            StoreClosed: the store is closed.
-        """
-        keys = [k for k in self.visible_scope_keys if k.startswith(("user:", "thread:"))] \
-            or [self.identity.scope_key(Scope.AGENT)]
-        return governance.export(self.store, out, keys, governance.actor_of(self))
-
-    def working_memory_forget(self, trace_ids: Sequence[str]) -> None:
-        """Drop deleted memories from this handle's working memory.
-
-        Args:
-            trace_ids: the ids; those not held are ignored.
-        """
-        for trace_id in trace_ids:
-            if trace_id in self.working_memory.trace_ids:
-                self.working_memory.remove(trace_id)
-
-    # ------------------------------------------------------------ truth anchors
-
-    def pin(self, trace_ids: str | Sequence[str]) -> builtins.list[str]:
-        """Pin memories (truth anchors): never made dormant, merged, gisted, weakened by
-        interference or superseded by consolidation; a dormant one wakes.
-
-        Args:
-            trace_ids: one id or a list of them.
-
-        Returns:
-            The ids pinned; ids this agent cannot see, or that were deleted, are left out.
-
-        Raises:
-            ValueError: `trace_ids` is empty or holds something other than non-empty strings.
-            StoreClosed: the store is closed.
-        """
-        return self._set_pinned(trace_ids, True)
-
-    def unpin(self, trace_ids: str | Sequence[str]) -> builtins.list[str]:
-        """Let pinned memories be forgotten like any other again.
-
-        Args:
-            trace_ids: one id or a list of them.
-
-        Returns:
-            The ids unpinned (those this agent can see).
-
-        Raises:
-            ValueError: `trace_ids` is empty or holds something other than non-empty strings.
-            StoreClosed: the store is closed.
-        """
-        return self._set_pinned(trace_ids, False)
-
-    def _set_pinned(self, trace_ids: str | Sequence[str], pinned: bool) -> builtins.list[str]:
-        ids = [trace_ids] if isinstance(trace_ids, str) else list(trace_ids)
-        if not ids or not all(isinstance(i, str) and i.strip() for i in ids):
-            raise InvalidArgument(f"trace_ids must be a trace id or a non-empty list of them, got {trace_ids!r}",
-                                  argument="trace_ids")
-        return checked_context(self).graph.set_pinned(ids, pinned, self.visible_scope_keys)
-
-    def consolidate(self) -> ConsolidationResult:
-        """Consolidate this agent's visible scopes now, its traits deciding contradictions
-        (an honest agent lets the newer statement supersede the older).
-
-        Returns:
-            The run's `ConsolidationResult` (`skipped` when another run held the mutex).
-
-        Raises:
-            StoreClosed: the store is closed.
-        """
-        return self.store.consolidate(self.visible_scope_keys, traits=self.traits, trigger="agent")
 
     def consolidation_report(self, *, runs: int = 20, schemas: int = 20, members: int = 10,
                              contradictions: int = 50) -> dict[str, Any]:
@@ -358,7 +123,6 @@ class AgentMemory:
             ValueError: a count out of its range.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.between_turns.consolidation.contradictions import RESOLVED_REASON
 
         for name, value, high in (("schemas", schemas, 200), ("members", members, 100),
                                   ("contradictions", contradictions, 500)):
@@ -373,51 +137,6 @@ class AgentMemory:
             if contradictions else [],
             "open_contradictions": graph.open_contradictions(keys, limit=contradictions) if contradictions else [],
         }
-
-    def stats(self) -> GraphStats:
-        """Counts of what this agent can see.
-
-        Returns:
-            `GraphStats`: traces by type and state, edges by type, entities.
-
-        Raises:
-            StoreClosed: the store is closed.
-        """
-        return checked_context(self).graph.stats(self.visible_scope_keys)
-
-    def neighbourhood(
-        self, trace_id: str, *, limit: int = 25,
-    ) -> tuple[MemoryTrace | None, builtins.list[Edge], builtins.list[MemoryTrace]]:
-        """One memory this agent can see, its associative edges and the neighbours at their
-        other ends (the strongest `limit`), all inside the visible scopes. Reads only.
-
-        Args:
-            trace_id: the memory's id.
-            limit: edges at most, 0 to 500.
-
-        Returns:
-            (the trace, its edges, the neighbours); (None, [], []) when the memory is unknown
-            or out of sight.
-
-        Raises:
-            ValueError: an empty `trace_id`, or `limit` out of range.
-            StoreClosed: the store is closed.
-        """
-        if not isinstance(trace_id, str) or not trace_id.strip():
-            raise InvalidArgument(f"trace_id must be a non-empty string, got {trace_id!r}", argument="trace_id")
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= 500:
-            raise InvalidArgument(f"limit must be an integer in [0, 500], got {limit!r}", argument="limit")
-        graph = checked_context(self).graph
-        keys = self.visible_scope_keys
-        found = graph.get_traces([trace_id], keys)
-        if not found:
-            return None, [], []
-        edges = [e for e in graph.get_edges([trace_id], keys) if trace_id in (e.src, e.dst)]
-        edges = sorted(edges, key=lambda e: -e.weight)[:limit]
-        others = list(dict.fromkeys(e.dst if e.src == trace_id else e.src for e in edges))
-        neighbours = graph.get_traces(others, keys) if others else []
-        seen = {t.id for t in neighbours}
-        return found[0], [e for e in edges if (e.dst if e.src == trace_id else e.src) in seen], neighbours
 
     def rehydrate(self, trace_id: str) -> str:
         """The verbatim original of a (gisted or rewritten) trace this agent can see, without
@@ -434,7 +153,6 @@ class AgentMemory:
             ValueError: `trace_id` is not a string.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.between_turns.archive import MemoryArchive
 
         ctx = checked_context(self)
         return MemoryArchive(ctx.graph, ctx.clock).rehydrate(trace_id, self.visible_scope_keys)
@@ -458,7 +176,6 @@ class AgentMemory:
             ValueError: an unknown role, blank text or a bad `created_at`.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.between_turns import observer
 
         return observer.observe(checked_context(self), role, text, created_at=created_at)
 
@@ -471,7 +188,6 @@ class AgentMemory:
         Raises:
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.between_turns import observer
 
         return observer.flush(checked_context(self))
 
@@ -484,7 +200,6 @@ class AgentMemory:
         Raises:
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.between_turns import reflector
 
         return reflector.reflect(checked_context(self))
 
@@ -504,7 +219,6 @@ class AgentMemory:
             ValueError: `limit` out of range.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.between_turns import observer
 
         return observer.list_notes(checked_context(self), limit=limit, pending_only=pending_only, all_agents=all_agents)
 
@@ -541,7 +255,6 @@ class AgentMemory:
                 with `timeline=True`.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.retrieval import read_path
 
         cfg = self.store.config.retrieval
         k = _checked_query(query, cfg.top_k if top_k is None else top_k, cfg)
@@ -580,8 +293,6 @@ class AgentMemory:
             ValueError: an empty query, or `hops`, `top_k` or the filter out of range.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.retrieval.graph_rag import multi_hop
-        from cogmem_graph.retrieval.multihop.walk import check_arguments
 
         cfg = self.store.config.retrieval
         hops = cfg.multi_hop.default_hops if hops is None else hops
@@ -624,8 +335,6 @@ class AgentMemory:
             ValueError: an empty query, a bad top_k, filter, events or debug.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.cognition.prompt import Injection, assemble_prompt, far_below_best, injection_level
-        from cogmem_graph.retrieval import read_path
 
         if not isinstance(debug, bool):
             raise InvalidArgument(f"debug must be True or False, got {debug!r}", argument="debug")
@@ -685,7 +394,6 @@ class AgentMemory:
         one read of the replacements, one more for those the prompt does not show; and among
         the shown, a statement a newer shown one contradicts, or gives another value of what
         `query` asks for, though no edge says so."""
-        from cogmem_graph.retrieval import read_path
 
         known = {t.id: t for t in shown}
         pairs = read_path.newer_versions(self.context(), [*known, *on_mind])
@@ -740,7 +448,6 @@ class AgentMemory:
             ValueError: no trigger, or an invalid time, scope or number.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.between_turns import prospective as prospective_memory
 
         return prospective_memory.remind(
             checked_context(self), content, at=at, every=every, on_keywords=on_keywords, on_context=on_context,
@@ -760,7 +467,6 @@ class AgentMemory:
             ValueError: `limit` is not a non-negative integer.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.between_turns import prospective as prospective_memory
 
         return prospective_memory.memory_for(checked_context(self)).list(self.visible_scope_keys,
                                                         include_inactive=include_inactive, limit=limit)
@@ -778,7 +484,6 @@ class AgentMemory:
             ValueError: `reminder_id` is not a string.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.between_turns import prospective as prospective_memory
 
         return prospective_memory.memory_for(checked_context(self)).cancel(reminder_id, self.visible_scope_keys)
 
@@ -796,7 +501,6 @@ class AgentMemory:
             ValueError: `text` is not a string, or bad `events`.
             StoreClosed: the store is closed.
         """
-        from cogmem_graph.between_turns import prospective as prospective_memory
 
         return prospective_memory.memory_for(checked_context(self)).check(self.visible_scope_keys, text, events)
 
@@ -811,7 +515,6 @@ def _checked_query(query: object, top_k: object, config: RetrievalConfig) -> int
 
 def _checked_when(as_of: object, timeline: object) -> read_path.When:
     """The state a retrieval asks about, from the `as_of` and `timeline` arguments."""
-    from cogmem_graph.retrieval import read_path
 
     if not isinstance(timeline, bool):
         raise InvalidArgument(f"timeline must be True or False, got {timeline!r}", argument="timeline")
@@ -824,6 +527,5 @@ def _checked_when(as_of: object, timeline: object) -> read_path.When:
 
 def _with_observations(sections: PromptSections, agent: AgentMemory) -> PromptSections:
     """The Observations section: the agent's newest notes not yet reflected."""
-    from cogmem_graph.between_turns import observer
 
     return replace(sections, observation_notes=observer.prompt_notes(agent.context()))

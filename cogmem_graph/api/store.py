@@ -17,14 +17,14 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from pydantic import ValidationError
 
 from cogmem_graph import aio_bridge, telemetry
 from cogmem_graph.api import governance
-from cogmem_graph.api.agent import AgentMemory, MoodSource, as_mood_source, as_traits
 from cogmem_graph.api.consolidation_log import ConsolidationLog
+from cogmem_graph.api.records import AgentRecords, MoodSource, as_mood_source, as_traits
 from cogmem_graph.api.upgrade import check_not_newer, upgrade_on_open
 from cogmem_graph.audit import AuditLog
 from cogmem_graph.between_turns.archive import MemoryArchive
@@ -55,6 +55,7 @@ from cogmem_graph.vectors.port import VectorIndex
 from cogmem_graph.write.indexing import index_unindexed, reembed_all
 
 if TYPE_CHECKING:
+    from cogmem_graph.api.agent import AgentMemory
     from cogmem_graph.between_turns import perspective
     from cogmem_graph.between_turns.consolidation import ConsolidationResult, Consolidator
     from cogmem_graph.between_turns.perspective import EventEncoding
@@ -62,6 +63,8 @@ if TYPE_CHECKING:
 __all__ = ["MemoryStore", "StoreClosed", "consolidator_for", "default_home", "open"]
 
 log = logging.getLogger(__name__)
+
+HandleT = TypeVar("HandleT", bound=AgentRecords)
 
 REPAIR_BATCH = 500
 HEALTH_TIMEOUT_S = 2.0
@@ -309,6 +312,31 @@ class MemoryStore:
             ValueError: an invalid identity, traits or mood (the message names the field).
             StoreClosed: the store is closed.
         """
+        from cogmem_graph.api.agent import AgentMemory  # the read and write paths, loaded on the first handle
+
+        return self._handle(AgentMemory, agent_id, traits=traits, user_id=user_id, thread_id=thread_id,
+                            persona_id=persona_id, organization_id=organization_id, mood=mood)
+
+    def records(
+        self, agent_id: str, *, traits: Hexaco | Mapping[str, Any] | None = None, user_id: str | None = None,
+        thread_id: str | None = None, persona_id: str | None = None, organization_id: str | None = None,
+        mood: MoodSource | Mapping[str, Any] = None,
+    ) -> AgentRecords:
+        """A handle on one agent's memory records, without recall or encoding: `get`, `list`,
+        `update`, `history`, `forget`, `export`, `pin`, `stats`, `neighbourhood`, as on
+        `agent(...)`, inside the same visible scopes. It loads neither the read nor the write
+        path (nor numpy), so a script or a command that only inspects, corrects or forgets
+        memories starts faster. Arguments, errors: as `agent`.
+
+        Returns:
+            An `AgentRecords`.
+        """
+        return self._handle(AgentRecords, agent_id, traits=traits, user_id=user_id, thread_id=thread_id,
+                            persona_id=persona_id, organization_id=organization_id, mood=mood)
+
+    def _handle(self, kind: type[HandleT], agent_id: str, *, traits: Hexaco | Mapping[str, Any] | None,
+                user_id: str | None, thread_id: str | None, persona_id: str | None, organization_id: str | None,
+                mood: MoodSource | Mapping[str, Any]) -> HandleT:
         self._check_open()
         try:
             identity = AgentIdentity(agent_id=agent_id, user_id=user_id, thread_id=thread_id,
@@ -320,7 +348,7 @@ class MemoryStore:
         mood = as_mood_source(mood)
         if traits is not None:
             self._agent_traits[identity.agent_id] = traits
-        return AgentMemory(self, identity, traits or Hexaco(), mood)
+        return kind(self, identity, traits or Hexaco(), mood)
 
     def agent_traits(self, agent_id: str) -> Hexaco | None:
         """The traits the latest handle of `agent_id` in this process was opened with:

@@ -32,6 +32,7 @@ from cogmem_graph.cli.invocation import (
     handled,
     one_of,
     out,
+    records_of,
     remote_session,
     session,
     settings_of,
@@ -41,13 +42,26 @@ from cogmem_graph.model import MemoryType, Scope
 
 if TYPE_CHECKING:
     from cogmem_graph.api.agent import AgentMemory
+    from cogmem_graph.api.records import AgentRecords
 
 CONTENT_CHARS = 160
 
 
-def run_operation(ctx: typer.Context, op: str, args: Mapping[str, Any], local: Callable[[AgentMemory], Any]) -> Any:
-    """The JSON answer of operation `op`: through --server its route, else `local(agent)` on the
-    local home as JSON (the identity options choose the agent, as for every memory command)."""
+def run_operation(ctx: typer.Context, op: str, args: Mapping[str, Any], local: Callable[[AgentRecords], Any]) -> Any:
+    """The JSON answer of operation `op`: through --server its route, else `local(records)` on the
+    local home as JSON (the identity options choose the agent, as for every memory command).
+    `local` gets the agent's governance face (`store.records`), which loads neither the read
+    nor the write path."""
+    return _run(ctx, op, args, lambda store, settings: local(records_of(store, settings)))
+
+
+def run_agent_operation(ctx: typer.Context, op: str, args: Mapping[str, Any],
+                        local: Callable[[AgentMemory], Any]) -> Any:
+    """`run_operation` for an operation only the whole agent handle (`store.agent`) has."""
+    return _run(ctx, op, args, lambda store, settings: local(agent_of(store, settings)))
+
+
+def _run(ctx: typer.Context, op: str, args: Mapping[str, Any], local: Callable[[Any, Any], Any]) -> Any:
     settings = settings_of(ctx)
     if settings.server:
         with remote_session(ctx) as remote:
@@ -55,7 +69,7 @@ def run_operation(ctx: typer.Context, op: str, args: Mapping[str, Any], local: C
     with session(ctx) as store:
         from cogmem_graph.server.wire import to_jsonable
 
-        return to_jsonable(local(agent_of(store, settings)))
+        return to_jsonable(local(store, settings))
 
 
 def json_object(text: str | None, option: str, example: str) -> dict[str, Any] | None:
@@ -218,11 +232,12 @@ def consolidation_report(
     contradictions: Annotated[int, typer.Option(min=0, max=500, help="the newest settled contradictions")] = 50,
 ) -> None:
     """What consolidation did in this identity's scopes, as JSON: runs, schemas, contradictions settled."""
-    report = run_operation(ctx, "consolidation_report",
-                           {"runs": runs, "schemas": schemas, "members": members, "contradictions": contradictions},
-                           lambda agent: {**agent.consolidation_report(
-                               runs=runs, schemas=schemas, members=members, contradictions=contradictions),
-                               "store_wide": False})
+    report = run_agent_operation(ctx, "consolidation_report",
+                                 {"runs": runs, "schemas": schemas, "members": members,
+                                  "contradictions": contradictions},
+                                 lambda agent: {**agent.consolidation_report(
+                                     runs=runs, schemas=schemas, members=members, contradictions=contradictions),
+                                     "store_wide": False})
     out.print_json(data=report)
 
 

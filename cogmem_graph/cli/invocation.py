@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
     from cogmem_graph.api.agent import AgentMemory
+    from cogmem_graph.api.records import AgentRecords
     from cogmem_graph.api.store import MemoryStore
     from cogmem_graph.client import RemoteAgent
 
@@ -207,6 +208,12 @@ def session(ctx: typer.Context, *, owner: tuple[str, str] | None = None) -> Iter
 
 def agent_of(store: MemoryStore, settings: Settings, thread: str | None = None) -> AgentMemory:
     return store.agent(settings.agent, **settings.identity(thread))
+
+
+def records_of(store: MemoryStore, settings: Settings) -> AgentRecords:
+    """The agent's governance face (`store.records`): what a command that reads, corrects or
+    forgets memories by id or filter needs, without loading the read and write paths."""
+    return store.records(settings.agent, **settings.identity(None))
 
 
 @contextlib.contextmanager

@@ -47,12 +47,34 @@ def test_the_stats_and_export_path_imports_no_model_numpy_or_qdrant_client() -> 
 PIPELINE_RESULTS = ("ConsolidationResult", "ObserveResult", "ReflectionResult")
 """Public names defined in the pipeline modules that produce them, which load numpy: touching
 one loads what running its step loads."""
+AGENT_HANDLES = ("AgentMemory", "AsyncAgentMemory", "AsyncMemoryStore", "OpeningStore", "open_async")
+"""The agent handle, its async twin and the async store that makes them: their module imports
+the read and write paths it runs (`store.records(...)` is the handle without them)."""
 
 
 def test_the_public_names_resolve_without_numpy() -> None:
     """`cg.Hexaco`, `cg.Mood`, `cg.open`, ... load on first use, and none of them needs numpy
     (the write path, the read path and consolidation bring it, when they run)."""
     heavy = _imported_after(f"import json, sys\nimport cogmem_graph as cg\n"
-                            f"[getattr(cg, name) for name in cg.__all__ if name not in {PIPELINE_RESULTS!r}]\n"
+                            f"[getattr(cg, name) for name in cg.__all__ if name not in {PIPELINE_RESULTS + AGENT_HANDLES!r}]\n"
                             "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in HEAVY)))")
     assert heavy == []
+
+
+RECORDS_PATH = """
+import json, sys, tempfile, warnings
+import cogmem_graph as cg
+with tempfile.TemporaryDirectory() as home, cg.open(home=home, embedder="hash") as store:
+    records = store.records("helper", user_id="u1")
+    records.list(), records.stats(), records.forget(where={"tags_any": ["none"]})
+    assert not hasattr(records, "retrieve")
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in HEAVY)))
+"""
+
+
+def test_an_agent_s_records_are_read_and_forgotten_without_the_read_and_write_paths() -> None:
+    """`store.records(...)`, what `cogmem list`, `get`, `history`, `update`, `forget` and
+    `memory-stats` run locally, lists, counts and forgets on an open embedded store without
+    importing numpy (the read and write paths bring it)."""
+    heavy = _imported_after(RECORDS_PATH)
+    assert heavy == [], f"the governance face imports {heavy}"
