@@ -10,7 +10,9 @@ entry with `tool_args`, when a tool shows fewer fields or a flat filter), and
 `tests/unit/test_operations_table.py` fails when a surface misses an entry.
 
 An argument's type, default and limit are its model field's, on every surface: a tool
-variant picks fields and may give its own default and description, never its own limit.
+variant picks fields and may give its own default and description, never its own limit; the
+facade's methods validate their arguments with the same model (`checked_arguments`). True or
+False is not taken for a number.
 
 Argument models forbid unknown fields. Whose memory an operation reaches is the API key's
 to say: a request naming one of the `IDENTITY_ARGUMENTS` is refused (403) unless the
@@ -56,10 +58,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, create_model, field_validator
 
 from cogmem_graph.config.retrieval import MAX_TOP_K
-from cogmem_graph.errors import InvalidArgument
+from cogmem_graph.errors import InvalidArgument, field_problems
 from cogmem_graph.filters import MemoryFilter
 from cogmem_graph.model import MemoryType, Moment
 from cogmem_graph.write.request import EncodeRequest
@@ -89,9 +91,33 @@ IDENTITY_ARGUMENTS = frozenset({
 
 
 class Args(BaseModel):
-    """The base of every argument model: unknown fields are refused."""
+    """The base of every argument model: unknown fields are refused, and so is True or False
+    given for a number (Python's bool is an int, which pydantic would take as 1 or 0)."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_flag_for_a_number(cls, value: Any, info: ValidationInfo) -> Any:
+        if isinstance(value, bool) and info.field_name in _number_fields(cls):
+            raise ValueError("should be a number, not True or False")
+        return value
+
+
+@functools.cache
+def _number_fields(model: type[BaseModel]) -> frozenset[str]:
+    """The fields of `model` that take a number and no bool."""
+    return frozenset(name for name, field in model.model_fields.items() if _takes_a_number(field.annotation))
+
+
+def _takes_a_number(annotation: Any) -> bool:
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _takes_a_number(typing.get_args(annotation)[0])
+    if origin is typing.Union or origin is types.UnionType:
+        kinds = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+        return bool(kinds) and all(_takes_a_number(arg) for arg in kinds)
+    return annotation in (int, float)
 
 
 class NoArgs(Args):
@@ -715,6 +741,27 @@ def operation(name: str) -> Operation:
         raise InvalidArgument(f"unknown operation {name!r}", argument="name") from None
 
 
+def checked_arguments(name: str, values: typing.Mapping[str, Any], *,
+                      names: typing.Mapping[str, str] | None = None) -> Any:
+    """`values` validated by operation `name`'s argument model: how a facade method that runs
+    the operation in process checks its arguments, so their types and limits are the table's,
+    the same as on REST, MCP, the client and the CLI. `names` gives the method's own name of a
+    field (`pin(trace_ids)` for `ids`) for the error, an `InvalidArgument` naming the first bad
+    argument and saying what is wrong with each."""
+    op = operation(name)
+    try:
+        return op.args.model_validate(dict(values))
+    except ValidationError as exc:
+        errors: list[dict[str, Any]] = []
+        for error in exc.errors():
+            loc = tuple(error["loc"])
+            if loc:
+                loc = ((names or {}).get(str(loc[0]), loc[0]), *loc[1:])
+            errors.append({**error, "loc": loc})
+        first = ".".join(str(p) for p in errors[0]["loc"]) or name
+        raise InvalidArgument(field_problems(errors), argument=first) from None
+
+
 def identity_name(name: Any) -> str | None:
     """The identity argument `name` stands for, None when it stands for none. Compared as a
     lenient reader might take it: Unicode-normalised (NFKC), case-insensitively, `-` as `_`,
@@ -808,5 +855,5 @@ __all__ = [
     "BatchArgs", "CancelReminderArgs", "ContextArgs", "EraseArgs", "ForgetArgs", "ForgetOneArgs", "IdsArgs",
     "ListArgs", "ListQueryArgs", "MemoryArgs", "MultiHopArgs", "NoArgs", "ObserveArgs", "Operation", "PageArgs",
     "RecallArgs", "RemindArgs", "RemindersArgs", "Role", "TraceArgs", "UpdateArgs", "UserArgs",
-    "identity_arguments", "identity_name", "operation", "route_operation", "value_problems",
+    "checked_arguments", "identity_arguments", "identity_name", "operation", "route_operation", "value_problems",
 ]

@@ -27,8 +27,9 @@ from cogmem_graph.between_turns.consolidation.contradictions import RESOLVED_REA
 from cogmem_graph.cognition.prompt import Injection, PromptSections, assemble_prompt, far_below_best, injection_level
 from cogmem_graph.context import checked_context
 from cogmem_graph.errors import InvalidArgument
-from cogmem_graph.filters import MemoryFilter, as_filter
-from cogmem_graph.model import MemoryTrace, Mood, Scope, epoch_ms_of
+from cogmem_graph.filters import MemoryFilter
+from cogmem_graph.model import MemoryTrace, Mood, Scope
+from cogmem_graph.operations import checked_arguments
 from cogmem_graph.results import AssembledContext, RetrievalResult, ScoredTrace
 from cogmem_graph.retrieval import read_path
 from cogmem_graph.retrieval.graph_rag import multi_hop
@@ -124,10 +125,8 @@ class AgentMemory(AgentRecords):
             StoreClosed: the store is closed.
         """
 
-        for name, value, high in (("schemas", schemas, 200), ("members", members, 100),
-                                  ("contradictions", contradictions, 500)):
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= high:
-                raise InvalidArgument(f"{name} must be an integer in [0, {high}], got {value!r}", argument=name)
+        checked_arguments("consolidation_report", {"runs": runs, "schemas": schemas, "members": members,
+                                                   "contradictions": contradictions})
         graph = checked_context(self).graph
         keys = self.visible_scope_keys
         return {
@@ -176,7 +175,7 @@ class AgentMemory(AgentRecords):
             ValueError: an unknown role, blank text or a bad `created_at`.
             StoreClosed: the store is closed.
         """
-
+        checked_arguments("observe", {"role": role, "text": text, "created_at": created_at})
         return observer.observe(checked_context(self), role, text, created_at=created_at)
 
     def flush_observations(self) -> ObserveResult:
@@ -255,13 +254,14 @@ class AgentMemory(AgentRecords):
                 with `timeline=True`.
             StoreClosed: the store is closed.
         """
-
+        args = checked_arguments("recall", {"query": query, "top_k": top_k, "strategy": strategy,
+                                            "record_access": record_access, "as_of": as_of, "timeline": timeline,
+                                            "where": where})
         cfg = self.store.config.retrieval
-        k = _checked_query(query, cfg.top_k if top_k is None else top_k, cfg)
-        when = _checked_when(as_of, timeline)
-        f = as_filter(where)
-        result = read_path.retrieve(checked_context(self), query, top_k=k, strategy=strategy,
-                                    record_access=record_access, mood=mood, when=when, where=f)
+        k = _checked_query(query, cfg.top_k if args.top_k is None else args.top_k, cfg)
+        when = _checked_when(args.as_of, args.timeline)
+        result = read_path.retrieve(checked_context(self), query, top_k=k, strategy=args.strategy,
+                                    record_access=args.record_access, mood=mood, when=when, where=args.where)
         if record_access:
             self._focus(result.traces)
         return result
@@ -293,13 +293,12 @@ class AgentMemory(AgentRecords):
             ValueError: an empty query, or `hops`, `top_k` or the filter out of range.
             StoreClosed: the store is closed.
         """
-
+        args = checked_arguments("multi_hop", {"query": query, "hops": hops, "top_k": top_k, "where": where})
         cfg = self.store.config.retrieval
-        hops = cfg.multi_hop.default_hops if hops is None else hops
-        top_k = cfg.top_k if top_k is None else top_k
+        hops = cfg.multi_hop.default_hops if args.hops is None else args.hops
+        top_k = cfg.top_k if args.top_k is None else args.top_k
         check_arguments(query, hops, top_k, cfg)
-        f = as_filter(where)
-        return multi_hop(checked_context(self), query, hops=hops, top_k=top_k, where=f)
+        return multi_hop(checked_context(self), query, hops=hops, top_k=top_k, where=args.where)
 
     def assemble_for_prompt(self, query: str, token_budget: int | None = None, *, top_k: int = 20,
                             events: Sequence[str] = (),
@@ -336,10 +335,11 @@ class AgentMemory(AgentRecords):
             StoreClosed: the store is closed.
         """
 
-        if not isinstance(debug, bool):
-            raise InvalidArgument(f"debug must be True or False, got {debug!r}", argument="debug")
-        top_k = _checked_query(query, top_k, self.store.config.retrieval)
-        f = as_filter(where)
+        args = checked_arguments("context", {"query": query, "token_budget": token_budget, "top_k": top_k,
+                                             "events": [events] if isinstance(events, str) else events,
+                                             "where": where, "debug": debug})
+        top_k = _checked_query(query, args.top_k, self.store.config.retrieval)
+        f = args.where
         result = read_path.retrieve(checked_context(self), query, top_k=top_k, where=f)
         fired = self.check_reminders(query, events=events)
         held = self._forget_gone_from_working_memory({item.trace.id for item in result.traces})
@@ -448,7 +448,11 @@ class AgentMemory(AgentRecords):
             ValueError: no trigger, or an invalid time, scope or number.
             StoreClosed: the store is closed.
         """
-
+        checked_arguments("remind", {
+            "content": content, "at": at, "every": _ms(every), "on_keywords": [on_keywords] if isinstance(
+                on_keywords, str) else on_keywords, "on_context": on_context, "recurring": recurring,
+            "cooldown": _ms(cooldown), "threshold": threshold, "importance": importance,
+            "scope": getattr(scope, "value", scope)})
         return prospective_memory.remind(
             checked_context(self), content, at=at, every=every, on_keywords=on_keywords, on_context=on_context,
             recurring=recurring, cooldown=cooldown, threshold=threshold, importance=importance, scope=scope)
@@ -467,7 +471,7 @@ class AgentMemory(AgentRecords):
             ValueError: `limit` is not a non-negative integer.
             StoreClosed: the store is closed.
         """
-
+        checked_arguments("reminders", {"include_inactive": include_inactive, "limit": limit})
         return prospective_memory.memory_for(checked_context(self)).list(self.visible_scope_keys,
                                                         include_inactive=include_inactive, limit=limit)
 
@@ -484,7 +488,7 @@ class AgentMemory(AgentRecords):
             ValueError: `reminder_id` is not a string.
             StoreClosed: the store is closed.
         """
-
+        checked_arguments("cancel_reminder", {"reminder_id": reminder_id})
         return prospective_memory.memory_for(checked_context(self)).cancel(reminder_id, self.visible_scope_keys)
 
     def check_reminders(self, text: str = "", *, events: Sequence[str] = ()) -> builtins.list[FiredReminder]:
@@ -513,19 +517,22 @@ def _checked_query(query: object, top_k: object, config: RetrievalConfig) -> int
     return config.checked_top_k(top_k)
 
 
-def _checked_when(as_of: object, timeline: object) -> read_path.When:
-    """The state a retrieval asks about, from the `as_of` and `timeline` arguments."""
-
-    if not isinstance(timeline, bool):
-        raise InvalidArgument(f"timeline must be True or False, got {timeline!r}", argument="timeline")
+def _checked_when(as_of: int | None, timeline: bool) -> read_path.When:
+    """The state a retrieval asks about, from the `as_of` (epoch ms) and `timeline` arguments."""
     if as_of is None:
         return read_path.When(timeline=timeline)
     if timeline:
         raise InvalidArgument("as_of and timeline=True ask for different things: pass one of them", argument="as_of")
-    return read_path.When(as_of=epoch_ms_of(as_of, "as_of"))
+    return read_path.When(as_of=as_of)
 
 
 def _with_observations(sections: PromptSections, agent: AgentMemory) -> PromptSections:
     """The Observations section: the agent's newest notes not yet reflected."""
 
     return replace(sections, observation_notes=observer.prompt_notes(agent.context()))
+
+
+def _ms(value: int | timedelta | None) -> int | None:
+    """A duration argument as the operation's milliseconds (a timedelta is converted; anything
+    else is left for the model to judge)."""
+    return int(value.total_seconds() * 1000) if isinstance(value, timedelta) else value

@@ -34,7 +34,6 @@ from cogmem_graph.filters import (
 from cogmem_graph.identity import SEPARATOR, identity_of_scope_key
 from cogmem_graph.metadata_props import metadata_graph_props
 from cogmem_graph.model import MemoryTrace, MemoryType, Scope, check_text, entity_key, scope_key
-from cogmem_graph.operations import MAX_FORGET_IDS, MAX_PAGE
 from cogmem_graph.write.indexing import filter_payload
 
 if TYPE_CHECKING:
@@ -46,7 +45,6 @@ UPDATED_REASON = "superseded_by_update"
 SAME_MEMORY = ("updated", "merged")
 """SUPERSEDES reasons that join versions of one memory (an edit, a merged duplicate); a
 correction ('superseded') is another memory."""
-ORDERS = ("newest", "oldest")
 
 
 @dataclass(frozen=True)
@@ -153,13 +151,9 @@ def _decode_cursor(cursor: str, order: str) -> tuple[int, str]:
 
 
 def list_page(agent: HandlePort, where: MemoryFilter | Mapping[str, Any] | None = None, *,
-              order: str = "newest", limit: int = DEFAULT_PAGE, cursor: str | None = None) -> MemoryPage:
-    if order not in ORDERS:
-        raise InvalidArgument(f"order must be one of {ORDERS}, not {order!r}", argument="order")
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
-        raise InvalidArgument(f"limit must be an integer from 1 to {MAX_PAGE}, got {limit!r}", argument="limit")
-    if cursor is not None and not isinstance(cursor, str):
-        raise InvalidArgument("cursor must be the string a previous list call returned", argument="cursor")
+              order: str = "newest", limit: int | None = DEFAULT_PAGE, cursor: str | None = None) -> MemoryPage:
+    """A page of `agent`'s memories; its arguments already checked by the `list` operation's model."""
+    limit = DEFAULT_PAGE if limit is None else limit
     f = as_filter(where)
     graph = checked_context(agent).graph
     keys, params = graph_filter(f, agent.visible_scope_keys)
@@ -292,10 +286,7 @@ def forget(agent: HandlePort, ids: str | Sequence[str] | None = None, *,
     visible = agent.visible_scope_keys
     receipt = ForgetReceipt()
     if ids is not None:
-        requested = [ids] if isinstance(ids, str) else list(ids)
-        if not requested or len(requested) > MAX_FORGET_IDS:
-            raise InvalidArgument(f"ids must name 1 to {MAX_FORGET_IDS} memories, got {len(requested)}", argument="ids")
-        requested = [_checked_id(i, "ids") for i in requested]
+        requested = [_checked_id(i, "ids") for i in ([ids] if isinstance(ids, str) else ids)]
         batches: Iterator[list[str]] = iter([requested[i:i + FORGET_BATCH]
                                               for i in range(0, len(requested), FORGET_BATCH)])
         scope_keys = visible

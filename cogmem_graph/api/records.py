@@ -23,6 +23,7 @@ from cogmem_graph.errors import InvalidArgument, model_from
 from cogmem_graph.filters import MemoryFilter
 from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import Hexaco, MemoryTrace, MemoryType, Mood, Scope
+from cogmem_graph.operations import checked_arguments
 
 if TYPE_CHECKING:
     from cogmem_graph.api.ports import StorePort
@@ -119,6 +120,7 @@ class AgentRecords:
             ValueError: `trace_id` is not a non-empty string.
             StoreClosed: the store is closed.
         """
+        checked_arguments("get", {"trace_id": trace_id})
         return governance.get(self, trace_id)
 
     def list(self, where: MemoryFilter | Mapping[str, Any] | None = None, *, order: str = "newest",
@@ -138,7 +140,8 @@ class AgentRecords:
             ValueError: a bad filter, order, limit, or a cursor no list call returned.
             StoreClosed: the store is closed.
         """
-        return governance.list_page(self, where, order=order, limit=limit, cursor=cursor)
+        args = checked_arguments("list", {"where": where, "order": order, "limit": limit, "cursor": cursor})
+        return governance.list_page(self, args.where, order=args.order, limit=args.limit, cursor=args.cursor)
 
     def update(self, trace_id: str, *, content: str | None = None, tags: Sequence[str] | None = None,
                metadata: Mapping[str, Any] | None = None, pinned: bool | None = None,
@@ -159,6 +162,8 @@ class AgentRecords:
             ValueError: nothing to change, an invalid value, or a memory already replaced.
             StoreClosed: the store is closed.
         """
+        checked_arguments("update", {"trace_id": trace_id, "content": content, "tags": tags, "metadata": metadata,
+                                     "pinned": pinned, "type": type})
         return governance.update(self, trace_id, content=content, tags=tags, metadata=metadata, pinned=pinned,
                                  type=type)
 
@@ -176,6 +181,7 @@ class AgentRecords:
             ValueError: `trace_id` is not a non-empty string.
             StoreClosed: the store is closed.
         """
+        checked_arguments("history", {"trace_id": trace_id})
         return governance.history(self, trace_id)
 
     def forget(self, ids: str | Sequence[str] | None = None, *, where: MemoryFilter | Mapping[str, Any] | None = None,
@@ -196,7 +202,9 @@ class AgentRecords:
             ValueError: both or neither of `ids` and `where`, too many ids, or an empty filter.
             StoreClosed: the store is closed.
         """
-        return governance.forget(self, ids, where=where, force=force, compact=compact)
+        listed = [ids] if isinstance(ids, str) else ids
+        args = checked_arguments("forget", {"ids": listed, "where": where, "force": force, "compact": compact})
+        return governance.forget(self, args.ids, where=args.where, force=args.force, compact=args.compact)
 
     def export(self, out: TextIO) -> Any:
         """Write this agent's user's memories (the user and thread scopes it sees) as JSON Lines
@@ -259,9 +267,10 @@ class AgentRecords:
         return self._set_pinned(trace_ids, False)
 
     def _set_pinned(self, trace_ids: str | Sequence[str], pinned: bool) -> builtins.list[str]:
-        ids = [trace_ids] if isinstance(trace_ids, str) else list(trace_ids)
-        if not ids or not all(isinstance(i, str) and i.strip() for i in ids):
-            raise InvalidArgument(f"trace_ids must be a trace id or a non-empty list of them, got {trace_ids!r}",
+        listed = [trace_ids] if isinstance(trace_ids, str) else trace_ids
+        ids = checked_arguments("pin", {"ids": listed}, names={"ids": "trace_ids"}).ids
+        if not all(i.strip() for i in ids):
+            raise InvalidArgument(f"trace_ids must be a trace id or a list of them, got {trace_ids!r}",
                                   argument="trace_ids")
         return checked_context(self).graph.set_pinned(ids, pinned, self.visible_scope_keys)
 
@@ -306,10 +315,9 @@ class AgentRecords:
             ValueError: an empty `trace_id`, or `limit` out of range.
             StoreClosed: the store is closed.
         """
-        if not isinstance(trace_id, str) or not trace_id.strip():
+        limit = checked_arguments("memory", {"trace_id": trace_id, "limit": limit}).limit
+        if not trace_id.strip():
             raise InvalidArgument(f"trace_id must be a non-empty string, got {trace_id!r}", argument="trace_id")
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= 500:
-            raise InvalidArgument(f"limit must be an integer in [0, 500], got {limit!r}", argument="limit")
         graph = checked_context(self).graph
         keys = self.visible_scope_keys
         found = graph.get_traces([trace_id], keys)

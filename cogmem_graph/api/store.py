@@ -47,6 +47,7 @@ from cogmem_graph.home import (
 from cogmem_graph.home_lock import HomeHold, hold_home
 from cogmem_graph.identity import AgentIdentity
 from cogmem_graph.model import Hexaco
+from cogmem_graph.operations import checked_arguments
 from cogmem_graph.providers import LLM, CachedEmbedder, Embedder, Reranker, best_local_embedder, make_embedder
 from cogmem_graph.providers.embedders import gives_sentences
 from cogmem_graph.redact import redact_url, redact_urls
@@ -405,6 +406,7 @@ class MemoryStore:
             StoreClosed: the store is closed.
         """
         self._check_open()
+        checked_arguments("repair", {"reembed": reembed})
         report = on_progress or (lambda kind, n: None)
         result = RepairResult()
         if reembed:
@@ -456,6 +458,8 @@ class MemoryStore:
                 users of that id have memories under one (the message names them).
             StoreClosed: the store is closed.
         """
+        checked_arguments("erase", {"user_id": user_id, "organization_id": organization_id,
+                                    "include_shared": include_shared, "compact": compact})
         return governance.erase(self, user_id, organization_id=organization_id, include_shared=include_shared,
                                 compact=compact, on_progress=on_progress)
 
@@ -475,6 +479,7 @@ class MemoryStore:
             StoreClosed: the store is closed.
         """
         self._check_open()
+        checked_arguments("users", {"organization_id": organization_id})
         return governance.users(self, organization_id)
 
     def export(self, out: TextIO, *, user_id: str | None = None, organization_id: str | None = None,

@@ -12,60 +12,16 @@ import inspect
 import io
 from typing import Any
 
-import annotated_types
 import pytest
 import typer
 from pydantic import ValidationError
-from pydantic.fields import FieldInfo
 
 from cogmem_graph.cli import app as cli_app
 from cogmem_graph.client import RemoteAgent
 from cogmem_graph.client.aio import AsyncRemoteAgent
 from cogmem_graph.client.wire import BATCH
-from cogmem_graph.filters import MemoryFilter
 from cogmem_graph.operations import MAX_BATCH, OPERATIONS, Operation
-
-EMPTY = inspect.Parameter.empty
-
-# ---------------------------------------------------------------- the table's side
-
-
-def field_of(op: Operation, name: str) -> FieldInfo:
-    """The operation's field `name`, or the filter's (an argument gathered into `where`)."""
-    field = op.args.model_fields.get(name)
-    if field is None and "where" in op.args.model_fields:
-        field = MemoryFilter.model_fields.get(name)
-    assert field is not None, f"{op.name} has no argument {name}"
-    return field
-
-
-def bounds(field: FieldInfo) -> tuple[Any, Any]:
-    """(lowest, highest) value the field takes, None where it has no bound."""
-    low = high = None
-    for item in field.metadata:
-        if isinstance(item, annotated_types.Ge):
-            low = item.ge
-        elif isinstance(item, annotated_types.Gt):
-            low = item.gt + 1 if isinstance(item.gt, int) else item.gt
-        elif isinstance(item, annotated_types.Le):
-            high = item.le
-        elif isinstance(item, annotated_types.Lt):
-            high = item.lt - 1 if isinstance(item.lt, int) else item.lt
-    return low, high
-
-
-def default_of(field: FieldInfo) -> Any:
-    return EMPTY if field.is_required() else field.get_default(call_default_factory=True)
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equal as a request carries them (a tuple default is the list it sends; an enum its value)."""
-    def plain(value: Any) -> Any:
-        value = list(value) if isinstance(value, tuple) else value
-        return getattr(value, "value", value)
-
-    return plain(a) == plain(b)
-
+from tests.operation_fields import EMPTY, beyond, bounds, default_of, field_of, same
 
 # ---------------------------------------------------------------- the client
 
@@ -131,20 +87,13 @@ class Recorder(RemoteAgent):
 REQUIRED_SAMPLES = {"ids": ["x1"], "items": [{"content": "x1"}], "out": io.StringIO(), "content": "x1"}
 
 
-def _beyond(field: FieldInfo) -> list[Any]:
-    low, high = bounds(field)
-    step = 1 if isinstance(low if low is not None else high, int) else 0.5
-    return [value for value in (None if low is None else low - step, None if high is None else high + step)
-            if value is not None]
-
-
 @pytest.mark.parametrize("op", [p for p in CLIENT_ENTRIES
-                                if any(_beyond(f) for f in p.values[0].args.model_fields.values())])
+                                if any(beyond(f) for f in p.values[0].args.model_fields.values())])
 def test_each_client_method_sends_a_value_beyond_the_table_s_limit_as_given(op: Operation) -> None:
     """The client keeps no limit of its own: it neither clamps nor refuses, the table's model refuses."""
     parameters = client_parameters(op)
     by_argument = {name: p for name, p in parameters.items() if name != "**"}
-    limited = {name: field for name, field in op.args.model_fields.items() if _beyond(field)}
+    limited = {name: field for name, field in op.args.model_fields.items() if beyond(field)}
     assert op.client is not None
     checked = 0
     for name, field in limited.items():
@@ -152,7 +101,7 @@ def test_each_client_method_sends_a_value_beyond_the_table_s_limit_as_given(op: 
         if parameter is None and "**" not in parameters:
             continue
         keyword = parameter.name if parameter is not None else name
-        for value in _beyond(field):
+        for value in beyond(field):
             agent = Recorder()
             required = {p.name: REQUIRED_SAMPLES.get(n, "x1") for n, p in parameters.items()
                         if n != "**" and p.default is EMPTY and p.name != keyword}
