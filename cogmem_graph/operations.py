@@ -33,10 +33,13 @@ Adding an operation is one entry, its handler and its tests: an args model and a
 `Operation(...)` below (with `mcp_args=tool_args(...)` when its MCP tool shows less than the
 model); a `_op_<name>` method on `server.service.MemoryService`; tests of what it does. REST
 and MCP follow from the entry (`server.mcp_tools.SHAPES` when the tool answers less than
-REST). An entry naming `client` or `cli` also needs that `RemoteAgent` method (a plan yielding
-`Send(name, ...)` in `client/agent.py`, which `AsyncRemoteAgent` runs too) or that command,
-written by hand for its caller; `tests/unit/test_operations_surfaces.py` fails when either
-takes an argument, default or limit the model does not declare. An operation answering JSON
+REST). An entry naming `client` gets its `RemoteAgent` method from one line in
+`client/agent.py`, `remote(table_plan(name))`, when the method sends its arguments as they
+are and returns the JSON answer; a method that converts a datetime or a timedelta or builds a
+result type is a plan written there (yielding `Send(name, ...)`, which `AsyncRemoteAgent`
+runs too). An entry naming `cli` needs that command, written for a shell.
+`tests/unit/test_operations_surfaces.py` fails when a method or a command takes an argument,
+default or limit the model does not declare. An operation answering JSON
 Lines (`media_type=NDJSON`, an export) returns an iterator of text chunks from its
 `_op_<name>`; REST streams it and `RemoteAgent.call(name, args, out=...)` writes it to a file
 object.
@@ -61,7 +64,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, create_model, field_validator
 
 from cogmem_graph.config.retrieval import MAX_TOP_K
-from cogmem_graph.errors import InvalidArgument, field_problems
+from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.filters import MemoryFilter
 from cogmem_graph.model import MemoryType, Moment
 from cogmem_graph.write.request import EncodeRequest
@@ -745,21 +748,48 @@ def checked_arguments(name: str, values: typing.Mapping[str, Any], *,
                       names: typing.Mapping[str, str] | None = None) -> Any:
     """`values` validated by operation `name`'s argument model: how a facade method that runs
     the operation in process checks its arguments, so their types and limits are the table's,
-    the same as on REST, MCP, the client and the CLI. `names` gives the method's own name of a
-    field (`pin(trace_ids)` for `ids`) for the error, an `InvalidArgument` naming the first bad
-    argument and saying what is wrong with each."""
+    the same as on REST, MCP, the client and the CLI. A Python caller's values are taken as
+    they are: text is not read as a number or a flag, nor a number as a flag (a request's text
+    is, as JSON and query strings carry it). `names` gives the method's own name of a field
+    (`pin(trace_ids)` for `ids`) for the error, an `InvalidArgument` naming the first bad
+    argument (`events[1]`, `where.type[0]`) and saying what is wrong with each."""
     op = operation(name)
-    try:
-        return op.args.model_validate(dict(values))
-    except ValidationError as exc:
-        errors: list[dict[str, Any]] = []
-        for error in exc.errors():
-            loc = tuple(error["loc"])
-            if loc:
-                loc = ((names or {}).get(str(loc[0]), loc[0]), *loc[1:])
-            errors.append({**error, "loc": loc})
-        first = ".".join(str(p) for p in errors[0]["loc"]) or name
-        raise InvalidArgument(field_problems(errors), argument=first) from None
+    problems: list[tuple[tuple[Any, ...], str]] = []
+    for key, value in values.items():
+        kind = _plain_kind(op.args.model_fields[key].annotation) if key in op.args.model_fields else None
+        if value is None or kind is None:
+            continue
+        if kind is bool and not isinstance(value, bool):
+            problems.append(((key,), f"should be True or False, not {type(value).__name__}"))
+        elif kind is not bool and isinstance(value, str):
+            problems.append(((key,), "should be a number, not text"))
+    if not problems:
+        try:
+            return op.args.model_validate(dict(values))
+        except ValidationError as exc:
+            problems = [(tuple(e["loc"]), e["msg"].removeprefix("Value error, ")) for e in exc.errors()]
+    where = [_argument_path(loc, names or {}) or name for loc, _ in problems]
+    raise InvalidArgument("; ".join(f"{path}: {message}" for path, (_, message) in zip(where, problems, strict=True)),
+                          argument=where[0])
+
+
+def _plain_kind(annotation: Any) -> type | None:
+    """int, float or bool for a field that takes one of them as it is (optional or not); None
+    for any other field, a validated one (`Moment`) included."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        kinds = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+        return _plain_kind(kinds[0]) if len(kinds) == 1 else None
+    return annotation if annotation in (int, float, bool) else None
+
+
+def _argument_path(loc: tuple[Any, ...], names: typing.Mapping[str, str]) -> str:
+    """A validation error's location as the caller wrote the argument: `events[1]`, `where.type[0]`."""
+    if not loc:
+        return ""
+    path = names.get(str(loc[0]), str(loc[0]))
+    for part in loc[1:]:
+        path += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return path
 
 
 def identity_name(name: Any) -> str | None:

@@ -645,6 +645,7 @@ class MemoryStore:
 
     def _witnesses(self, witnesses: Any) -> list[tuple[perspective.Witness, MemoryContext]]:
         """Each witness (an agent handle or a `Witness`) with its agent's context, checked."""
+        from cogmem_graph.api.agent import AgentMemory
         from cogmem_graph.between_turns import perspective
 
         if isinstance(witnesses, str | bytes) or not isinstance(witnesses, Sequence) or not witnesses:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, TextIO
 
-from cogmem_graph.client.plans import Plan, Send, remote
+from cogmem_graph.client.plans import Plan, Send, remote, table_plan
 from cogmem_graph.client.wire import (
     BATCH,
     DEFAULT_TIMEOUT_S,
@@ -130,14 +130,6 @@ class RemoteMethods:
                                 left_out=tuple(data.get("left_out", ())), outdated=tuple(data.get("outdated", ())))
 
     @remote
-    def multi_hop(self, query: str, hops: int | None = None, top_k: int | None = None, *,
-                  where: MemoryFilter | Mapping[str, Any] | None = None) -> Plan[dict[str, Any]]:
-        """The multi-hop result as JSON: traces with `path` (the evidence steps) and `evidence` (as text)."""
-        answer: dict[str, Any] = yield Send("multi_hop", {"query": query, "hops": hops, "top_k": top_k,
-                                                          "where": where_json(where)})
-        return answer
-
-    @remote
     def observe(self, role: str, text: str, *,
                 created_at: int | datetime | str | None = None) -> Plan[dict[str, Any]]:
         answer: dict[str, Any] = yield Send("observe", {"role": role, "text": text,
@@ -162,19 +154,6 @@ class RemoteMethods:
         return [intention_from_json(i) for i in data]
 
     @remote
-    def consolidation_report(self, *, runs: int = 20, schemas: int = 20, members: int = 10,
-                             contradictions: int = 50) -> Plan[dict[str, Any]]:
-        answer: dict[str, Any] = yield Send("consolidation_report", {"runs": runs, "schemas": schemas,
-                                                                     "members": members,
-                                                                     "contradictions": contradictions})
-        return answer
-
-    @remote
-    def memory_stats(self) -> Plan[dict[str, Any]]:
-        answer: dict[str, Any] = yield Send("memory_stats")
-        return answer
-
-    @remote
     def cancel_reminder(self, reminder_id: str) -> Plan[bool]:
         return bool((yield Send("cancel_reminder", {"reminder_id": reminder_id}))["cancelled"])
 
@@ -185,12 +164,6 @@ class RemoteMethods:
     @remote
     def unpin(self, trace_ids: str | Sequence[str]) -> Plan[list[str]]:
         return list((yield Send("unpin", {"ids": _ids(trace_ids)}))["unpinned"])
-
-    @remote
-    def neighbourhood(self, trace_id: str, *, limit: int = 25) -> Plan[dict[str, Any]]:
-        """One memory with its edges and neighbours (JSON); RequestRejected (404) when out of sight."""
-        answer: dict[str, Any] = yield Send("memory", {"trace_id": trace_id, "limit": limit})
-        return answer
 
     # ------------------------------------------------------------ what the memory holds
 
@@ -258,21 +231,17 @@ class RemoteMethods:
         last = yield Send("export_user", {"user_id": user_id, "organization_id": organization_id}, out=out)
         return counts_from_json(footer_counts(last))
 
-    @remote
-    def consolidate(self) -> Plan[dict[str, Any]]:
-        answer: dict[str, Any] = yield Send("consolidate")
-        return answer
+    # ------------------------------------------------------------ made from the table alone
 
-    @remote
-    def stats(self) -> Plan[dict[str, Any]]:
-        answer: dict[str, Any] = yield Send("stats")
-        return answer
-
-    @remote
-    def repair(self, *, reembed: bool = False) -> Plan[dict[str, Any]]:
-        """Reconcile the vectors with the graph (owner key); `reembed`: embed every memory again."""
-        answer: dict[str, Any] = yield Send("repair", {"reembed": reembed})
-        return answer
+    # Operations whose arguments need no conversion and whose answer is their result: each
+    # method's parameters, defaults and docstring are its table entry's (`table_plan`).
+    multi_hop = remote(table_plan("multi_hop"))
+    neighbourhood = remote(table_plan("memory"))
+    consolidation_report = remote(table_plan("consolidation_report"))
+    memory_stats = remote(table_plan("memory_stats"))
+    consolidate = remote(table_plan("consolidate"))
+    stats = remote(table_plan("stats"))
+    repair = remote(table_plan("repair"))
 
 
 class RemoteAgent(RemoteMethods):

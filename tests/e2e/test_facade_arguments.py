@@ -97,4 +97,4 @@ def test_a_value_of_the_wrong_type_is_refused_as_on_every_surface(embedded_store
     assert refusal.value.argument == "trace_ids"
     with pytest.raises(InvalidArgument) as refusal:
         agent.list(where={"type": "not-a-type"})
-    assert refusal.value.argument == "where.type.0"
+    assert refusal.value.argument == "where.type[0]"

@@ -55,8 +55,9 @@ the read and write paths it runs (`store.records(...)` is the handle without the
 def test_the_public_names_resolve_without_numpy() -> None:
     """`cg.Hexaco`, `cg.Mood`, `cg.open`, ... load on first use, and none of them needs numpy
     (the write path, the read path and consolidation bring it, when they run)."""
+    loading = PIPELINE_RESULTS + AGENT_HANDLES
     heavy = _imported_after(f"import json, sys\nimport cogmem_graph as cg\n"
-                            f"[getattr(cg, name) for name in cg.__all__ if name not in {PIPELINE_RESULTS + AGENT_HANDLES!r}]\n"
+                            f"[getattr(cg, name) for name in cg.__all__ if name not in {loading!r}]\n"
                             "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in HEAVY)))")
     assert heavy == []
 

@@ -1,8 +1,9 @@
 """The client's methods and the CLI's commands take each operation's arguments as its table
 entry declares them: the same names (or a declared other name), the same defaults (or a
-declared own default) and the same limits. Both are written by hand (a method converts a
-datetime or a timedelta, a command words its options for a shell), so these tests are what
-keeps them from drifting from `cogmem_graph.operations`: change a field's default or limit
+declared own default) and the same limits. The client methods made by `table_plan` take the
+entry's fields by construction; the others are written by hand (a method converts a datetime
+or a timedelta, a command words its options for a shell), so these tests are what keeps them
+from drifting from `cogmem_graph.operations`: change a field's default or limit
 there and a method or an option that still says the old one fails here.
 """
 
@@ -115,6 +116,22 @@ def test_each_client_method_sends_a_value_beyond_the_table_s_limit_as_given(op: 
                 op.args.model_validate({**{n: v for n, v in sent.items() if v is not None}, name: value})
             checked += 1
     assert checked, f"RemoteAgent.{op.client} takes none of {sorted(limited)}"
+
+
+def test_a_method_made_from_the_table_sends_its_fields_with_the_model_s_defaults() -> None:
+    agent = Recorder()
+    with pytest.raises(Sent):
+        agent.multi_hop("who", where={"tags_any": ["x"]})
+    assert agent.sent[-1] == ("multi_hop", {"query": "who", "hops": None, "top_k": None,
+                                            "where": {"tags_any": ["x"]}})
+    with pytest.raises(Sent):
+        agent.consolidation_report(schemas=3)
+    assert agent.sent[-1] == ("consolidation_report", {"runs": 20, "schemas": 3, "members": 10, "contradictions": 50})
+    with pytest.raises(TypeError, match="shemas"):
+        agent.consolidation_report(shemas=3)  # a misspelt argument fails here, before any request
+    with pytest.raises(ValueError, match="where.colour"):
+        agent.multi_hop("who", where={"colour": 1})  # a filter is checked before it is sent
+    assert RemoteAgent.consolidation_report.__doc__ == OPERATIONS["consolidation_report"].description
 
 
 def test_the_client_s_batches_are_the_table_s() -> None:
