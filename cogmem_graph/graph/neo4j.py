@@ -3,6 +3,8 @@
 One driver per store, sessions per call, the database name from config. Reads
 use read transactions (routable to followers in a cluster), writes use write
 transactions, both retried by our bounded tenacity policy on transient faults.
+Every session starts from the bookmarks of the store's newest transactions
+(`graph/bookmarks.py`), so on a cluster a read sees the writes made before it.
 Inside a call of the async store on the event loop (`aio_bridge`), statements go
 through the driver's asyncio twin instead (one per loop), the same way.
 """
@@ -19,6 +21,7 @@ from cogmem_graph import aio_bridge
 from cogmem_graph.clock import Clock
 from cogmem_graph.config.graph import GraphConfig
 from cogmem_graph.errors import GraphQueryError, GraphStoreUnavailable, InvalidArgument
+from cogmem_graph.graph.bookmarks import Bookmarks
 from cogmem_graph.graph.cypher_store.graph_store import CypherGraphStore
 from cogmem_graph.graph.fulltext import lucene_query
 from cogmem_graph.redact import redact_url
@@ -81,6 +84,8 @@ class Neo4jGraphStore(CypherGraphStore):
             )
         self._driver = driver
         self._uri, self._auth = uri, auth
+        self.bookmarks = Bookmarks()
+        """Where each session starts from and what it reached: the store's causal chain."""
         self._natives: aio_bridge.PerLoop[Any] = aio_bridge.PerLoop(self._make_native_driver, lambda d: d.close())
         """The asyncio driver of each event loop that runs statements (`_run_async`)."""
         self._pending: list[Future] = []
@@ -120,10 +125,12 @@ class Neo4jGraphStore(CypherGraphStore):
             return [{k: _plain(v) for k, v in record.items()} for record in tx.run(text, params)]
 
         def run() -> list[dict[str, Any]]:
-            with self._driver.session(database=self.config.neo4j_database) as session:
-                if write:
-                    return session.execute_write(work)
-                return session.execute_read(work)
+            start = self.bookmarks.current()
+            with self._driver.session(database=self.config.neo4j_database,
+                                      bookmarks=neo4j.Bookmarks.from_raw_values(start)) as session:
+                rows = session.execute_write(work) if write else session.execute_read(work)
+                self.bookmarks.advance(start, session.last_bookmarks().raw_values)
+                return rows
         return self._answer(run)
 
     async def _run_async(self, text: str, params: dict[str, Any], *, timeout: float,
@@ -134,10 +141,12 @@ class Neo4jGraphStore(CypherGraphStore):
             result = await tx.run(text, params)
             return [{k: _plain(v) for k, v in record.items()} async for record in result]
 
-        async with self._natives.get().session(database=self.config.neo4j_database) as session:
-            if write:
-                return await session.execute_write(work)
-            return await session.execute_read(work)
+        start = self.bookmarks.current()
+        async with self._natives.get().session(database=self.config.neo4j_database,
+                                               bookmarks=self._neo4j.Bookmarks.from_raw_values(start)) as session:
+            rows = await (session.execute_write(work) if write else session.execute_read(work))
+            self.bookmarks.advance(start, (await session.last_bookmarks()).raw_values)
+            return rows
 
     def _make_native_driver(self) -> Any:
         """An asyncio driver (made without I/O: it connects on its first statement)."""
