@@ -47,7 +47,7 @@ def test_top_k_past_the_limit_is_refused_naming_argument_and_limit(agent: cg.Age
         "assemble_for_prompt": lambda: agent.assemble_for_prompt("Atlas", top_k=top_k),
     }
     for name, call in calls.items():
-        with pytest.raises(ValueError, match=rf"top_k .*{limit:,}|top_k .*{limit}") as info:
+        with pytest.raises(ValueError, match=rf"top_k\W.*({limit:,}|{limit})") as info:
             call()
         assert "top_k" in str(info.value), name
 
