@@ -149,12 +149,44 @@ def _strip_given_up(text: str) -> tuple[str, tuple[Token, ...]]:
     return text, tuple(given)
 
 
+_PART_OF_AN_HOUR = re.compile(
+    r"^(?:(?P<whole>\S+) and a half hours?|(?:one )?hour and a half|half an? hour"
+    r"|(?:(?P<quarters>\S+) )?quarters? of an? hour)(?= |$)")
+"""A duration told as a part of an hour: "half an hour", "a quarter of an hour", "three quarters
+of an hour", "an hour and a half", "two and a half hours" (the leading "a"/"an" already read)."""
+
+
+def _part_of_an_hour(tokens: tuple[Token, ...], at: int) -> tuple[str, int] | None:
+    """The minutes of a duration told as a part of an hour from `at`, and where what follows it
+    begins; None when none is told there."""
+    window = tokens[at:at + 7]
+    words = " ".join(t.key if t.kind == "number" else t.word for t in window)
+    found = _PART_OF_AN_HOUR.match(words)
+    if found is None:
+        return None
+    if found["whole"] is not None:
+        if not found["whole"].isdigit():
+            return None
+        minutes = int(found["whole"]) * 60 + 30
+    elif "quarter" in found.group():
+        count = found["quarters"] or "1"
+        if not count.isdigit() and count not in ("a", "one"):
+            return None
+        minutes = 15 * (int(count) if count.isdigit() else 1)
+    else:
+        minutes = 90 if "hour and" in found.group() else 30
+    return f"{minutes} minutes", at + len(found.group().split())
+
+
 def _relative(tokens: tuple[Token, ...], start: int) -> tuple[str, int]:
-    """"an hour", "by two days", "50 euros" from `start`: the amount and unit, and where what
-    follows them begins ("... by 50 euros *a week*"); ("", start) when there is none."""
+    """"an hour", "by two days", "50 euros", "half an hour" from `start`: the amount and unit, and
+    where what follows them begins ("... by 50 euros *a week*"); ("", start) when there is none."""
     at = start
     while at < len(tokens) and tokens[at].word in ("by", "a", "an", "another", "the"):
         at += 1
+    part = _part_of_an_hour(tokens, at)
+    if part is not None:
+        return part
     first = tokens[at] if at < len(tokens) else None
     second = tokens[at + 1] if at + 1 < len(tokens) else None
     if first is not None and first.kind == "money":
@@ -163,6 +195,8 @@ def _relative(tokens: tuple[Token, ...], start: int) -> tuple[str, int]:
         return f"1 {first.word}", at + 1
     if first is not None and second is not None and first.kind == "number" and second.word in _UNITS:
         return f"{first.key} {second.word}", at + 2
+    if first is not None and second is not None and first.word == "one" and second.word in _UNITS:
+        return f"1 {second.word}", at + 2  # "one" is read as a word, not a number
     if first is not None and second is not None and first.kind == "number" and _counted(second):
         return f"{first.key} {second.word}", at + 2  # "by 4 people", "by 500 IU": a count of a unit of its own
     return "", start
@@ -192,7 +226,8 @@ def _compared(tokens: tuple[Token, ...]) -> MoveReading | None:
             thing = _renumbered([*before, *_words(tokens[i + 3:])])
             return MoveReading(thing, relative=f"{amount} {tokens[i + 2].word}", moved=True)
     for i, t in enumerate(tokens):
-        relative, end = _relative(tokens, i) if t.kind in ("number", "money") or t.word in ("a", "an") else ("", i)
+        starts = t.kind in ("number", "money") or t.word in ("a", "an", "half", "quarter", "one")
+        relative, end = _relative(tokens, i) if starts else ("", i)
         if relative and end < len(tokens) and tokens[end].word in _COMPARATIVES:
             before = [x for x in tokens[:i] if x.word not in _AUXILIARIES]
             return MoveReading(_renumbered(before), relative=relative, moved=True)

@@ -128,3 +128,23 @@ def test_a_count_of_another_thing_or_another_unit_is_not_changed() -> None:
     assert moved_to_new_value("We now have two fewer people on the weekend rota.",
                               "We have 9 people on the weekday rota.").confidence == 0.0
     assert resolved_value("The pottery course was expanded by 4 students.", "The pottery course has 10 wheels.") is None
+
+
+@pytest.mark.parametrize(("old", "new", "comes_to"), [
+    ("The parents' evening starts at 6 pm.", "The parents' evening has been put back half an hour.", "6:30 pm"),
+    ("My cycle commute is 50 minutes.", "My cycle commute is a quarter of an hour shorter now.", "35 minutes"),
+    ("The webinar is at 14:00.", "The webinar was brought forward three quarters of an hour.", "13:15"),
+    ("Choir practice begins at 7 pm.", "Choir practice now begins an hour and a half later.", "8:30 pm"),
+    ("The coach leaves at 9 am.", "The coach now leaves two and a half hours later.", "11:30 am"),
+    ("The clinic tour starts at 8 am.", "The clinic tour was pushed back by one hour.", "9 am"),
+])
+def test_a_change_by_a_part_of_an_hour_comes_to_its_minutes(old, new, comes_to) -> None:
+    assert resolved_value(new, old) == comes_to
+
+
+@pytest.mark.parametrize("new", ["We had a quarter of an hour to spare before the parents' evening.",
+                                 "I spent half an hour at the parents' evening.",
+                                 "The parents' evening ran an hour and a half."])
+def test_a_part_of_an_hour_told_without_a_change_changes_nothing(new) -> None:
+    assert resolved_value(new, "The parents' evening starts at 6 pm.") is None
+    assert moved_to_new_value(new, "The parents' evening starts at 6 pm.").confidence == 0.0
