@@ -588,12 +588,13 @@ def said_table(passing: dict, changes: dict) -> Table:
                         "change first, the older statement marked outdated)")
     table.add_column("preset")
     for name in ("passing tune", "passing confirm", "changes tune", "changes confirm", "changes holdout",
-                 "changes holdout 2", "different things kept"):
+                 "changes holdout 2", "changes holdout 3", "different things kept"):
         table.add_column(name, justify="right")
     for preset in dict.fromkeys([*passing, *changes]):
         p, c = passing.get(preset, {}), changes.get(preset, {})
         table.add_row(preset, p.get("by_half", {}).get("tune", "-"), p.get("by_half", {}).get("confirm", "-"),
-                      *(c.get("by_half", {}).get(h, "-") for h in ("tune", "confirm", "holdout", "holdout 2")),
+                      *(c.get("by_half", {}).get(h, "-") for h in ("tune", "confirm", "holdout", "holdout 2",
+                                                                   "holdout 3")),
                       f"{c['distinct']['hits']}/{c['distinct']['n']}" if c else "-")
     return table
 

@@ -45,12 +45,15 @@ from value_changes_holdout import HOLDOUT_CHANGES, HOLDOUT_DISTINCT  # noqa: E40
 from value_changes_second_holdout import HALF as SECOND_HALF  # noqa: E402
 from value_changes_second_holdout import SECOND_CHANGES, SECOND_DISTINCT  # noqa: E402
 from value_changes_set import CHANGES, DISTINCT, FORMS, HALVES, Change, Distinct  # noqa: E402
+from value_changes_third_holdout import HALF as THIRD_HALF  # noqa: E402
+from value_changes_third_holdout import THIRD_CHANGES, THIRD_DISTINCT  # noqa: E402
 
-ALL_HALVES = (*HALVES, "holdout", SECOND_HALF)
+ALL_HALVES = (*HALVES, "holdout", SECOND_HALF, THIRD_HALF)
 """`holdout`: pairs written after the rules were built, in verbs and constructions neither half uses;
-`holdout 2`: pairs written later still, after the rules that followed the first holdout's misses."""
-HELD_OUT_CHANGES = (*HOLDOUT_CHANGES, *SECOND_CHANGES)
-HELD_OUT_DISTINCT = (*HOLDOUT_DISTINCT, *SECOND_DISTINCT)
+`holdout 2`: pairs written later still, after the rules that followed the first holdout's misses;
+`holdout 3`: pairs written after the next session's rules (parts of an hour, nouns of an act)."""
+HELD_OUT_CHANGES = (*HOLDOUT_CHANGES, *SECOND_CHANGES, *THIRD_CHANGES)
+HELD_OUT_DISTINCT = (*HOLDOUT_DISTINCT, *SECOND_DISTINCT, *THIRD_DISTINCT)
 
 DAYS_BETWEEN = 10
 PROMPT_TOKENS = 400

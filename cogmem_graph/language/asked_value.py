@@ -40,6 +40,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from cogmem_graph.errors import InvalidArgument
+from cogmem_graph.language.act_nouns import act_key, act_keys
 from cogmem_graph.language.common_words import COMMON_WORDS
 from cogmem_graph.language.contradiction import of_other_times
 from cogmem_graph.language.speakers import speaker_of
@@ -192,7 +193,8 @@ def _covered(asked: frozenset[str], asked_pairs: frozenset[tuple[str, str]],
     "teacher")."""
     keys = [t.key for t in tokens if t.kind != "punct"]
     found = set(keys) | {k.replace("-", "") for k in keys} | {a + b for a, b in pairwise(keys)}
-    out = {w for w in asked if w in found or w.replace("-", "") in found
+    acts = act_keys(keys)
+    out = {w for w in asked if w in found or w.replace("-", "") in found or act_key(w) in acts
            or any(_agent_noun(k, w) or _agent_noun(w, k) for k in keys)}
     out |= {w for a, b in asked_pairs if a + b in found for w in (a, b)}
     return frozenset(out)

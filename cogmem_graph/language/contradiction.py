@@ -35,7 +35,7 @@ from functools import lru_cache
 from typing import Literal
 
 from cogmem_graph.errors import InvalidArgument
-from cogmem_graph.language.value_moves import moved_to_new_value
+from cogmem_graph.language.value_moves import move_reading, moved_to_new_value
 from cogmem_graph.language.value_slots import (
     anchor_words,
     restatable_sentences,
@@ -863,7 +863,10 @@ def candidate_query(text: str) -> str | None:
     """Words that find older statements about the same subject and attribute in a lexical
     index ("I moved to Berlin" -> "live lives living ... moved ..."), since a contradiction is
     often not similar as a whole ("I live in Paris" vs "I moved to Berlin"), and for a change
-    of value the value given up ("I sold the Corolla" -> "corolla"). Any of these words finds a
+    of value the value given up ("I sold the Corolla" -> "corolla"), and for a change by an
+    amount, which names no value to find the older statement by, the words of the thing it
+    changes ("the Dublin flight was moved up by two days" -> "dublin flight"). Any of these
+    words finds a
     candidate; see `restatement_queries` for the older statements a text may restate. None:
     nothing read."""
     terms: dict[str, None] = {}
@@ -879,6 +882,11 @@ def candidate_query(text: str) -> str | None:
         if change.subject not in (None, "speaker", "we") and not change.pronoun:
             words += change.subject.split()  # "the standup moved from Monday to Friday"
         terms.update(dict.fromkeys(w for w in words if w not in _NOT_NAMES))
+    for sentence in _SENTENCES.split(text):  # "the Dublin flight was moved up by two days": no value
+        reading = move_reading(sentence) if sentence.strip() else None  # to find; the older names Dublin
+        if reading is not None and reading.relative:
+            terms.update(dict.fromkeys(t.word for t in reading.tokens if t.kind in ("word", "name")
+                                       and t.word not in _NOT_NAMES))
     return " ".join(terms) or None
 
 

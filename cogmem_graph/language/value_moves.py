@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from cogmem_graph.language.act_nouns import act_keys
 from cogmem_graph.language.speakers import speaker_of
 from cogmem_graph.language.value_slots import (
     NO_RESTATEMENT,
@@ -307,16 +308,17 @@ LOOSE_SIMILARITY = 0.7
 def _changed_by(relative: str, old: tuple[Token, ...]) -> tuple[Token, ...]:
     """The older sentence's tokens that a change by `relative` changes: a count of the same unit
     with its unit ("12 people" for "by 4 people", "60 minutes" for "15 minutes longer"), else the
-    values, when one is of a kind the unit can move (a time or a date for hours or days, a price
-    for euros); none when it holds no such value."""
+    values of a kind the unit can move (a time or a date for hours or days, a price for euros),
+    with the numbers written beside them; none when it holds no such value."""
     unit = relative.split()[-1]
     counted = _counted_at(old, unit)
     if counted is not None:
         return old[counted:counted + 2]
     wanted = {"time": {"time", "day", "date"}, "date": {"date", "day"}, "money": {"money", "number"},
               "percent": {"percent"}}.get(_UNITS.get(unit, unit), set())
-    values = tuple(t for t in old if t.is_value)
-    return values if any(t.kind in wanted for t in values) else ()
+    moved = {t.position for t in old if t.is_value and t.kind in wanted}
+    moved |= {t.position for t in old if t.kind == "number" and {t.position - 1, t.position + 1} & moved}
+    return tuple(t for t in old if t.position in moved)  # "June 20", not the "Dublin" beside it
 
 
 def _counted_at(tokens: tuple[Token, ...], unit: str) -> int | None:
@@ -413,6 +415,7 @@ def _same_thing(thing: frozenset[str], own: frozenset[str], similarity: float | 
     other does not ("the shuttle *fare* was hiked" / "the shuttle *costs*")."""
     if not thing:
         return 0.0
+    thing, own = act_keys(thing), act_keys(own)  # "the Dublin flight" is what "we fly to Dublin" states
     if thing <= own and len(own - thing) <= 1 and (len(thing) >= 2 or own == thing):
         return MOVED_CONFIDENCE if own == thing else MOVED_LOOSE_CONFIDENCE
     shared = thing & own
