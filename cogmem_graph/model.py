@@ -14,7 +14,7 @@ import hashlib
 import json
 import math
 import uuid
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -181,6 +181,12 @@ MAX_EPOCH_MS = 253_402_300_799_999
 
 MOMENT_FORMS = "an aware datetime, an ISO-8601 string or epoch milliseconds (an int)"
 """The forms every time argument of the public API takes, as its errors list them."""
+
+
+def duration_ms(value: int | timedelta | None) -> int | None:
+    """A duration argument as the milliseconds an operation takes: a timedelta converted,
+    anything else as given, for the operation's model to judge."""
+    return int(value.total_seconds() * 1000) if isinstance(value, timedelta) else value
 
 
 def epoch_ms_of(value: object, field: str) -> int:

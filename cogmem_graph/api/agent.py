@@ -28,7 +28,7 @@ from cogmem_graph.cognition.prompt import Injection, PromptSections, assemble_pr
 from cogmem_graph.context import checked_context
 from cogmem_graph.errors import InvalidArgument
 from cogmem_graph.filters import MemoryFilter
-from cogmem_graph.model import MemoryTrace, Mood, Scope
+from cogmem_graph.model import MemoryTrace, Mood, Scope, duration_ms
 from cogmem_graph.operations import checked_arguments
 from cogmem_graph.results import AssembledContext, RetrievalResult, ScoredTrace
 from cogmem_graph.retrieval import read_path
@@ -449,9 +449,9 @@ class AgentMemory(AgentRecords):
             StoreClosed: the store is closed.
         """
         checked_arguments("remind", {
-            "content": content, "at": at, "every": _ms(every), "on_keywords": [on_keywords] if isinstance(
+            "content": content, "at": at, "every": duration_ms(every), "on_keywords": [on_keywords] if isinstance(
                 on_keywords, str) else on_keywords, "on_context": on_context, "recurring": recurring,
-            "cooldown": _ms(cooldown), "threshold": threshold, "importance": importance,
+            "cooldown": duration_ms(cooldown), "threshold": threshold, "importance": importance,
             "scope": getattr(scope, "value", scope)})
         return prospective_memory.remind(
             checked_context(self), content, at=at, every=every, on_keywords=on_keywords, on_context=on_context,
@@ -530,9 +530,3 @@ def _with_observations(sections: PromptSections, agent: AgentMemory) -> PromptSe
     """The Observations section: the agent's newest notes not yet reflected."""
 
     return replace(sections, observation_notes=observer.prompt_notes(agent.context()))
-
-
-def _ms(value: int | timedelta | None) -> int | None:
-    """A duration argument as the operation's milliseconds (a timedelta is converted; anything
-    else is left for the model to judge)."""
-    return int(value.total_seconds() * 1000) if isinstance(value, timedelta) else value

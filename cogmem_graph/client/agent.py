@@ -34,7 +34,7 @@ from cogmem_graph.client.wire import (
     where_json,
 )
 from cogmem_graph.filters import MemoryFilter
-from cogmem_graph.model import MemoryTrace, MemoryType, epoch_ms_of
+from cogmem_graph.model import MemoryTrace, MemoryType, duration_ms, epoch_ms_of
 from cogmem_graph.redact import redact_url
 from cogmem_graph.results import AssembledContext, RetrievalResult
 
@@ -45,11 +45,6 @@ if TYPE_CHECKING:
 
 __all__ = ["RemoteAgent", "RemoteMethods", "connect"]
 
-
-def _ms(value: int | timedelta | None) -> int | None:
-    if isinstance(value, timedelta):
-        return int(value.total_seconds() * 1000)
-    return value
 
 
 ENCODE_MOMENTS = ("created_at", "valid_from", "valid_until")
@@ -144,8 +139,8 @@ class RemoteMethods:
                scope: str | None = None) -> Plan[Intention]:
         keywords = [on_keywords] if isinstance(on_keywords, str) else (list(on_keywords) if on_keywords else None)
         return intention_from_json((yield Send("remind", {
-            "content": content, "at": _moment(at, "at"), "every": _ms(every), "on_keywords": keywords,
-            "on_context": on_context, "recurring": recurring, "cooldown": _ms(cooldown), "threshold": threshold,
+            "content": content, "at": _moment(at, "at"), "every": duration_ms(every), "on_keywords": keywords,
+            "on_context": on_context, "recurring": recurring, "cooldown": duration_ms(cooldown), "threshold": threshold,
             "importance": importance, "scope": getattr(scope, "value", scope)})))
 
     @remote
