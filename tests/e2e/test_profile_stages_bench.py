@@ -13,7 +13,8 @@ SCRIPT = ROOT / "benchmarks" / "profile_stages.py"
 
 def test_the_profile_names_the_stages_of_encode_many_and_retrieve() -> None:
     done = subprocess.run([sys.executable, str(SCRIPT), "--size", "300", "--profiled", "200", "--batch", "50",
-                           "--scopes", "2", "--queries", "5"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+                           "--scopes", "2", "--queries", "5", "--top", "200"],  # every stage: under load the
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)  # top 14 by time can drop one
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout
     assert "encode_many by stage" in out and "retrieve by stage" in out
