@@ -2,7 +2,9 @@
 alone and much with the turn it answers. A memory said within the TEMPORAL_SEQUENCE window
 after another of its conversation, in the same scope, is indexed with its own vector plus a
 share (`write.context_weight`) of the previous turn's index vector, which carries its own
-predecessor in turn: a chain in which a turn n steps back counts with weight^n. The
+predecessor in turn: a chain in which a turn n steps back counts with weight^n. A memory that
+carries a fact of its own takes a smaller share (`write.fact_context_weight`): it is asked
+about by what it states, and the talk before it would drown a fact said in passing. The
 previous turn is the one before it among the memories being indexed, or else the graph's
 latest trace of that conversation, whose vector the index already holds. So indexing costs
 one embedding per memory. Same scope only: a shared memory's vector never carries a
@@ -15,7 +17,7 @@ import all index this way.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -97,14 +99,16 @@ def _stored_vectors(ctx: MemoryContext, traces: Sequence[MemoryTrace], stored: M
 
 
 def index_vectors(ctx: MemoryContext, traces: Sequence[MemoryTrace], own: Mapping[int, list[float]],
-                  previous: Previous) -> dict[int, list[float]]:
+                  previous: Previous, stating: Collection[int] = ()) -> dict[int, list[float]]:
     """Each memory's index vector (by position in `traces`): its own, or after a previous
     turn the normalised sum of its own and `write.context_weight` x the previous turn's index
-    vector (no embedding call unless the index lost a stored turn's vector)."""
+    vector, or `write.fact_context_weight` x it for a memory that carries a fact of its own
+    (`stating`: "Long day. Oh, my gym locker is number 38." is asked about by its fact, not by
+    the talk before it). No embedding call unless the index lost a stored turn's vector."""
     out = dict(own)
     if not previous:
         return out
-    weight = ctx.config.write.context_weight
+    weight, fact_weight = ctx.config.write.context_weight, ctx.config.write.fact_context_weight
     stored = _stored_vectors(ctx, traces, {i: p for i, p in previous.items()
                                            if isinstance(p, StoredTurn) and i in own})
     indexed: dict[int, np.ndarray] = {}
@@ -112,7 +116,8 @@ def index_vectors(ctx: MemoryContext, traces: Sequence[MemoryTrace], own: Mappin
     for i in sorted(own, key=lambda i: (traces[i].created_at, i)):
         before = previous.get(i)
         context = indexed.get(before) if isinstance(before, int) else stored.get(i)
-        indexed[i] = _unit(own[i]) if context is None else _unit(_unit(own[i]) + weight * context)
+        share = fact_weight if i in stating else weight
+        indexed[i] = _unit(own[i]) if context is None else _unit(_unit(own[i]) + share * context)
         if context is not None:
             out[i] = indexed[i].tolist()
     return out
@@ -123,6 +128,6 @@ def embed_for_index(ctx: MemoryContext, traces: Sequence[MemoryTrace]
     """Index vectors of whole traces already in the graph (repair, import), each in its own
     scope's context, and their sentences' vectors (None when the embedder gives none)."""
     previous = previous_turns_later(ctx, traces, sorted({t.scope_key for t in traces}))
-    embedded, sentences = embed_memories(ctx, [t.content for t in traces])
-    vectors = index_vectors(ctx, traces, dict(enumerate(embedded)), previous())
-    return [vectors[i] for i in range(len(traces))], sentences
+    embedded = embed_memories(ctx, [t.content for t in traces], [t.category for t in traces])
+    vectors = index_vectors(ctx, traces, dict(enumerate(embedded.vectors)), previous(), embedded.stating)
+    return [vectors[i] for i in range(len(traces))], embedded.sentences

@@ -155,11 +155,11 @@ def _embed(ctx: MemoryContext, batch: _Batch, centroids: Callable[[], Any]) -> N
     batch is embedded); schemas shape its encoding."""
     unique_drafts = [batch.drafts[i] for i in batch.unique]
     previous = previous_turns_later(ctx, unique_drafts, ctx.visible_scope_keys)
-    vectors, sentences = embed_memories(ctx, [t.content for t in unique_drafts])
-    batch.vector_of = dict(zip(batch.unique, vectors, strict=True))
-    if sentences is not None:
-        batch.sentences_of = dict(zip(batch.unique, sentences, strict=True))
-    index_of = index_vectors(ctx, unique_drafts, dict(enumerate(vectors)), previous())
+    embedded = embed_memories(ctx, [t.content for t in unique_drafts], [t.category for t in unique_drafts])
+    batch.vector_of = dict(zip(batch.unique, embedded.vectors, strict=True))
+    if embedded.sentences is not None:
+        batch.sentences_of = dict(zip(batch.unique, embedded.sentences, strict=True))
+    index_of = index_vectors(ctx, unique_drafts, dict(enumerate(embedded.vectors)), previous(), embedded.stating)
     batch.indexed_as = {i: index_of[n] for n, i in enumerate(batch.unique)}
     schema_encoding(ctx, batch.drafts, batch.vector_of, batch.now, centroids)
 

@@ -126,3 +126,24 @@ def test_repair_and_import_index_the_way_the_write_path_does(store, tmp_path) ->
     with cg.open(home=tmp_path / "copy", embedder="hash") as copy:
         import_store(copy, io.StringIO(dump.getvalue()).readlines(), batch_size=2)
         assert all(abs(_self_similarity(copy, t) - before[t.id]) < 1e-6 for t in traces)
+
+
+def test_a_fact_said_after_other_talk_keeps_more_of_its_own_meaning(store) -> None:
+    """A turn that carries a fact of its own takes `write.fact_context_weight` of the talk
+    before it, a reply without one `write.context_weight`: the fact is asked about by what
+    it states, the reply by what it answers."""
+    talk = ["The ring road was gridlocked again, forty minutes to get in.",
+            "The printer on our floor jammed twice before lunch."]
+    fact, reply = "My gym locker is number 38.", "Honestly, it was awful."
+
+    def indexed(user: str) -> tuple[float, float]:
+        agent = store.agent("helper", user_id=user, thread_id="t1")
+        traces = agent.encode_many([{"content": t} for t in (*talk, fact, *talk, reply)])
+        return _self_similarity(store, traces[2]), _self_similarity(store, traces[5])
+
+    store.config.write.fact_context_weight = store.config.write.context_weight
+    fact_same, reply_same = indexed("u-same")
+    store.config.write.fact_context_weight = 0.4
+    fact_less, reply_less = indexed("u-less")
+    assert fact_same < fact_less < 0.99, "the fact keeps more of its own vector, and still some context"
+    assert reply_less == pytest.approx(reply_same, abs=1e-3), "a reply takes the talk's full share"

@@ -167,7 +167,7 @@ def test_a_sentence_that_carries_a_fact_is_indexed_by_its_own_words(tmp_path) ->
 
     text = "Ugh, what a grey morning, I could barely get up. Elbow are playing the City Hall on 12 May."
     with cg.open(home=tmp_path / "home", embedder="local") as store:
-        _, sentences = embed_memories(store.context(), [text])
+        _, sentences, _ = embed_memories(store.context(), [text])
         small_talk, fact = store.embedder.embed(["Ugh, what a grey morning, I could barely get up.",
                                                  "Elbow are playing the City Hall on 12 May."])
     assert sentences is not None and len(sentences[0]) == 2

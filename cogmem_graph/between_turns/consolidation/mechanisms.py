@@ -106,7 +106,7 @@ def temporal_gist(sc: StepContext, key: str) -> None:
     applied = sc.ctx.graph.apply_gists(rows, key)
     reindex = [new for old, new in rewritten if old.id in archived and old.id in applied]
     if reindex and reindexing:
-        vectors, sentences = embed_memories(sc.ctx, [t.content for t in reindex])
+        vectors, sentences, _ = embed_memories(sc.ctx, [t.content for t in reindex])
         sc.ctx.vectors.upsert([point_for(t, v, sentences=sentences[i] if sentences else None)
                                for i, (t, v) in enumerate(zip(reindex, vectors, strict=True))])
         sc.ctx.graph.set_indexed([t.id for t in reindex], True)
