@@ -51,6 +51,7 @@ the CLI and the facade itself may all import it.
 
 from __future__ import annotations
 
+import enum
 import functools
 import math
 import re
@@ -123,6 +124,21 @@ def _takes_a_number(annotation: Any) -> bool:
     return annotation in (int, float)
 
 
+class Given(enum.Enum):
+    """A form a Python caller may give for an argument that JSON does not carry, marked on the
+    field's type (`Duration`, `OneOrMany`). The model takes the JSON form only; the client's
+    methods (and the facade's) take this one too and convert it, so the mark says so once."""
+
+    TIMEDELTA = "a timedelta, for milliseconds"
+    ONE = "one text, for a list of one"
+
+
+Duration = typing.Annotated[int, Given.TIMEDELTA]
+"""Milliseconds; a Python caller may give a `timedelta` (`model.duration_ms` converts it)."""
+OneOrMany = typing.Annotated[list[str], Given.ONE]
+"""A list of texts (ids, keywords, events); a Python caller may give one text for a list of one."""
+
+
 class NoArgs(Args):
     """An operation that takes no argument."""
 
@@ -174,7 +190,7 @@ class UpdateArgs(Args):
 
 
 class ForgetArgs(Args):
-    ids: list[str] | None = Field(None, min_length=1, max_length=MAX_FORGET_IDS,
+    ids: OneOrMany | None = Field(None, min_length=1, max_length=MAX_FORGET_IDS,
                                   description="the ids of the memories to delete")
     where: Where = Field(
         None, description=f"instead of ids: delete every memory matching this filter; {WHERE_DESCRIPTION}")
@@ -218,7 +234,7 @@ class RepairArgs(Args):
 
 
 class IdsArgs(Args):
-    ids: list[str] = Field(..., min_length=1, max_length=MAX_BATCH, description="memory ids")
+    ids: OneOrMany = Field(..., min_length=1, max_length=MAX_BATCH, description="memory ids")
 
 
 class BatchArgs(Args):
@@ -239,7 +255,7 @@ class ContextArgs(Args):
     query: str = Field(..., min_length=1, description="what the prompt is about")
     token_budget: int | None = Field(None, ge=1, le=200_000)
     top_k: int = Field(20, ge=1, le=MAX_TOP_K)
-    events: list[str] = Field(default_factory=list, description="events this turn, for event reminders")
+    events: OneOrMany = Field(default_factory=list, description="events this turn, for event reminders")
     where: Where = Field(None, description=WHERE_DESCRIPTION)
     debug: bool = Field(False, description=(
         "true: the text also shows each memory's id and score (and its activation under Active Context), "
@@ -262,11 +278,11 @@ class ObserveArgs(Args):
 class RemindArgs(Args):
     content: str = Field(..., min_length=1)
     at: Moment | None = Field(None, description="when it is due")
-    every: int | None = Field(None, gt=0, description="ms between occurrences (recurring)")
-    on_keywords: list[str] | None = None
+    every: Duration | None = Field(None, gt=0, description="ms between occurrences (recurring)")
+    on_keywords: OneOrMany | None = None
     on_context: str | None = None
     recurring: bool | None = None
-    cooldown: int | None = Field(None, ge=0, description="ms")
+    cooldown: Duration | None = Field(None, ge=0, description="ms")
     threshold: float | None = Field(None, ge=0.0, le=1.0)
     importance: float | None = Field(None, ge=0.0, le=1.0)
     scope: Literal["agent", "thread", "user", "persona", "organization"] | None = None
@@ -774,8 +790,11 @@ def checked_arguments(name: str, values: typing.Mapping[str, Any], *,
 
 
 def _plain_kind(annotation: Any) -> type | None:
-    """int, float or bool for a field that takes one of them as it is (optional or not); None
-    for any other field, a validated one (`Moment`) included."""
+    """int, float or bool for a field that takes one of them as it is (optional or not, marked
+    with a `Given` form or not); None for any other field, a validated one (`Moment`) included."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        base, *marks = typing.get_args(annotation)
+        return _plain_kind(base) if all(isinstance(mark, Given) for mark in marks) else None
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
         kinds = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
         return _plain_kind(kinds[0]) if len(kinds) == 1 else None
@@ -882,8 +901,8 @@ def route_operation(method: str, path: str) -> Operation | None:
 __all__ = [
     "IDENTITY_ARGUMENTS", "JSON", "MAX_BATCH", "MAX_FORGET_IDS", "MAX_PAGE", "NDJSON", "OPERATIONS",
     "QUERY_FILTER_FIELDS", "ROLES", "Args",
-    "BatchArgs", "CancelReminderArgs", "ContextArgs", "EraseArgs", "ForgetArgs", "ForgetOneArgs", "IdsArgs",
-    "ListArgs", "ListQueryArgs", "MemoryArgs", "MultiHopArgs", "NoArgs", "ObserveArgs", "Operation", "PageArgs",
-    "RecallArgs", "RemindArgs", "RemindersArgs", "Role", "TraceArgs", "UpdateArgs", "UserArgs",
+    "BatchArgs", "CancelReminderArgs", "ContextArgs", "Duration", "EraseArgs", "ForgetArgs", "ForgetOneArgs", "Given",
+    "IdsArgs", "ListArgs", "ListQueryArgs", "MemoryArgs", "MultiHopArgs", "NoArgs", "ObserveArgs", "OneOrMany",
+    "Operation", "PageArgs", "RecallArgs", "RemindArgs", "RemindersArgs", "Role", "TraceArgs", "UpdateArgs", "UserArgs",
     "checked_arguments", "identity_arguments", "identity_name", "operation", "route_operation", "value_problems",
 ]
