@@ -21,7 +21,7 @@ from cogmem_graph.filters import MemoryFilter, as_filter
 from cogmem_graph.model import MemoryTrace
 from cogmem_graph.operations import MAX_BATCH, OPERATIONS, value_problems
 from cogmem_graph.redact import redact_url
-from cogmem_graph.results import ScoreComposition, ScoredTrace
+from cogmem_graph.results import AssembledContext, RetrievalResult, ScoreComposition, ScoredTrace
 
 if TYPE_CHECKING:
     from cogmem_graph.api.governance import EraseReceipt, ForgetReceipt, MemoryPage, MemoryRecord
@@ -162,6 +162,28 @@ def trace_from_json(data: Mapping[str, Any]) -> MemoryTrace:
 def scored_from_json(data: Mapping[str, Any]) -> ScoredTrace:
     return ScoredTrace(trace_from_json(data["trace"]), data["score"], dict(data["signals"]), tuple(data["sources"]),
                        composition_from_json(data.get("composition")))
+
+
+def retrieval_from_json(data: Mapping[str, Any]) -> RetrievalResult:
+    """A `RetrievalResult` from the JSON of `recall`."""
+    return RetrievalResult(query=data["query"], traces=[scored_from_json(t) for t in data["traces"]],
+                           partial=[scored_from_json(t) for t in data["partial"]], strategy=data["strategy"],
+                           intent=data.get("intent"), parts=tuple(data.get("parts") or ()),
+                           as_of=data.get("as_of"), timeline=bool(data.get("timeline")),
+                           gated=bool(data.get("gated")))
+
+
+def context_from_json(data: Mapping[str, Any]) -> AssembledContext:
+    """An `AssembledContext` from the JSON of `context`, its fired reminders with their `Intention`."""
+    from cogmem_graph.cognition.prospective import FiredReminder
+
+    reminders = tuple(FiredReminder(intention_from_json(r["intention"]), r["fired_at"],
+                                    tuple(r["matched_keywords"]), r.get("similarity"))
+                      for r in data.get("reminders", ()))
+    return AssembledContext(text=data["text"], tokens_used=data["tokens_used"], token_budget=data["token_budget"],
+                            sections=dict(data["sections"]), trace_ids=tuple(data["trace_ids"]),
+                            reminders=reminders, abbreviated=tuple(data.get("abbreviated", ())),
+                            left_out=tuple(data.get("left_out", ())), outdated=tuple(data.get("outdated", ())))
 
 
 def composition_from_json(data: Mapping[str, Any] | None) -> ScoreComposition | None:
