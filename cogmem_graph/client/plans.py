@@ -16,7 +16,7 @@ from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, TextIO, TypeVar
 
-__all__ = ["Plan", "Send", "awaitable", "plans_of", "remote", "table_plan"]
+__all__ = ["Plan", "Send", "awaitable", "plans_of", "remote"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -83,41 +83,6 @@ def plans_of(cls: type) -> dict[str, Callable[..., Plan[Any]]]:
             if plan is not None:
                 found[name] = plan
     return found
-
-
-def table_plan(name: str) -> Callable[..., Plan[Any]]:
-    """The plan of operation `name`'s client method, made from its table entry alone: the
-    argument model's fields are its parameters (required ones first, then the rest, each with
-    the model's default; a filter may be a `MemoryFilter` or a dict), it sends them and returns
-    the server's JSON answer as it is. For an operation whose arguments need no conversion (no
-    datetime or timedelta) and whose answer is its result; the others' plans are written in
-    `client/agent.py`. The model checks the values on the server, so this sends them as given."""
-    from cogmem_graph.client.wire import where_json
-    from cogmem_graph.operations import operation
-
-    op = operation(name)
-    if op.client is None or op.streams:
-        raise ValueError(f"operation {name!r} has no client method answering JSON")
-    empty = inspect.Parameter.empty
-    fields = sorted(op.args.model_fields.items(), key=lambda item: not item[1].is_required())
-    parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)] + [
-        inspect.Parameter(field_name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=field.annotation,
-                          default=empty if field.is_required() else field.get_default(call_default_factory=True))
-        for field_name, field in fields]
-    signature = inspect.Signature(parameters, return_annotation="Plan[dict[str, Any]]")
-
-    def plan(self: Any, /, *args: Any, **kwargs: Any) -> Plan[dict[str, Any]]:
-        bound = signature.bind(self, *args, **kwargs)
-        bound.apply_defaults()
-        sent = {key: where_json(value) if key == "where" else value
-                for key, value in bound.arguments.items() if key != "self"}
-        answer: dict[str, Any] = yield Send(op.name, sent)
-        return answer
-
-    plan.__name__ = plan.__qualname__ = op.client
-    plan.__doc__ = op.description
-    plan.__signature__ = signature  # type: ignore[attr-defined]  # read by inspect.signature
-    return plan
 
 
 def _result_signature(plan: Callable[..., Any]) -> inspect.Signature:

@@ -50,7 +50,6 @@ PACKAGE = Path(cg.__file__).parent
 INTERNAL = {
     ("operations.py", "__post_init__"): "checks the operations table's own declarations, at import",
     ("operations.py", "_table"): "checks the operations table's own declarations, at import",
-    ("client/plans.py", "table_plan"): "checks the client class's own declarations, at import",
     ("context.py", "visible_scope_keys"): "an owner context reaching an agent-only step is the package's fault",
     ("context.py", "caller"): "an owner context reaching an agent-only step is the package's fault",
     ("integrations/crewai/memory.py", "reset"): "refuses the operation itself, whatever its argument",
