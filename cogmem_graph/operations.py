@@ -5,6 +5,7 @@ and path, its MCP tool (or resource), its `cg.connect` method and its CLI comman
 a summary and the description a model reads to choose it. The surfaces follow from the
 table: `server.service` dispatches and checks the caller's role by it, `server.rest`
 generates one route per entry, `client.RemoteAgent.call` finds its route in it,
+`tools/generate_client.py` writes the client's methods from it (`client/generated.py`),
 `server.mcp_tools` generates each MCP tool from its entry (`mcp_args`, declared beside the
 entry with `tool_args`, when a tool shows fewer fields or a flat filter), and
 `tests/unit/test_operations_table.py` fails when a surface misses an entry.
@@ -33,11 +34,12 @@ Adding an operation is one entry, its handler and its tests: an args model and a
 `Operation(...)` below (with `mcp_args=tool_args(...)` when its MCP tool shows less than the
 model); a `_op_<name>` method on `server.service.MemoryService`; tests of what it does. REST
 and MCP follow from the entry (`server.mcp_tools.SHAPES` when the tool answers less than
-REST). An entry naming `client` gets its `RemoteAgent` method from one line in
-`client/agent.py`, `remote(table_plan(name))`, when the method sends its arguments as they
-are and returns the JSON answer; a method that converts a datetime or a timedelta or builds a
-result type is a plan written there (yielding `Send(name, ...)`, which `AsyncRemoteAgent`
-runs too). An entry naming `cli` needs that command, written for a shell.
+REST). An entry naming `client` gets its `RemoteAgent` method by running
+`python tools/generate_client.py`: the model's fields are its parameters, converted by their
+types (a field typed `Duration` or `OneOrMany` also takes a timedelta or one text from a
+Python caller); the generator's `METHODS` says where a method lays them out otherwise or
+reads its answer into a result type, and `tests/unit/test_client_generated.py` fails while the
+generated module is stale. An entry naming `cli` needs that command, written for a shell.
 `tests/unit/test_operations_surfaces.py` fails when a method or a command takes an argument,
 default or limit the model does not declare. An operation answering JSON
 Lines (`media_type=NDJSON`, an export) returns an iterator of text chunks from its

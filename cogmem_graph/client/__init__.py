@@ -14,9 +14,10 @@ load the facade). Filters (`where=`) are a `MemoryFilter` or a dict of its field
 
 Each method is a plan (`client/plans.py`) running one entry of `cogmem_graph.operations`
 (the entry's `client` names it) through `call(name, args)`, which reaches any entry and
-finds its route in that table. `RemoteAgent` (`client/agent.py`) runs the plans over
-`httpx.Client`, `AsyncRemoteAgent` (`client/aio.py`, imported on first use) over
-`httpx.AsyncClient`. Who it acts as is the key's identity: there is no way to pass one.
+finds its route in that table; most are generated from the table (`client/generated.py`).
+`RemoteAgent` (`client/agent.py`) runs the plans over `httpx.Client`, `AsyncRemoteAgent`
+(`client/aio.py`, imported on first use) over `httpx.AsyncClient`. Who it acts as is the
+key's identity: there is no way to pass one.
 Errors: `ServerError` with the HTTP status; 4xx refusals of the request are also
 `ValueError`s; an unreachable server is `BackendUnavailable` naming the URL (credentials
 redacted). A value no request can carry (a number that is not finite, text with lone
