@@ -2,6 +2,7 @@
 
     python benchmarks/million.py build --home /var/tmp/cogmem-1m --traces 1000000   # resumable
     python benchmarks/million.py measure --home /var/tmp/cogmem-1m
+    python benchmarks/million.py build --home /var/tmp/n4j-200k --traces 200000 --graph "$COGMEM_TEST_NEO4J_URI"
 
 `build` writes traces with `encode_many` (hash embedder, the embedded default, the corpus of
 `latency.py`: ten user scopes and a shared organisation scope) into a home that is kept, and
@@ -23,6 +24,9 @@ and the night's `consolidate()`, the one a deployment pays every day (and its st
 as `consolidation_steps.py` times them); the same retrievals again after the night (the
 state a store in use is in most of the day); and resident memory
 (the process's own, the vector segments it maps, the graph server's).
+`--graph` puts the graph on a Neo4j server (given to `build` and `measure` alike; a build's
+first stretch empties its database); the vectors stay in the home, as they do in production
+beside a Qdrant server.
 Wall-clock times on this machine; benchmarks never assert them.
 """
 
@@ -48,6 +52,7 @@ from consolidation_steps import StepWatch, install  # noqa: E402 - the night's s
 import cogmem_graph as cg  # noqa: E402
 from cogmem_graph.clock import MS_PER_DAY, MS_PER_HOUR, MS_PER_SECOND, ManualClock  # noqa: E402
 from cogmem_graph.home import write_private  # noqa: E402
+from cogmem_graph.redact import redact_url  # noqa: E402
 
 START_MS = 1_700_000_000_000
 
@@ -71,8 +76,14 @@ def memory_line(store: cg.MemoryStore) -> str:
     return f"process {anon or 0:7,.0f} MiB (+ {mapped or 0:,.0f} MiB mapped files)   graph server {graph:7,.0f} MiB"
 
 
-def open_home(home: Path, clock: ManualClock) -> cg.MemoryStore:
-    return cg.open(home=home, embedder="hash", clock=clock)
+def open_home(home: Path, clock: ManualClock, graph: str | None = None, *, fresh: bool = False) -> cg.MemoryStore:
+    """The home's store, its graph on `graph` (a Neo4j URL) or embedded; `fresh`: a Neo4j
+    database is emptied first (a build's first stretch: Community Edition has one database)."""
+    store = cg.open(home=home, embedder="hash", clock=clock, graph=graph)
+    if graph and fresh:
+        store.graph.clear()
+        store.graph.setup_schema()
+    return store
 
 
 def agents_of(store: cg.MemoryStore, scopes: int) -> list:
@@ -95,7 +106,7 @@ def build(args, console: Console) -> None:
     state = load_state(home)
     clock = ManualClock(state["clock"])
     rng = random.Random(args.seed + state["written"])
-    with open_home(home, clock) as store:
+    with open_home(home, clock, args.graph, fresh=not state["written"]) as store:
         agents = agents_of(store, args.scopes)
         while state["written"] < args.traces:
             count = min(args.report_every, args.traces - state["written"])
@@ -124,7 +135,7 @@ def measure(args, console: Console) -> None:
     rng = random.Random(args.seed)
     row: dict[str, float | None] = {}
     start = time.perf_counter()
-    with open_home(home, clock) as store:
+    with open_home(home, clock, args.graph) as store:
         row["open s"] = time.perf_counter() - start
         counted = store.stats()  # a build stopped mid-stretch wrote more than its state says
         row["traces"] = float(counted.active_traces + counted.inactive_traces)
@@ -173,7 +184,8 @@ def measure(args, console: Console) -> None:
         row["floor after the night p50 ms"] = statistics.median(floor_ms)
         row["process MiB (anonymous)"], row["process MiB (mapped files)"] = latency.rss_parts(os.getpid())
         row["graph server MiB"] = latency.rss_mib(latency.graph_server_pid(store))
-    table = Table(title=f"the million-trace row — embedded default, hash embedder ({home})")
+    engine = "embedded default" if args.graph is None else f"graph on {redact_url(args.graph)}"
+    table = Table(title=f"the million-trace row — {engine}, hash embedder ({home})")
     table.add_column("figure")
     table.add_column("value", justify="right")
     for figure, value in row.items():
@@ -213,6 +225,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=50, help="measure: retrieve calls")
     parser.add_argument("--day-writes", type=int, default=10_000, help="measure: traces written over the day")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--graph", default=None,
+                        help="a Neo4j URL for the graph (its database is emptied by a build's first stretch); "
+                             "default: the embedded graph in the home. Build and measure with the same one.")
     args = parser.parse_args()
     for name in ("traces", "report_every", "scopes", "batch", "queries", "day_writes"):
         if getattr(args, name) < 1:
