@@ -79,11 +79,10 @@ def memory_line(store: cg.MemoryStore) -> str:
 def open_home(home: Path, clock: ManualClock, graph: str | None = None, *, fresh: bool = False) -> cg.MemoryStore:
     """The home's store, its graph on `graph` (a Neo4j URL) or embedded; `fresh`: a Neo4j
     database is emptied first (a build's first stretch: Community Edition has one database)."""
-    store = cg.open(home=home, embedder="hash", clock=clock, graph=graph)
-    if graph and fresh:
-        store.graph.clear()
-        store.graph.setup_schema()
-    return store
+    if graph and fresh:  # emptied, then opened again: an empty graph is stamped with this layout on opening
+        with cg.open(home=home, embedder="hash", clock=clock, graph=graph) as store:
+            store.graph.clear()
+    return cg.open(home=home, embedder="hash", clock=clock, graph=graph)
 
 
 def agents_of(store: cg.MemoryStore, scopes: int) -> list:
