@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import shutil
 import sys
 import tempfile
 import time
@@ -126,7 +125,7 @@ def main(argv: list[str] | None = None) -> None:
             latency.fill_home(home, args.size, args.scopes, args.seed)
         copies = {"scan": Path(tmp) / "scan", "graphs": Path(tmp) / "graphs"}
         for copy in copies.values():
-            shutil.copytree(home, copy)
+            latency.copy_home(home, copy)
         with open_side(copies["scan"], 0) as scan, open_side(copies["graphs"], args.graph_kb) as graphs:
             sides = {"scan": scan, "graphs": graphs}
             first = graphs.vectors.build_search_graphs(budget_s=None)

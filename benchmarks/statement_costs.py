@@ -25,7 +25,6 @@ import json
 import os
 import random
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -39,7 +38,15 @@ from rich.console import Console
 from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from latency import FILL_START_MS, fill_home, item_text, print_ranked, revision_tree, without_compare  # noqa: E402
+from latency import (  # noqa: E402
+    FILL_START_MS,
+    copy_home,
+    fill_home,
+    item_text,
+    print_ranked,
+    revision_tree,
+    without_compare,
+)
 
 import cogmem_graph as cg  # noqa: E402
 from cogmem_graph.clock import MS_PER_SECOND, ManualClock  # noqa: E402
@@ -87,7 +94,7 @@ def measure(home: Path, batches: int, scopes: int, seed: int) -> dict[str, float
     times.install()
     with tempfile.TemporaryDirectory(dir=home.parent) as tmp:
         copy = Path(tmp) / "home"
-        shutil.copytree(home, copy)
+        copy_home(home, copy)
         clock = ManualClock(FILL_START_MS + 10 ** 11)
         with cg.open(home=copy, embedder="hash", clock=clock) as store:
             agents = [store.agent("bench", user_id=f"u{u}", organization_id="acme") for u in range(scopes)]
