@@ -26,7 +26,10 @@ state a store in use is in most of the day); and resident memory
 (the process's own, the vector segments it maps, the graph server's).
 `--graph` puts the graph on a Neo4j server (given to `build` and `measure` alike; a build's
 first stretch empties its database); the vectors stay in the home, as they do in production
-beside a Qdrant server.
+beside a Qdrant server. With it, `--plans N` also prints what each graph statement of the
+night cost and, for the N costliest, how Neo4j ran it: each statement's PROFILE plan after the
+night, with its parameters from the night, in a transaction rolled back (as
+`neo4j_statements.py` prints a workload's).
 Wall-clock times on this machine; benchmarks never assert them.
 """
 
@@ -48,6 +51,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import latency  # noqa: E402 - the corpus, the floor and the memory readings are latency.py's
 from consolidation_steps import StepWatch, install  # noqa: E402 - the night's steps, timed as that benchmark does
+from neo4j_statements import (  # noqa: E402 - the night's statements, profiled as that benchmark profiles a workload's
+    StatementWatch,
+    index_names,
+    print_plans,
+    print_statements,
+    profile_gds_aware,
+)
 
 import cogmem_graph as cg  # noqa: E402
 from cogmem_graph.clock import MS_PER_DAY, MS_PER_HOUR, MS_PER_SECOND, ManualClock  # noqa: E402
@@ -174,8 +184,13 @@ def measure(args, console: Console) -> None:
         row["day writes/s"] = args.day_writes / (time.perf_counter() - start)
         watch = StepWatch()
         install(watch, store)
+        statements = StatementWatch(store.graph) if args.plans else None
+        if statements is not None:
+            statements.phase = "night"
         row["night consolidate s"] = latency.timed_ms(store.consolidate) / 1000
         night_steps = dict(watch.ms)
+        if statements is not None:
+            statements.phase = None
         # The state a store in use is in most of the day: consolidated, a day's writes behind it.
         retrieve_ms, floor_ms = timed_retrievals(store, queries, clock)
         row["retrieve after the night p50 ms"] = statistics.median(retrieve_ms)
@@ -183,6 +198,8 @@ def measure(args, console: Console) -> None:
         row["floor after the night p50 ms"] = statistics.median(floor_ms)
         row["process MiB (anonymous)"], row["process MiB (mapped files)"] = latency.rss_parts(os.getpid())
         row["graph server MiB"] = latency.rss_mib(latency.graph_server_pid(store))
+        # After the row's readings, which the profiling's reruns would disturb.
+        night_plans = night_statements(store, statements, row["night consolidate s"]) if statements else {}
     engine = "embedded default" if args.graph is None else f"graph on {redact_url(args.graph)}"
     table = Table(title=f"the million-trace row — {engine}, hash embedder ({home})")
     table.add_column("figure")
@@ -192,6 +209,19 @@ def measure(args, console: Console) -> None:
     console.print(table)
     latency.print_ranked(console, "the night's steps (s)", "step", "s",
                          {step: ms / 1000 for step, ms in night_steps.items()}, "{:,.2f}")
+    if args.plans:
+        print_statements(console, night_plans, of="the night")
+        print_plans(console, night_plans, args.plans)
+
+
+def night_statements(store: cg.MemoryStore, watch: StatementWatch, night_s: float) -> dict:
+    """The night's statements as `neo4j_statements.py` reports a workload's: each one's calls
+    and time in the night, and its PROFILE with the night's last parameters."""
+    with store.graph._driver.session(database=store.graph.config.neo4j_database) as session:
+        indexes = index_names(session)
+    profiles = {key: profile_gds_aware(store.graph, watch, sent, indexes) for key, sent in watch.sent.items()}
+    return {"n": int(store.stats().active_traces), "phases": {"night": night_s * 1000}, "sent": dict(watch.sent),
+            "profiles": profiles, "steady": {}}
 
 
 def timed_retrievals(store: cg.MemoryStore, queries: list, clock: ManualClock) -> tuple[list[float], list[float]]:
@@ -227,7 +257,11 @@ def main() -> None:
     parser.add_argument("--graph", default=None,
                         help="a Neo4j URL for the graph (its database is emptied by a build's first stretch); "
                              "default: the embedded graph in the home. Build and measure with the same one.")
+    parser.add_argument("--plans", type=int, default=0, metavar="N",
+                        help="measure, with --graph: the night's statements, and the PROFILE plans of the N costliest")
     args = parser.parse_args()
+    if args.plans < 0 or (args.plans and args.graph is None):
+        raise SystemExit("--plans needs a Neo4j --graph and a positive count of plans")
     for name in ("traces", "report_every", "scopes", "batch", "queries", "day_writes"):
         if getattr(args, name) < 1:
             raise SystemExit(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")

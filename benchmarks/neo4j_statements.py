@@ -405,13 +405,13 @@ def ranked(run: dict[str, Any]) -> list[str]:
     return ranked_keys(run["sent"])
 
 
-def print_statements(console: Console, run: dict[str, Any]) -> None:
+def print_statements(console: Console, run: dict[str, Any], of: str = "the workload") -> None:
     sent, profiles = run["sent"], run["profiles"]
     total = sum(s.ms for s in sent.values()) or 1.0
     phases = ", ".join(f"{name} {ms / 1000:.1f} s" for name, ms in run["phases"].items())
-    table = Table(title=f"Neo4j statements of the workload, N = {run['n']:,} ({phases}); "
-                        f"PROFILE of the last call of each; rerun ms: its median of a few runs after the "
-                        f"workload")
+    rerun = f"; rerun ms: its median of a few runs after {of}" if run["steady"] else ""
+    table = Table(title=f"Neo4j statements of {of}, N = {run['n']:,} ({phases}); "
+                        f"PROFILE of the last call of each{rerun}")
     for title in ("statement", "calls", "total ms", "mean ms", "share", "rerun ms", "db hits", "rows", "phases",
                   "scans"):
         table.add_column(title, justify="left" if title in ("statement", "phases", "scans") else "right")

@@ -58,15 +58,17 @@ def test_measure_refuses_a_home_never_built(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_the_row_is_built_and_measured_with_its_graph_on_neo4j(tmp_path: Path, neo4j_uri: str) -> None:
     """`--graph`: the same row with the graph on Neo4j (its database emptied by the first
-    stretch), the vectors in the home."""
+    stretch), the vectors in the home, and the night's statements with their plans."""
     home = tmp_path / "home"
     small = ("--scopes", "2", "--batch", "40", "--graph", neo4j_uri)
     built = run("build", "--home", str(home), "--traces", "80", "--report-every", "40", *small)
     assert built.count("traces/s over the last 40") == 2
-    out = run("measure", "--home", str(home), "--queries", "3", "--day-writes", "40", *small)
+    out = run("measure", "--home", str(home), "--queries", "3", "--day-writes", "40", "--plans", "2", *small)
     rows = {line.split("│")[1].strip(): line.split("│")[2].strip()
             for line in out.splitlines() if line.startswith("│")}
     assert rows["traces"] == "80.0", "the database held nothing before the build, each trace once after"
+    assert out.count("PROFILE:") == 2, f"`--plans 2`: the two costliest statements of the night, planned:\n{out}"
+    assert "│ consolidation_" in out, "the night's statements are listed by name"
     assert "graph on" in out, "the table says where the graph was"
     for figure in ("retrieve p50 ms", "night consolidate s", "retrieve after the night p50 ms"):
         assert rows.get(figure, "-") != "-", f"{figure} missing:\n{out}"
