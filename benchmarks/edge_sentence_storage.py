@@ -40,9 +40,9 @@ def fill(side: str, points: int, folder: Path) -> dict[str, float]:
 
     from cogmem_graph.config.vectors import VectorConfig
     from cogmem_graph.vectors.naming import DENSE, SPARSE
-    from cogmem_graph.vectors.qdrant_edge import _shard_config
+    from cogmem_graph.vectors.qdrant_edge import _Layout, _shard_config
 
-    config = _shard_config(384, sentences=side == "with", graph_kb=VectorConfig().edge_search_graph_kb)
+    config = _shard_config(384, sentences=side == "with", layout=_Layout(VectorConfig().edge_search_graph_kb))
     shard = EdgeShard.create(str(folder), config)
     rng = np.random.default_rng(7)
     start = time.perf_counter()

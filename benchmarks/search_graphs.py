@@ -21,12 +21,18 @@ interleaved (alternating which goes first):
   consolidation pays for them;
 - the retrievals once more, on the grown stores.
 
+`--int8` adds a third copy, "int8": search graphs with `vectors.edge_quantization = "int8"`
+(the dense vectors quantized in RAM, the originals on disk, a search's best candidates
+rescored with them), measured in the same rounds, with the share of the scan's 100 nearest
+it finds and the vector folder's size on disk beside the others'.
+
 Wall-clock times on this machine; benchmarks never assert them.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import sys
 import tempfile
@@ -47,9 +53,10 @@ from cogmem_graph.config import CogmemConfig  # noqa: E402
 BATCH = 500
 
 
-def open_side(home: Path, graph_kb: int) -> cg.MemoryStore:
+def open_side(home: Path, graph_kb: int, *, int8: bool = False) -> cg.MemoryStore:
     config = CogmemConfig()
     config.vectors.edge_search_graph_kb = graph_kb
+    config.vectors.edge_quantization = "int8" if int8 else "none"
     return cg.open(home=home, embedder="hash", config=config, clock=ManualClock(latency.FILL_START_MS + 10 ** 11))
 
 
@@ -71,12 +78,13 @@ def interleaved_retrievals(sides: dict[str, cg.MemoryStore], questions: list[tup
     return ms
 
 
-def dense_recall(sides: dict[str, cg.MemoryStore], questions: list[tuple[int, str]], scopes: int) -> float:
-    """Of the 100 nearest points the scan finds for each question, the share the graphs find:
-    the search graph is approximate. (The fused top 10 is no measure here: this corpus gives
-    hundreds of memories the same BM25 score, and which of the tied the engine returns first
-    changes with the segments' order.)"""
-    scan, graphs = sides["scan"], sides["graphs"]
+def dense_recall(sides: dict[str, cg.MemoryStore], questions: list[tuple[int, str]], scopes: int,
+                 side: str = "graphs") -> float:
+    """Of the 100 nearest points the scan finds for each question, the share `side` finds:
+    the search graph is approximate (and int8 vectors too). (The fused top 10 is no measure
+    here: this corpus gives hundreds of memories the same BM25 score, and which of the tied
+    the engine returns first changes with the segments' order.)"""
+    scan, graphs = sides["scan"], sides[side]
     found, asked = 0, 0
     for u, question in questions:
         keys = scan.agent("bench", user_id=f"u{u}", organization_id="acme").visible_scope_keys
@@ -85,6 +93,11 @@ def dense_recall(sides: dict[str, cg.MemoryStore], questions: list[tuple[int, st
         found += len(exact & {hit.trace_id for hit in graphs.vectors.search_dense(vector, keys, 100)})
         asked += len(exact)
     return found / asked if asked else 1.0
+
+
+def disk_mib(folder: Path) -> float:
+    """What a folder's files hold on disk (their holes not counted), MiB."""
+    return sum(f.stat().st_blocks * 512 for f in folder.rglob("*") if f.is_file()) / (1 << 20)
 
 
 def interleaved_writes(sides: dict[str, cg.MemoryStore], batches: int, scopes: int, seed: int) -> dict[str, float]:
@@ -112,6 +125,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--batches", type=int, default=6, help="batches of 500 new traces written into each side")
     parser.add_argument("--graph-kb", type=int, default=CogmemConfig().vectors.edge_search_graph_kb,
                         help="vectors.edge_search_graph_kb of the side with graphs")
+    parser.add_argument("--int8", action="store_true",
+                        help='also a side with search graphs and vectors.edge_quantization = "int8"')
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     for name in ("size", "scopes", "queries", "batches", "graph_kb"):
@@ -123,34 +138,46 @@ def main(argv: list[str] | None = None) -> None:
         if not (home / "graph").exists():
             console.print(f"filling {home} with {args.size:,} traces ...")
             latency.fill_home(home, args.size, args.scopes, args.seed)
-        copies = {"scan": Path(tmp) / "scan", "graphs": Path(tmp) / "graphs"}
+        names = ["scan", "graphs", *(["int8"] if args.int8 else [])]
+        copies = {name: Path(tmp) / name for name in names}
         for copy in copies.values():
             latency.copy_home(home, copy)
-        with open_side(copies["scan"], 0) as scan, open_side(copies["graphs"], args.graph_kb) as graphs:
-            sides = {"scan": scan, "graphs": graphs}
-            first = graphs.vectors.build_search_graphs(budget_s=None)
+        with contextlib.ExitStack() as stack:
+            sides = {name: stack.enter_context(open_side(copies[name], 0 if name == "scan" else args.graph_kb,
+                                                         int8=name == "int8")) for name in names}
+            built = names[1:]
+            first = {name: sides[name].vectors.build_search_graphs(budget_s=None) for name in built}
             qrng = random.Random(args.seed + 2)
             questions = [(qrng.randrange(args.scopes), qrng.choice(latency.QUESTIONS).format(
                 name=qrng.choice(latency.NAMES), topic=qrng.choice(latency.TOPICS))) for _ in range(args.queries)]
-            recall = dense_recall(sides, questions, args.scopes)  # (before the writes: the same points)
+            # (before the writes: the same points on every side)
+            recall = {name: dense_recall(sides, questions, args.scopes, name) for name in built}
             before = interleaved_retrievals(sides, questions, args.scopes)
             rates = interleaved_writes(sides, args.batches, args.scopes, args.seed)
-            night = graphs.vectors.build_search_graphs()
+            night = {name: sides[name].vectors.build_search_graphs() for name in built}
             after = interleaved_retrievals(sides, questions, args.scopes)
-            points = night.get("points", 0)
+            points = night["graphs"].get("points", 0)
+            on_disk = {name: disk_mib(copies[name] / "qdrant-edge") for name in names}
     table = Table(title=f"Qdrant Edge with and without search graphs — {points:,} points, hash embedder, interleaved")
-    for column in ("figure", "scan", "graphs", "graphs / scan"):
+    for column in ("figure", *names, "graphs / scan", *(["int8 / graphs"] if args.int8 else [])):
         table.add_column(column, justify="left" if column == "figure" else "right")
+
+    def row(label: str, values: dict[str, float], fmt: str, ratios: bool = True) -> None:
+        cells = [fmt.format(values[name]) if name in values else "" for name in names]
+        pairs = [("graphs", "scan")] + ([("int8", "graphs")] if args.int8 else [])
+        table.add_row(label, *cells, *(f"{values[a] / values[b]:.2f}×" if ratios and b in values and values[b] else ""
+                                       for a, b in pairs))
+
     for label, runs in (("retrieve p50 ms", before), ("retrieve p50 ms, after the writes", after)):
-        a, b = latency.percentile(runs["scan"], 0.5), latency.percentile(runs["graphs"], 0.5)
-        table.add_row(label, f"{a:.1f}", f"{b:.1f}", f"{b / a:.2f}×")
-        a, b = latency.percentile(runs["scan"], 0.95), latency.percentile(runs["graphs"], 0.95)
-        table.add_row(label.replace("p50", "p95"), f"{a:.1f}", f"{b:.1f}", f"{b / a:.2f}×")
-    table.add_row(f"encode_many traces/s ({args.batches} × {BATCH})", f"{rates['scan']:,.0f}",
-                  f"{rates['graphs']:,.0f}", f"{rates['graphs'] / rates['scan']:.2f}×")
-    table.add_row("first build s (every segment)", "", f"{first.get('seconds', 0):.1f}", "")
-    table.add_row(f"the night's build s (after {args.batches * BATCH:,} new)", "", f"{night.get('seconds', 0):.1f}", "")
-    table.add_row("dense search: of the scan's 100 nearest, found", "1.000", f"{recall:.3f}", "")
+        row(label, {name: latency.percentile(runs[name], 0.5) for name in names}, "{:.1f}")
+        row(label.replace("p50", "p95"), {name: latency.percentile(runs[name], 0.95) for name in names}, "{:.1f}")
+    row(f"encode_many traces/s ({args.batches} × {BATCH})", rates, "{:,.0f}")
+    row("first build s (every segment)", {name: first[name].get("seconds", 0) for name in built}, "{:.1f}",
+        ratios=False)
+    row(f"the night's build s (after {args.batches * BATCH:,} new)",
+        {name: night[name].get("seconds", 0) for name in built}, "{:.1f}", ratios=False)
+    row("dense search: of the scan's 100 nearest, found", {"scan": 1.0, **recall}, "{:.3f}", ratios=False)
+    row("vector folder on disk MiB", on_disk, "{:,.0f}")
     console.print(table)
 
 

@@ -38,6 +38,11 @@ class VectorConfig(_Config):
         "KB) gets its search graph (HNSW) built by `consolidate()`, so searches stop scanning it point by point; "
         "building holds the interpreter lock, about 2 s per 10,000 new memories. 0: never build (every search "
         "scans)")
+    edge_quantization: Literal["none", "int8"] = Field(
+        "none", description="'int8': an embedded Qdrant Edge segment with a search graph also keeps the memories' "
+        "vectors as int8 (a quarter of their float32 size) in RAM, and their originals on disk, read only to "
+        "rescore a search's best candidates; for stores whose vectors outgrow the page cache. Applied as "
+        "`consolidate()` builds search graphs")
     edge_partitions: int = Field(
         8, ge=1, le=256, description="shards of an embedded Qdrant Edge index, fixed when its folder is made: "
         "each user's memories (user and thread scopes) sit in one of them, so compacting after a forget or an "

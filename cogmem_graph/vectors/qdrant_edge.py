@@ -30,6 +30,7 @@ import tempfile
 import time
 import zlib
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -47,15 +48,19 @@ from qdrant_edge import (
     KeywordIndexParams,
     MatchAny,
     MatchValue,
+    Memory,
     Modifier,
     MultiVectorComparator,
     MultiVectorConfig,
     Point,
+    QuantizationSearchParams,
     Query,
     QueryBatchRequest,
     QueryRequest,
     RangeDateTime,
     RangeFloat,
+    ScalarQuantizationConfig,
+    ScalarType,
     ScrollRequest,
     SearchParams,
     SparseVector,
@@ -180,21 +185,54 @@ at least): the first build on a large store (~35 s at 100k here) is spread over 
 consolidations."""
 
 
-def _shard_config(dim: int, *, sentences: bool, graph_kb: int) -> EdgeConfig:
+INT8_QUANTILE = 0.99
+"""The share of a segment's vector components int8 quantization maps onto its 256 steps (the
+rarest extremes are clipped): Qdrant's recommended value."""
+
+
+INT8_OVERSAMPLING = 3.0
+"""How many more candidates than asked a search of int8 vectors takes before rescoring them
+with the originals (see `vectors.edge_quantization`)."""
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """How a folder's shards store and index their vectors (settings, not data: a shard made
+    with other values is opened with these, and the engine applies them as it optimizes)."""
+
+    graph_kb: int
+    """Segments of this many KB and more get a search graph when the engine optimizes (0: never)."""
+    int8: bool = False
+    """The memories' own vectors kept as int8 in RAM, their float32 originals on disk."""
+
+
+def _shard_config(dim: int, *, sentences: bool, layout: _Layout) -> EdgeConfig:
     """A shard's vectors: the memory's own (dense), its words (BM25) and, in shards made since
     memories have them, its sentences' (a multivector scored by its best sentence, stored as
     float16: half the memory, and a cosine's ranking does not need float32's last digits).
-    Segments of `graph_kb` KB and more get a search graph when the engine optimizes (0: never)."""
-    vectors = {DENSE: EdgeVectorParams(size=dim, distance=Distance.Cosine)}
+    With `layout.int8`, an optimized segment also holds its dense vectors quantized to int8
+    and pinned in RAM (a quarter of the originals), which stay on disk for rescoring."""
+    if layout.int8:
+        dense = EdgeVectorParams(size=dim, distance=Distance.Cosine, memory=Memory.Cold,
+                                 quantization_config=ScalarQuantizationConfig(
+                                     type=ScalarType.Int8, quantile=INT8_QUANTILE, memory=Memory.Pinned))
+    else:
+        dense = EdgeVectorParams(size=dim, distance=Distance.Cosine)
+    vectors = {DENSE: dense}
     if sentences:
         vectors[SENTENCES] = EdgeVectorParams(
             size=dim, distance=Distance.Cosine, datatype=VectorStorageDatatype.Float16,
             multivector_config=MultiVectorConfig(comparator=MultiVectorComparator.MaxSim))
     return EdgeConfig(vectors=vectors, sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)},
-                      optimizers=EdgeOptimizersConfig(max_segment_size=SEGMENT_KB, indexing_threshold=graph_kb))
+                      optimizers=EdgeOptimizersConfig(max_segment_size=SEGMENT_KB,
+                                                      indexing_threshold=layout.graph_kb))
 
 
-def _open_shard(path: Path, dim: int, graph_kb: int = 0, *, sentences: bool = True) -> tuple[EdgeShard, bool]:
+NO_SEARCH_GRAPHS = _Layout(graph_kb=0)
+
+
+def _open_shard(path: Path, dim: int, layout: _Layout = NO_SEARCH_GRAPHS, *,
+                sentences: bool = True) -> tuple[EdgeShard, bool]:
     """The shard at `path` (created if it has none, with sentence vectors when `sentences`) and
     whether it holds them: one made the other way is opened as it was made (its compaction
     rewrites it the wanted way). The optimizer's settings given here replace those a shard was
@@ -202,13 +240,13 @@ def _open_shard(path: Path, dim: int, graph_kb: int = 0, *, sentences: bool = Tr
     try:
         if (path / EDGE_CONFIG).exists():
             try:
-                return EdgeShard.load(str(path), _shard_config(dim, sentences=sentences, graph_kb=graph_kb)), sentences
+                return EdgeShard.load(str(path), _shard_config(dim, sentences=sentences, layout=layout)), sentences
             except Exception as exc:  # noqa: BLE001 - the binding raises a bare Exception
                 if "incompatible" not in str(exc).lower():
                     raise
-                return (EdgeShard.load(str(path), _shard_config(dim, sentences=not sentences, graph_kb=graph_kb)),
+                return (EdgeShard.load(str(path), _shard_config(dim, sentences=not sentences, layout=layout)),
                         not sentences)
-        shard = EdgeShard.create(str(path), _shard_config(dim, sentences=sentences, graph_kb=graph_kb))
+        shard = EdgeShard.create(str(path), _shard_config(dim, sentences=sentences, layout=layout))
     except Exception as exc:  # the binding raises a bare Exception (folder locked, incompatible config)
         raise VectorStoreUnavailable(
             f"Qdrant Edge storage at {path} cannot be opened ({exc}); another process may hold it: close "
@@ -267,8 +305,8 @@ class _Partitions:
     rebuild (kept in `compaction-due.json`, so a restart keeps it): compaction rebuilds
     only those. Callers hold the index's lock."""
 
-    def __init__(self, root: Path, dim: int, partitions: int, graph_kb: int, *, sentences: bool = True) -> None:
-        self.root, self.dim, self.wanted, self.graph_kb = root, dim, partitions, graph_kb
+    def __init__(self, root: Path, dim: int, partitions: int, layout: _Layout, *, sentences: bool = True) -> None:
+        self.root, self.dim, self.wanted, self.layout = root, dim, partitions, layout
         self.sentences = sentences
         """Whether new shards hold sentence vectors: only for an embedder that gives them (an
         empty multivector storage still costs each segment its files and mapped pages)."""
@@ -319,7 +357,7 @@ class _Partitions:
 
     def open(self, part: int, path: Path) -> EdgeShard:
         """Open (or create) the partition's shard at `path` and note whether it holds sentences."""
-        shard, sentences = _open_shard(path, self.dim, self.graph_kb, sentences=self.sentences)
+        shard, sentences = _open_shard(path, self.dim, self.layout, sentences=self.sentences)
         self.slots[part] = shard
         self.copies_checked.discard(part)  # a load is what can bring stale copies back
         if sentences:
@@ -481,7 +519,8 @@ class EdgeVectorIndex:
         private_dir(self._path)
         self._parts, self._serial = _shards.acquire(
             self._path,
-            lambda: _Partitions(self._path, dim, self.config.edge_partitions, self.config.edge_search_graph_kb,
+            lambda: _Partitions(self._path, dim, self.config.edge_partitions,
+                                _Layout(self.config.edge_search_graph_kb, self.config.edge_quantization == "int8"),
                                 sentences=sentences))
         self._closed = False
 
@@ -634,15 +673,24 @@ class EdgeVectorIndex:
 
     def _request(self, query, scope_keys: Sequence[str], limit: int, *, score_threshold: float | None = None,
                  exclude_ids: Sequence[str] = (), where: Sequence[PayloadCondition] = (),
-                 graph_walk: bool = False) -> QueryRequest:
+                 graph_walk: bool = False, dense: bool = False) -> QueryRequest:
         """A search's request, reading no payload where a point's id names its trace (see
-        `_query`); `graph_walk`: a dense one, whose walk of a segment's search graph keeps
-        SEARCH_EF candidates (the retrieval's pools; the write path's and the merge's few
-        nearest neighbours keep the engine's default)."""
+        `_query`); `graph_walk`: one whose walk of a segment's search graph keeps SEARCH_EF
+        candidates (the retrieval's pools; the write path's and the merge's few nearest
+        neighbours keep the engine's default); `dense`: of the memories' own vectors."""
         return QueryRequest(limit=limit, query=query,
                             filter=self.filter(scope_keys, exclude_ids=exclude_ids, where=where),
                             score_threshold=score_threshold, with_payload=self._search_payload(),
-                            params=SearchParams(hnsw_ef=max(SEARCH_EF, limit)) if graph_walk else None)
+                            params=self._search_params(limit, graph_walk=graph_walk, dense=dense))
+
+    def _search_params(self, limit: int, *, graph_walk: bool, dense: bool) -> SearchParams | None:
+        """The engine's search settings: SEARCH_EF for a graph walk, and for a dense search of
+        int8 vectors, INT8_OVERSAMPLING times the candidates rescored with the originals."""
+        ef = max(SEARCH_EF, limit) if graph_walk else None
+        if dense and self._parts.layout.int8:
+            return SearchParams(hnsw_ef=ef, quantization=QuantizationSearchParams(
+                rescore=True, oversampling=INT8_OVERSAMPLING))
+        return SearchParams(hnsw_ef=ef) if ef else None
 
     def _search_payload(self) -> list[str] | bool:
         """What a search reads besides ids and scores: nothing where an id names its trace."""
@@ -667,7 +715,7 @@ class EdgeVectorIndex:
         self._check_dim(vector)
         request = self._request(Query.Nearest(list(vector), using=DENSE), scope_keys, limit,
                                 score_threshold=score_threshold, exclude_ids=exclude_ids, where=where,
-                                graph_walk=True)
+                                graph_walk=True, dense=True)
         return self._query(request, scope_keys, limit, cosine=True)
 
     def search_dense_many(
@@ -689,7 +737,8 @@ class EdgeVectorIndex:
                 filters[key] = self.filter(keys)
             request = QueryRequest(limit=limit, query=Query.Nearest(list(vector), using=DENSE),
                                    filter=filters[key], score_threshold=score_threshold,
-                                   with_payload=self._search_payload())
+                                   with_payload=self._search_payload(),
+                                   params=self._search_params(limit, graph_walk=False, dense=True))
             for part in self._parts.for_keys(keys):
                 batches.setdefault(part, []).append((n, request))
         answers: list[list[tuple[EdgeShard, list]]] = [[] for _ in vectors]
@@ -924,7 +973,7 @@ class EdgeVectorIndex:
         live = parts.path(part)
         work = Path(tempfile.mkdtemp(prefix=f".{live.name}.compact-", dir=self._path))
         try:
-            fresh, _ = _open_shard(work, self.dim, parts.graph_kb, sentences=parts.sentences)
+            fresh, _ = _open_shard(work, self.dim, parts.layout, sentences=parts.sentences)
             try:
                 points = self._copy_live_points([old], lambda _key: fresh, lambda: [fresh], parts.point_id)
             except BaseException:
@@ -966,7 +1015,7 @@ class EdgeVectorIndex:
             olds = [shard for _part, shard in old_parts.existing()]
             if not olds:
                 raise RuntimeError(f"{self._path} holds no shard to repartition")
-            fresh = _Partitions(work, self.dim, self.config.edge_partitions, old_parts.graph_kb,
+            fresh = _Partitions(work, self.dim, self.config.edge_partitions, old_parts.layout,
                                 sentences=old_parts.sentences)
             try:
                 points = self._copy_live_points(olds, lambda key: fresh.ensure(fresh.of(key)),

@@ -35,10 +35,11 @@ def _points(scope_key: str, prefix: str, vectors: list[list[float]], marker: str
 
 
 @contextmanager
-def _index(path: Path, graph_kb: int) -> Iterator[EdgeVectorIndex]:
+def _index(path: Path, graph_kb: int, quantization: str = "none") -> Iterator[EdgeVectorIndex]:
     # One partition: both users' points share the segments the graphs are built on.
     index = EdgeVectorIndex(model="m", dim=DIM, path=path,
-                            config=VectorConfig(edge_partitions=1, edge_search_graph_kb=graph_kb))
+                            config=VectorConfig(edge_partitions=1, edge_search_graph_kb=graph_kb,
+                                                edge_quantization=quantization))
     try:
         yield index
     finally:
@@ -63,6 +64,32 @@ def test_built_graphs_find_what_the_scan_found_within_the_scope(tmp_path: Path) 
         shared = sum(len(set(a) & set(b)) for a, b in zip(scanned, built, strict=True)) / (10 * len(queries))
         assert shared >= 0.9, shared
         assert index.build_search_graphs()["partitions_optimized"] == 0  # nothing new: nothing to do
+
+
+def test_int8_vectors_are_built_with_the_graphs_and_searches_rescored_find_what_the_scan_found(
+        tmp_path: Path) -> None:
+    """`edge_quantization="int8"`: a build also writes each segment's vectors quantized (kept in
+    RAM, the originals on disk), and a search, rescored with the originals, still finds what
+    the scan found, scores and scope included; a folder made without it takes it on."""
+    mine, others = _vectors(1500, seed=1), _vectors(1500, seed=2)
+    with _index(tmp_path, graph_kb=16) as index:  # made without quantization
+        index.upsert(_points(MINE, "m", mine) + _points(OTHERS, "o", others))
+        queries = mine[:40]
+        scanned = [index.search_dense(q, [MINE], 10) for q in queries]
+    assert not list(tmp_path.rglob("quantized.data"))
+    with _index(tmp_path, graph_kb=16, quantization="int8") as index:
+        index.build_search_graphs()
+        assert list(tmp_path.rglob("quantized.data")), "the built segments hold their int8 vectors"
+        built = [index.search_dense(q, [MINE], 10) for q in queries]
+    assert all(hits[0].trace_id == f"m{i}" for i, hits in enumerate(built))
+    assert all(hit.trace_id.startswith("m") for hits in built for hit in hits)
+    shared = sum(len({h.trace_id for h in a} & {h.trace_id for h in b})
+                 for a, b in zip(scanned, built, strict=True)) / (10 * len(queries))
+    assert shared >= 0.9, shared
+    for by_scan, by_graph in zip(scanned, built, strict=True):
+        exact = {h.trace_id: h.score for h in by_scan}
+        assert all(abs(h.score - exact[h.trace_id]) < 1e-4 for h in by_graph if h.trace_id in exact), (
+            "rescored with the originals: the same cosine as the scan's")
 
 
 def test_points_written_after_a_build_are_found_and_the_next_build_indexes_them(tmp_path: Path) -> None:
