@@ -2,6 +2,7 @@
 
     python benchmarks/million.py build --home /var/tmp/cogmem-1m --traces 1000000   # resumable
     python benchmarks/million.py measure --home /var/tmp/cogmem-1m
+    python benchmarks/million.py measure --home /var/tmp/cogmem-1m --quantization int8   # on a copy: it quantizes
     python benchmarks/million.py build --home /var/tmp/n4j-200k --traces 200000 --graph "$COGMEM_TEST_NEO4J_URI"
 
 `build` writes traces with `encode_many` (hash embedder, the embedded default, the corpus of
@@ -61,6 +62,7 @@ from neo4j_statements import (  # noqa: E402 - the night's statements, profiled 
 
 import cogmem_graph as cg  # noqa: E402
 from cogmem_graph.clock import MS_PER_DAY, MS_PER_HOUR, MS_PER_SECOND, ManualClock  # noqa: E402
+from cogmem_graph.config import CogmemConfig  # noqa: E402
 from cogmem_graph.home import write_private  # noqa: E402
 from cogmem_graph.redact import redact_url  # noqa: E402
 
@@ -86,13 +88,17 @@ def memory_line(store: cg.MemoryStore) -> str:
     return f"process {anon or 0:7,.0f} MiB (+ {mapped or 0:,.0f} MiB mapped files)   graph server {graph:7,.0f} MiB"
 
 
-def open_home(home: Path, clock: ManualClock, graph: str | None = None, *, fresh: bool = False) -> cg.MemoryStore:
+def open_home(home: Path, clock: ManualClock, graph: str | None = None, *, fresh: bool = False,
+              quantization: str = "none") -> cg.MemoryStore:
     """The home's store, its graph on `graph` (a Neo4j URL) or embedded; `fresh`: a Neo4j
-    database is emptied first (a build's first stretch: Community Edition has one database)."""
+    database is emptied first (a build's first stretch: Community Edition has one database);
+    `quantization`: `vectors.edge_quantization`."""
     if graph and fresh:  # emptied, then opened again: an empty graph is stamped with this layout on opening
         with cg.open(home=home, embedder="hash", clock=clock, graph=graph) as store:
             store.graph.clear()
-    return cg.open(home=home, embedder="hash", clock=clock, graph=graph)
+    config = CogmemConfig()
+    config.vectors.edge_quantization = quantization
+    return cg.open(home=home, embedder="hash", clock=clock, graph=graph, config=config)
 
 
 def agents_of(store: cg.MemoryStore, scopes: int) -> list:
@@ -144,7 +150,7 @@ def measure(args, console: Console) -> None:
     rng = random.Random(args.seed)
     row: dict[str, float | None] = {}
     start = time.perf_counter()
-    with open_home(home, clock, args.graph) as store:
+    with open_home(home, clock, args.graph, quantization=args.quantization) as store:
         row["open s"] = time.perf_counter() - start
         counted = store.stats()  # a build stopped mid-stretch wrote more than its state says
         row["traces"] = float(counted.active_traces + counted.inactive_traces)
@@ -201,6 +207,8 @@ def measure(args, console: Console) -> None:
         # After the row's readings, which the profiling's reruns would disturb.
         night_plans = night_statements(store, statements, row["night consolidate s"]) if statements else {}
     engine = "embedded default" if args.graph is None else f"graph on {redact_url(args.graph)}"
+    if args.quantization != "none":
+        engine += f", {args.quantization} vectors"
     table = Table(title=f"the million-trace row — {engine}, hash embedder ({home})")
     table.add_column("figure")
     table.add_column("value", justify="right")
@@ -257,6 +265,9 @@ def main() -> None:
     parser.add_argument("--graph", default=None,
                         help="a Neo4j URL for the graph (its database is emptied by a build's first stretch); "
                              "default: the embedded graph in the home. Build and measure with the same one.")
+    parser.add_argument("--quantization", choices=["none", "int8"], default="none",
+                        help="measure: vectors.edge_quantization (a home built without it is quantized by the "
+                             "measure's first build of search graphs)")
     parser.add_argument("--plans", type=int, default=0, metavar="N",
                         help="measure, with --graph: the night's statements, and the PROFILE plans of the N costliest")
     args = parser.parse_args()
