@@ -49,6 +49,7 @@ import latency  # noqa: E402 - the corpus, the questions and the percentiles are
 import cogmem_graph as cg  # noqa: E402
 from cogmem_graph.clock import ManualClock  # noqa: E402
 from cogmem_graph.config import CogmemConfig  # noqa: E402
+from cogmem_graph.vectors.qdrant_edge import _disk_bytes  # noqa: E402 - the index's own measure, holes not counted
 
 BATCH = 500
 
@@ -93,11 +94,6 @@ def dense_recall(sides: dict[str, cg.MemoryStore], questions: list[tuple[int, st
         found += len(exact & {hit.trace_id for hit in graphs.vectors.search_dense(vector, keys, 100)})
         asked += len(exact)
     return found / asked if asked else 1.0
-
-
-def disk_mib(folder: Path) -> float:
-    """What a folder's files hold on disk (their holes not counted), MiB."""
-    return sum(f.stat().st_blocks * 512 for f in folder.rglob("*") if f.is_file()) / (1 << 20)
 
 
 def interleaved_writes(sides: dict[str, cg.MemoryStore], batches: int, scopes: int, seed: int) -> dict[str, float]:
@@ -157,7 +153,7 @@ def main(argv: list[str] | None = None) -> None:
             night = {name: sides[name].vectors.build_search_graphs() for name in built}
             after = interleaved_retrievals(sides, questions, args.scopes)
             points = night["graphs"].get("points", 0)
-            on_disk = {name: disk_mib(copies[name] / "qdrant-edge") for name in names}
+            on_disk = {name: _disk_bytes(copies[name] / "qdrant-edge") / (1 << 20) for name in names}
     table = Table(title=f"Qdrant Edge with and without search graphs — {points:,} points, hash embedder, interleaved")
     for column in ("figure", *names, "graphs / scan", *(["int8 / graphs"] if args.int8 else [])):
         table.add_column(column, justify="left" if column == "figure" else "right")

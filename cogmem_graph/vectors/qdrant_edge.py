@@ -730,6 +730,7 @@ class EdgeVectorIndex:
             return []
         filters: dict[tuple[str, ...], Filter] = {}  # a batch's traces mostly share their scope
         batches: dict[int, list[tuple[int, QueryRequest]]] = {}
+        params = self._search_params(limit, graph_walk=False, dense=True)
         for n, (vector, keys) in enumerate(zip(vectors, scope_keys, strict=True)):
             self._check_dim(vector)
             key = tuple(keys)
@@ -738,7 +739,7 @@ class EdgeVectorIndex:
             request = QueryRequest(limit=limit, query=Query.Nearest(list(vector), using=DENSE),
                                    filter=filters[key], score_threshold=score_threshold,
                                    with_payload=self._search_payload(),
-                                   params=self._search_params(limit, graph_walk=False, dense=True))
+                                   params=params)
             for part in self._parts.for_keys(keys):
                 batches.setdefault(part, []).append((n, request))
         answers: list[list[tuple[EdgeShard, list]]] = [[] for _ in vectors]

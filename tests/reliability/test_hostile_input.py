@@ -63,15 +63,6 @@ hostile_text = st.one_of(
 # ---------------------------------------------------------------- oracle
 
 
-def cannot_be_stored(value: str) -> bool:
-    """Text no store keeps verbatim: NUL bytes, lone surrogates."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return "\x00" in value
-
-
 def not_unicode(value: str) -> bool:
     """Text with a lone surrogate: no UTF-8 encodes it, so no request or store carries it."""
     try:
@@ -79,6 +70,11 @@ def not_unicode(value: str) -> bool:
     except UnicodeEncodeError:
         return True
     return False
+
+
+def cannot_be_stored(value: str) -> bool:
+    """Text no store keeps verbatim: NUL bytes, lone surrogates."""
+    return not_unicode(value) or "\x00" in value
 
 
 def text_ok(value: str, *, allow_empty: bool, max_len: int | None) -> bool:
